@@ -1,0 +1,214 @@
+"""Build, test and release tasks for the Olympus monorepo.
+
+`nox -s tests` (the default) runs every package's tests, each in its own virtualenv with only
+that package and the siblings it declares, then the cross-package integration tests.
+`nox -l` lists every session.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import nox
+
+nox.needs_version = ">=2024.10.9"  # first release with `requires=`
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.reuse_existing_virtualenvs = True
+nox.options.sessions = ["tests"]
+
+ROOT = Path(__file__).resolve().parent
+REPORTS = ROOT / ".nox" / "_reports"  # junit XML of the last run of each test session
+TEST_DEPS = ["pytest>=8", "hypothesis>=6"]
+
+# session name -> (package directory, sibling directories it depends on)
+PACKAGE_SESSIONS = {
+    "ir": ("olympus-ir", []),
+    "trace": ("olympus-trace", ["olympus-ir"]),
+    "lower": ("olympus-lower", ["olympus-ir"]),
+    "runtime": ("olympus-runtime", ["olympus-ir"]),
+    "olympus": (
+        "olympus",
+        ["olympus-ir", "olympus-trace", "olympus-lower", "olympus-runtime"],
+    ),
+}
+ALL_PACKAGES = ["olympus-ir", "olympus-trace", "olympus-lower", "olympus-runtime", "olympus"]
+TEST_SESSIONS = [*PACKAGE_SESSIONS, "integration"]
+
+
+def _install_packages(session: nox.Session, dirs: list[str], *extra: str) -> None:
+    """Editable installs, so a reused virtualenv sees source edits."""
+    args: list[str] = []
+    for d in dirs:
+        args += ["-e", f"packages/{d}"]
+    session.install(*args, *extra)
+
+
+def _pytest(session: nox.Session, report: str, paths: list[str], *options: str) -> None:
+    """Run pytest, failing with a clear message when it would collect no test."""
+    args = [*options, *paths, *session.posargs]
+    collected = session.run(
+        "pytest", "--collect-only", "-q", *args, silent=True, success_codes=[0, 1, 2, 3, 4, 5]
+    )
+    if isinstance(collected, str):  # None under --install-only
+        found_any = any("::" in line for line in collected.splitlines())
+        if not found_any and "error" not in collected.lower():
+            session.error(f"no tests collected in {' '.join(paths)}")
+        # On collection errors fall through: the real run below shows them and fails.
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    xml = REPORTS / f"{report}.xml"
+    xml.unlink(missing_ok=True)
+    session.run("pytest", f"--junitxml={xml}", *args)  # exit 5 (nothing ran) fails too
+
+
+def _package_session(name: str) -> None:
+    pkg, siblings = PACKAGE_SESSIONS[name]
+
+    def run(session: nox.Session) -> None:
+        _install_packages(session, [*siblings, pkg], *TEST_DEPS)
+        paths = [f"packages/{pkg}/tests"]
+        options: list[str] = []
+        if name == "olympus":
+            options = ["-p", "no:cacheprovider"]
+            if (ROOT / "packages/olympus/docs").is_dir():
+                options.append("--doctest-glob=*.md")
+                paths.append("packages/olympus/docs")
+        _pytest(session, name, paths, *options)
+
+    run.__doc__ = f"Test {pkg} alone, with only its sibling dependencies installed."
+    nox.session(run, name=name)
+
+
+for _name in PACKAGE_SESSIONS:
+    _package_session(_name)
+
+
+@nox.session
+def integration(session: nox.Session) -> None:
+    """Cross-package tests (dependency direction, no `jax` import) with all five packages."""
+    _install_packages(session, ALL_PACKAGES, *TEST_DEPS, "tomli; python_version < '3.11'")
+    _pytest(session, "integration", ["integration-tests"])
+
+
+@nox.session(python=False, requires=TEST_SESSIONS)
+def tests(session: nox.Session) -> None:
+    """Run every test session (the default) and print a summary of their results."""
+    totals = {"passed": 0, "failed": 0, "skipped": 0}
+    lines = []
+    for name in TEST_SESSIONS:
+        xml = REPORTS / f"{name}.xml"
+        if not xml.exists():
+            session.error(f"no test report from session {name!r} at {xml}")
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+        for suite in ET.parse(xml).getroot().iter("testsuite"):
+            for key in counts:
+                counts[key] += int(suite.get(key, 0))
+        failed = counts["failures"] + counts["errors"]
+        passed = counts["tests"] - failed - counts["skipped"]
+        totals["passed"] += passed
+        totals["failed"] += failed
+        totals["skipped"] += counts["skipped"]
+        lines.append(f"  {name:<12} {passed} passed, {failed} failed, {counts['skipped']} skipped")
+    print("Olympus test summary:")
+    print("\n".join(lines))
+    print(
+        f"total: {totals['passed']} passed, {totals['failed']} failed, {totals['skipped']} skipped"
+    )
+    sys.stdout.flush()
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Ruff over the packages, the integration tests and this file."""
+    session.install("ruff==0.17.6")
+    session.run("ruff", "check", "packages", "integration-tests", "noxfile.py", *session.posargs)
+
+
+def _venv_python(venv: Path) -> str:
+    scripts = venv / ("Scripts" if sys.platform == "win32" else "bin")
+    return str(scripts / "python")
+
+
+def _one_wheel(dist: Path, project: str) -> Path:
+    found = sorted(dist.glob(f"{project.replace('-', '_')}-*.whl"))
+    if len(found) != 1:
+        raise RuntimeError(f"expected one wheel for {project} in {dist}, found {found}")
+    return found[0]
+
+
+@nox.session
+def build(session: nox.Session) -> None:
+    """Build the five wheels into dist/ and smoke-test them in fresh virtualenvs."""
+    session.install("build")
+    dist = ROOT / "dist"
+    shutil.rmtree(dist, ignore_errors=True)
+    for pkg in ALL_PACKAGES:
+        session.run("python", "-m", "build", "--wheel", "--outdir", str(dist), f"packages/{pkg}")
+    wheels = sorted(p.name for p in dist.glob("*.whl"))
+    if len(wheels) != len(ALL_PACKAGES):
+        session.error(f"expected {len(ALL_PACKAGES)} wheels in dist/, found {wheels}")
+    session.log("built: " + ", ".join(wheels))
+
+    with tempfile.TemporaryDirectory(prefix="olympus-wheels-") as tmp:
+        # The whole stack from wheels; siblings come from dist/, numpy/jaxlib from PyPI.
+        # The wheel is named by path: PyPI has an unrelated project called "olympus".
+        full = Path(tmp) / "full"
+        session.run("python", "-m", "venv", str(full))
+        py = _venv_python(full)
+        session.run(
+            py,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--find-links",
+            str(dist),
+            str(_one_wheel(dist, "olympus")),
+            external=True,
+        )
+        session.run(py, "-c", "import olympus; print(olympus.__version__)", external=True)
+
+        # olympus-ir alone must not drag in jaxlib.
+        ir_only = Path(tmp) / "ir-only"
+        session.run("python", "-m", "venv", str(ir_only))
+        py = _venv_python(ir_only)
+        session.run(
+            py,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            str(_one_wheel(dist, "olympus-ir")),
+            external=True,
+        )
+        session.run(
+            py,
+            "-c",
+            "import importlib.util, olympus_ir\n"
+            "assert importlib.util.find_spec('jaxlib') is None, "
+            "'jaxlib is importable in a venv with only olympus-ir'\n"
+            "print('olympus_ir', olympus_ir.__version__, 'imports without jaxlib')",
+            external=True,
+        )
+
+
+@nox.session
+def demo(session: nox.Session) -> None:
+    """Install all five packages and run demo/demo.py."""
+    _install_packages(session, ALL_PACKAGES)
+    session.run("python", "demo/demo.py", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Install all five packages and run benchmarks/run.py (posargs are passed through)."""
+    if not (ROOT / "benchmarks/run.py").exists():
+        session.skip("benchmarks/run.py does not exist yet")
+    extra = []
+    if (ROOT / "benchmarks/requirements.txt").exists():
+        extra = ["-r", "benchmarks/requirements.txt"]
+    _install_packages(session, ALL_PACKAGES, *extra)
+    session.run("python", "benchmarks/run.py", *session.posargs)

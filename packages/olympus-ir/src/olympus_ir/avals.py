@@ -1,0 +1,142 @@
+"""Abstract values: what the IR knows about an array without its data."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import dtypes
+
+
+def canonicalize_shape(shape: Any, what: str = "shape") -> tuple[int, ...]:
+    """A tuple of non-negative Python ints, or a TypeError naming `what`."""
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        raise TypeError(f"{what} must be a sequence of integers, got {shape!r}") from None
+    out = []
+    for d in dims:
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
+            if hasattr(d, "__index__") and not hasattr(d, "aval"):
+                d = d.__index__()
+            else:
+                raise TypeError(
+                    f"{what} must be a sequence of integers, got {shape!r} "
+                    f"(element {d!r} of type {type(d).__name__})"
+                )
+        d = int(d)
+        if d < 0:
+            raise TypeError(f"{what} dimensions must be non-negative, got {shape!r}")
+        out.append(d)
+    return tuple(out)
+
+
+class ShapedArray:
+    """An array type: shape, dtype, and whether the dtype is weak (from a Python scalar)."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+    array_abstraction_level = 1
+
+    def __init__(self, shape: Any, dtype: Any, weak_type: bool = False):
+        self.shape = canonicalize_shape(shape)
+        self.dtype = dtypes.dtype(dtype) if not isinstance(dtype, np.dtype) else dtype
+        self.weak_type = bool(weak_type)
+        self._hash = None
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+        return ShapedArray(
+            self.shape if shape is None else shape,
+            self.dtype if dtype is None else dtype,
+            self.weak_type if weak_type is None else weak_type,
+        )
+
+    def strip_weak_type(self) -> ShapedArray:
+        return self.update(weak_type=False) if self.weak_type else self
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is ShapedArray
+            and self.shape == other.shape  # type: ignore[attr-defined]
+            and self.dtype == other.dtype  # type: ignore[attr-defined]
+            and self.weak_type == other.weak_type  # type: ignore[attr-defined]
+        )
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = self._hash = hash((self.shape, self.dtype, self.weak_type))
+        return h
+
+    def str_short(self, short_dtypes: bool = True) -> str:
+        """``f32[3,4]``: the form used in printed olympusprs."""
+        name = dtypes.short_name(self.dtype) if short_dtypes else self.dtype.name
+        return f"{name}[{','.join(map(str, self.shape))}]"
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
+
+    __str__ = __repr__
+
+
+class ShapeDtypeStruct:
+    """A shape and dtype standing in for an array, e.g. as an argument to ``jit(f).trace``."""
+
+    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+
+    def __init__(self, shape: Any, dtype: Any, *, sharding: Any = None, weak_type: bool = False):
+        self.shape = canonicalize_shape(shape)
+        if dtype is None:
+            raise ValueError("ShapeDtypeStruct: dtype must be specified.")
+        self.dtype = dtypes.dtype(dtype)
+        self.sharding = sharding
+        self.weak_type = bool(weak_type)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        sh = f", sharding={self.sharding!r}" if self.sharding is not None else ""
+        wt = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sh}{wt})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ShapeDtypeStruct) and (
+            self.shape, self.dtype, self.sharding, self.weak_type
+        ) == (other.shape, other.dtype, other.sharding, other.weak_type)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.sharding, self.weak_type))
+
+
+def raise_to_shaped(x: Any) -> ShapedArray:
+    """The `ShapedArray` of a spec (anything with ``.shape`` and ``.dtype``)."""
+    if isinstance(x, ShapedArray):
+        return x
+    if not (hasattr(x, "shape") and hasattr(x, "dtype")):
+        raise TypeError(
+            f"Expected an array or an object with .shape and .dtype, got {type(x).__name__}"
+        )
+    return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), getattr(x, "weak_type", False))

@@ -1,0 +1,238 @@
+"""The olympuspr: variables, literals, equations, and (closed) olympusprs; primitives and
+the shape-rule table that gives every primitive its abstract evaluation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .avals import ShapedArray
+
+
+class Primitive:
+    """A named operation. Its behaviour in each layer lives in that layer's rule table."""
+
+    __slots__ = ("name", "multiple_results")
+
+    def __init__(self, name: str, multiple_results: bool = False):
+        self.name = name
+        self.multiple_results = multiple_results
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __reduce__(self):
+        return (primitive_by_name, (self.name,))
+
+
+#: primitive -> rule(*in_avals, **params) -> out aval, or a list of them if multiple_results.
+shape_rules: dict[Primitive, Callable[..., Any]] = {}
+#: name -> primitive, for serialization.
+primitives_by_name: dict[str, Primitive] = {}
+
+
+def primitive_by_name(name: str) -> Primitive:
+    try:
+        return primitives_by_name[name]
+    except KeyError:
+        raise ValueError(f"unknown primitive {name!r}") from None
+
+
+def new_primitive(name: str, multiple_results: bool = False) -> Primitive:
+    if name in primitives_by_name:
+        raise ValueError(f"primitive {name!r} is already defined")
+    p = Primitive(name, multiple_results)
+    primitives_by_name[name] = p
+    return p
+
+
+def def_shape_rule(prim: Primitive):
+    def register(rule):
+        shape_rules[prim] = rule
+        return rule
+
+    return register
+
+
+def abstract_eval(prim: Primitive, *avals: ShapedArray, **params: Any):
+    """Apply `prim`'s shape rule. Returns a list of avals if the primitive has many results."""
+    try:
+        rule = shape_rules[prim]
+    except KeyError:
+        raise NotImplementedError(f"no shape rule for primitive '{prim.name}'") from None
+    return rule(*avals, **params)
+
+
+class SourceInfo(NamedTuple):
+    """Where an equation came from in user code: file, line, function name."""
+
+    file: str
+    line: int
+    function: str = ""
+
+
+class Var:
+    """A variable: defined once, by an olympuspr's inputs or by an equation."""
+
+    __slots__ = ("aval", "suffix")
+
+    def __init__(self, aval: ShapedArray, suffix: str = ""):
+        self.aval = aval
+        self.suffix = suffix
+
+    def __repr__(self) -> str:
+        return f"Var(id={id(self):#x}){self.suffix}:{self.aval.str_short()}"
+
+
+class DropVar(Var):
+    """An output nobody reads (printed as ``_``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "_"
+
+
+class Literal:
+    """A scalar constant inlined into an equation, printed as ``2:i32[]``."""
+
+    __slots__ = ("val", "aval")
+
+    def __init__(self, val: Any, aval: ShapedArray):
+        self.val = np.asarray(val, dtype=aval.dtype) if aval.shape == () else val
+        self.aval = aval
+
+    def __repr__(self) -> str:
+        return f"{format_literal(self.val)}:{self.aval.str_short()}"
+
+
+def format_literal(val: Any) -> str:
+    v = np.asarray(val)
+    if v.shape == ():
+        return str(v[()])
+    return np.array2string(v, separator=",").replace("\n", "")
+
+
+Atom = Var | Literal
+
+
+class Eqn:
+    """``outvars = primitive[params] invars``."""
+
+    __slots__ = ("primitive", "invars", "outvars", "params", "source_info")
+
+    def __init__(
+        self,
+        primitive: Primitive,
+        invars: Sequence[Atom],
+        outvars: Sequence[Var],
+        params: dict[str, Any],
+        source_info: SourceInfo | None = None,
+    ):
+        self.primitive = primitive
+        self.invars = list(invars)
+        self.outvars = list(outvars)
+        self.params = params
+        self.source_info = source_info
+
+    def replace(self, **kw) -> Eqn:
+        d = dict(
+            primitive=self.primitive, invars=self.invars, outvars=self.outvars,
+            params=self.params, source_info=self.source_info,
+        )
+        d.update(kw)
+        return Eqn(**d)
+
+    def __repr__(self) -> str:
+        from .pretty import pp_eqn
+
+        return pp_eqn(self)
+
+
+class Olympuspr:
+    """A typed, first-order program: ``{ lambda constvars ; invars . let eqns in outvars }``."""
+
+    __slots__ = ("constvars", "invars", "outvars", "eqns", "effects", "debug_info")
+
+    def __init__(
+        self,
+        constvars: Sequence[Var],
+        invars: Sequence[Var],
+        outvars: Sequence[Atom],
+        eqns: Sequence[Eqn],
+        effects: frozenset = frozenset(),
+        debug_info: Any = None,
+    ):
+        self.constvars = list(constvars)
+        self.invars = list(invars)
+        self.outvars = list(outvars)
+        self.eqns = list(eqns)
+        self.effects = frozenset(effects)
+        self.debug_info = debug_info
+
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return [v.aval for v in self.outvars]
+
+    def replace(self, **kw) -> Olympuspr:
+        d = dict(
+            constvars=self.constvars, invars=self.invars, outvars=self.outvars,
+            eqns=self.eqns, effects=self.effects, debug_info=self.debug_info,
+        )
+        d.update(kw)
+        return Olympuspr(**d)
+
+    def pretty_print(self) -> str:
+        from .pretty import pp_olympuspr
+
+        return pp_olympuspr(self)
+
+    __str__ = pretty_print
+
+    def __repr__(self) -> str:
+        return self.pretty_print()
+
+
+class ClosedOlympuspr:
+    """An olympuspr together with the values of its constvars."""
+
+    __slots__ = ("olympuspr", "consts")
+
+    def __init__(self, olympuspr: Olympuspr, consts: Sequence[Any]):
+        if len(consts) != len(olympuspr.constvars):
+            raise ValueError(
+                f"ClosedOlympuspr: got {len(consts)} consts for "
+                f"{len(olympuspr.constvars)} constvars"
+            )
+        self.olympuspr = olympuspr
+        self.consts = list(consts)
+
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return self.olympuspr.in_avals
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return self.olympuspr.out_avals
+
+    @property
+    def eqns(self) -> list[Eqn]:
+        return self.olympuspr.eqns
+
+    @property
+    def effects(self) -> frozenset:
+        return self.olympuspr.effects
+
+    def pretty_print(self) -> str:
+        return self.olympuspr.pretty_print()
+
+    __str__ = pretty_print
+
+    def __repr__(self) -> str:
+        return self.pretty_print()

@@ -1,0 +1,305 @@
+"""Dtypes, weak types and the type-promotion lattice.
+
+Olympus follows JAX's promotion rules: a lattice of dtypes with three extra "weak"
+nodes (``i*``, ``f*``, ``c*``) standing for Python scalars. The result type of a binary
+operation is the least upper bound of its operands in that lattice. Weak-typed
+values take the weak node of their category, so ``int32 array + 1.0`` is ``float32``
+and not ``float64``.
+
+64-bit types are canonicalized to their 32-bit counterparts unless x64 is enabled
+(`config.enable_x64`).
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+
+bool_ = np.dtype(np.bool_)
+int8, int16, int32, int64 = (np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = (np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64))
+float16, float32, float64 = (np.dtype(t) for t in (np.float16, np.float32, np.float64))
+complex64, complex128 = np.dtype(np.complex64), np.dtype(np.complex128)
+
+#: The canonical dtype set, in a stable order.
+ALL_DTYPES: tuple[np.dtype, ...] = (
+    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+    float16, bfloat16, float32, float64, complex64, complex128,
+)
+_ALL_SET = frozenset(ALL_DTYPES)
+
+SHORT_NAMES: dict[np.dtype, str] = {
+    bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
+    uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
+    float16: "f16", bfloat16: "bf16", float32: "f32", float64: "f64",
+    complex64: "c64", complex128: "c128",
+}
+_FROM_SHORT = {v: k for k, v in SHORT_NAMES.items()}
+
+
+class _Config(threading.local):
+    """Flags that change what the IR considers canonical. Thread-local with a global default."""
+
+    _global_x64 = False
+
+    def __init__(self) -> None:
+        self._x64: bool | None = None
+
+    @property
+    def enable_x64(self) -> bool:
+        return self._global_x64 if self._x64 is None else self._x64
+
+    def set_x64(self, value: bool) -> None:
+        """Set the process-wide x64 default."""
+        type(self)._global_x64 = bool(value)
+        _canonicalize.cache_clear()
+
+
+config = _Config()
+
+
+def is_x64_enabled() -> bool:
+    return config.enable_x64
+
+
+def dtype(x: Any) -> np.dtype:
+    """The numpy dtype of `x` (a dtype-like, an array, or a scalar), not canonicalized."""
+    if isinstance(x, np.dtype):
+        return x
+    if isinstance(x, str) and x in _FROM_SHORT:
+        return _FROM_SHORT[x]
+    if x is bool or isinstance(x, bool):
+        return bool_
+    if x is int or isinstance(x, int):
+        return int64
+    if x is float or isinstance(x, float):
+        return float64
+    if x is complex or isinstance(x, complex):
+        return complex128
+    dt = getattr(x, "dtype", None)
+    if dt is not None and not isinstance(x, type):
+        return np.dtype(dt)
+    try:
+        return np.dtype(x)
+    except TypeError as e:
+        raise TypeError(f"Cannot interpret {x!r} as a data type") from e
+
+
+_X32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
+
+
+@lru_cache(maxsize=None)
+def _canonicalize(dt: np.dtype, x64: bool) -> np.dtype:
+    if dt not in _ALL_SET:
+        raise TypeError(f"Olympus does not support the dtype {dt}.")
+    return dt if x64 else _X32.get(dt, dt)
+
+
+def canonicalize_dtype(x: Any) -> np.dtype:
+    """Map a dtype-like to the dtype Olympus computes in (32-bit unless x64 is on)."""
+    return _canonicalize(dtype(x), config.enable_x64)
+
+
+def issubdtype(a: Any, b: Any) -> bool:
+    a = dtype(a) if not (isinstance(a, type) and issubclass(a, np.generic)) else a
+    if isinstance(a, np.dtype) and a == bfloat16:
+        return b in (np.floating, np.inexact, np.number, np.generic) or (
+            isinstance(b, np.dtype) and b == bfloat16
+        ) or b is ml_dtypes.bfloat16
+    return np.issubdtype(a, b)
+
+
+def is_float(dt: Any) -> bool:
+    return issubdtype(dt, np.floating)
+
+
+def is_complex(dt: Any) -> bool:
+    return issubdtype(dt, np.complexfloating)
+
+
+def is_inexact(dt: Any) -> bool:
+    return issubdtype(dt, np.inexact)
+
+
+def is_integer(dt: Any) -> bool:
+    return issubdtype(dt, np.integer)
+
+
+def is_signed_int(dt: Any) -> bool:
+    return issubdtype(dt, np.signedinteger)
+
+
+def is_unsigned_int(dt: Any) -> bool:
+    return issubdtype(dt, np.unsignedinteger)
+
+
+def is_bool(dt: Any) -> bool:
+    return dtype(dt) == bool_
+
+
+def default_int() -> np.dtype:
+    return canonicalize_dtype(int64)
+
+
+def default_float() -> np.dtype:
+    return canonicalize_dtype(float64)
+
+
+def default_complex() -> np.dtype:
+    return canonicalize_dtype(complex128)
+
+
+def finfo(dt: Any):
+    dt = dtype(dt)
+    return ml_dtypes.finfo(dt) if dt == bfloat16 else np.finfo(dt)
+
+
+def iinfo(dt: Any):
+    return np.iinfo(dtype(dt))
+
+
+# --- The promotion lattice ---------------------------------------------------------------
+
+# Weak nodes are strings; strong nodes are dtypes.
+_WEAK_INT, _WEAK_FLOAT, _WEAK_COMPLEX = "i*", "f*", "c*"
+
+_LATTICE_UP: dict[Any, tuple[Any, ...]] = {
+    bool_: (_WEAK_INT,),
+    _WEAK_INT: (uint8, int8),
+    uint8: (int16, uint16),
+    uint16: (int32, uint32),
+    uint32: (int64, uint64),
+    uint64: (_WEAK_FLOAT,),
+    int8: (int16,),
+    int16: (int32,),
+    int32: (int64,),
+    int64: (_WEAK_FLOAT,),
+    _WEAK_FLOAT: (float16, bfloat16, _WEAK_COMPLEX),
+    float16: (float32,),
+    bfloat16: (float32,),
+    float32: (float64, complex64),
+    float64: (complex128,),
+    _WEAK_COMPLEX: (complex64,),
+    complex64: (complex128,),
+    complex128: (),
+}
+
+
+def _upper_bounds() -> dict[Any, frozenset]:
+    ub: dict[Any, frozenset] = {}
+
+    def visit(n):
+        if n not in ub:
+            s = {n}
+            for m in _LATTICE_UP[n]:
+                s |= visit(m)
+            ub[n] = frozenset(s)
+        return ub[n]
+
+    for n in _LATTICE_UP:
+        visit(n)
+    return ub
+
+
+_UB = _upper_bounds()
+
+
+@lru_cache(maxsize=None)
+def _join(a: Any, b: Any) -> Any:
+    common = _UB[a] & _UB[b]
+    # The least upper bound is the common bound that is below all the others.
+    for c in common:
+        if common <= _UB[c]:
+            return c
+    raise TypeError(f"no least upper bound for {a} and {b}")  # pragma: no cover (lattice is total)
+
+
+def _node(dt: np.dtype, weak: bool) -> Any:
+    if not weak:
+        return dt
+    if dt == bool_:
+        return bool_
+    if is_complex(dt):
+        return _WEAK_COMPLEX
+    if is_inexact(dt):
+        return _WEAK_FLOAT
+    return _WEAK_INT
+
+
+def _from_node(n: Any) -> tuple[np.dtype, bool]:
+    if n == _WEAK_INT:
+        return default_int(), True
+    if n == _WEAK_FLOAT:
+        return default_float(), True
+    if n == _WEAK_COMPLEX:
+        return default_complex(), True
+    return canonicalize_dtype(n), False
+
+
+def promote_types(a: Any, b: Any) -> np.dtype:
+    """The dtype two (strong) dtypes promote to, e.g. ``promote_types(int8, uint8) == int16``."""
+    a, b = dtype(a), dtype(b)
+    n = _join(a, b)
+    return canonicalize_dtype(n) if isinstance(n, np.dtype) else _from_node(n)[0]
+
+
+def _dtype_and_weakness(x: Any) -> tuple[np.dtype, bool]:
+    if type(x) in (bool, int, float, complex):
+        return (bool_, False) if type(x) is bool else (dtype(x), True)
+    # Identity, not `in`: np.dtype('int64') == int is True, and arrays compare elementwise.
+    if any(x is t for t in (bool, int, float, complex)):
+        return (bool_, False) if x is bool else (dtype(x), True)
+    weak = bool(getattr(x, "weak_type", False))
+    aval = getattr(x, "aval", None)
+    if aval is not None and hasattr(aval, "weak_type"):
+        weak = aval.weak_type
+    return dtype(x), weak
+
+
+def result_type(*args: Any, return_weak_type_flag: bool = False):
+    """The dtype (and optionally weak flag) that `args` promote to.
+
+    Arguments may be dtypes, arrays, avals, tracers or Python scalars. Python scalars
+    (and weak-typed values) are weak: they adopt the other operand's dtype within
+    their category.
+    """
+    if not args:
+        raise ValueError("at least one array or dtype is required")
+    node = None
+    for x in args:
+        dt, weak = _dtype_and_weakness(x)
+        n = _node(dtype(dt), weak)
+        node = n if node is None else _join(node, n)
+    dt, weak = _from_node(node)
+    return (dt, weak) if return_weak_type_flag else dt
+
+
+def short_name(dt: Any) -> str:
+    """``f32``, ``i32``, ``bool``: the name used in printed olympusprs."""
+    dt = dtype(dt)
+    try:
+        return SHORT_NAMES[dt]
+    except KeyError:
+        raise TypeError(f"Olympus does not support the dtype {dt}.") from None
+
+
+def from_short_name(name: str) -> np.dtype:
+    try:
+        return _FROM_SHORT[name]
+    except KeyError:
+        raise ValueError(f"unknown dtype short name {name!r}") from None
+
+
+def python_scalar_dtype(x: Any) -> np.dtype:
+    """The canonical dtype a Python scalar becomes (weakly typed)."""
+    return canonicalize_dtype(dtype(type(x)))
+
+
+# float0: the tangent dtype of integer and boolean values.
+float0 = np.dtype([("float0", np.void, 0)])

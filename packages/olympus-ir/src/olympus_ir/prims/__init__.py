@@ -1,0 +1,12 @@
+"""Every primitive Olympus defines, with its shape rule. Import from here (or
+`olympus_ir.primitives`); each submodule holds one family."""
+
+from .control_flow import *  # noqa: F401,F403
+from .cumulative import *  # noqa: F401,F403
+from .elementwise import *  # noqa: F401,F403
+from .indexing import *  # noqa: F401,F403
+from .linalg import *  # noqa: F401,F403
+from .random import *  # noqa: F401,F403
+from .reductions import *  # noqa: F401,F403
+from .shape_ops import *  # noqa: F401,F403
+from .sorting import *  # noqa: F401,F403

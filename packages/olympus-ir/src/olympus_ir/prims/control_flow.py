@@ -1,0 +1,137 @@
+"""Structured control flow: ``cond``, ``while``, ``scan`` and ``closed_call``.
+
+Each holds its body as a `ClosedOlympuspr` param; the shape rules check the operands
+against the bodies' input types and return the bodies' output types. Types are compared
+by shape and dtype only: weak types may differ.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..avals import ShapedArray
+from ..core import def_shape_rule, new_primitive
+
+__all__ = ["cond_p", "while_p", "scan_p", "closed_call_p"]
+
+
+def _types(avals) -> str:
+    """``(f32[], i32[3])``, with a trailing comma for one element like a Python tuple."""
+    parts = [a.str_short() for a in avals]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def _same_types(xs, ys) -> bool:
+    return len(xs) == len(ys) and all(
+        x.shape == y.shape and x.dtype == y.dtype for x, y in zip(xs, ys, strict=True)
+    )
+
+
+def _check_int(name, value, lo=0):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo:
+        raise TypeError(f"{name} must be an integer >= {lo}, got {value!r}.")
+    return int(value)
+
+
+cond_p = new_primitive("cond", multiple_results=True)
+
+
+@def_shape_rule(cond_p)
+def cond_shape_rule(index, *operands, branches):
+    branches = tuple(branches)
+    if not branches:
+        raise TypeError("cond requires at least one branch, got branches=().")
+    if index.shape != () or index.dtype != dtypes.int32:
+        raise TypeError(f"cond index must be an int32 scalar, got {index.str_short()}.")
+    for i, br in enumerate(branches):
+        if not _same_types(br.in_avals, operands):
+            raise TypeError(f"cond branch {i} takes input types {_types(br.in_avals)}, but "
+                            f"was called with operands of type {_types(operands)}.")
+    out0 = branches[0].out_avals
+    for i, br in enumerate(branches[1:], 1):
+        if not _same_types(br.out_avals, out0):
+            raise TypeError(f"branch 0 output {_types(out0)} and branch {i} output "
+                            f"{_types(br.out_avals)} must have identical types.")
+    return list(out0)
+
+
+while_p = new_primitive("while", multiple_results=True)
+
+
+@def_shape_rule(while_p)
+def while_shape_rule(*operands, cond_olympuspr, body_olympuspr, cond_nconsts, body_nconsts):
+    cond_nconsts = _check_int("while cond_nconsts", cond_nconsts)
+    body_nconsts = _check_int("while body_nconsts", body_nconsts)
+    if cond_nconsts + body_nconsts > len(operands):
+        raise TypeError(f"while has {len(operands)} operands, fewer than cond_nconsts "
+                        f"({cond_nconsts}) + body_nconsts ({body_nconsts}).")
+    cconsts = operands[:cond_nconsts]
+    bconsts = operands[cond_nconsts:cond_nconsts + body_nconsts]
+    carry = operands[cond_nconsts + body_nconsts:]
+    if not _same_types(cond_olympuspr.in_avals, (*cconsts, *carry)):
+        raise TypeError(f"while cond_olympuspr takes input types "
+                        f"{_types(cond_olympuspr.in_avals)}, but the cond consts and carry "
+                        f"have types {_types((*cconsts, *carry))}.")
+    couts = cond_olympuspr.out_avals
+    if len(couts) != 1 or couts[0].shape != () or couts[0].dtype != dtypes.bool_:
+        raise TypeError(f"while cond_olympuspr must return a single bool scalar, got "
+                        f"{_types(couts)}.")
+    if not _same_types(body_olympuspr.in_avals, (*bconsts, *carry)):
+        raise TypeError(f"while body_olympuspr takes input types "
+                        f"{_types(body_olympuspr.in_avals)}, but the body consts and carry "
+                        f"have types {_types((*bconsts, *carry))}.")
+    if not _same_types(body_olympuspr.out_avals, carry):
+        raise TypeError(f"while body_olympuspr output {_types(body_olympuspr.out_avals)} "
+                        f"must have the same types as its carry input {_types(carry)}.")
+    return list(body_olympuspr.out_avals)
+
+
+scan_p = new_primitive("scan", multiple_results=True)
+
+
+@def_shape_rule(scan_p)
+def scan_shape_rule(*operands, olympuspr, length, reverse, num_consts, num_carry, linear,
+                    unroll):
+    length = _check_int("scan length", length)
+    num_consts = _check_int("scan num_consts", num_consts)
+    num_carry = _check_int("scan num_carry", num_carry)
+    if num_consts + num_carry > len(operands):
+        raise TypeError(f"scan has {len(operands)} operands, fewer than num_consts "
+                        f"({num_consts}) + num_carry ({num_carry}).")
+    if linear is not None and len(tuple(linear)) != len(operands):
+        raise TypeError(f"scan linear must have one entry per operand ({len(operands)}), "
+                        f"got {tuple(linear)}.")
+    if not isinstance(unroll, bool):
+        _check_int("scan unroll", unroll, lo=1)
+    consts = operands[:num_consts]
+    carry = operands[num_consts:num_consts + num_carry]
+    xs = operands[num_consts + num_carry:]
+    for i, x in enumerate(xs):
+        if not x.shape or x.shape[0] != length:
+            raise TypeError(f"scan xs[{i}] of type {x.str_short()} must have a leading axis "
+                            f"of size length={length}.")
+    x_avals = tuple(ShapedArray(x.shape[1:], x.dtype, x.weak_type) for x in xs)
+    expected = (*consts, *carry, *x_avals)
+    if not _same_types(olympuspr.in_avals, expected):
+        raise TypeError(f"scan olympuspr takes input types {_types(olympuspr.in_avals)}, but "
+                        f"consts + carry + xs slices have types {_types(expected)}.")
+    outs = olympuspr.out_avals
+    carry_out, ys = outs[:num_carry], outs[num_carry:]
+    if not _same_types(carry_out, carry):
+        raise TypeError(f"scan carry output {_types(carry_out)} must have the same types as "
+                        f"the carry input {_types(carry)}.")
+    stacked = [ShapedArray((length, *y.shape), y.dtype, y.weak_type) for y in ys]
+    return [*carry_out, *stacked]
+
+
+closed_call_p = new_primitive("closed_call", multiple_results=True)
+
+
+@def_shape_rule(closed_call_p)
+def closed_call_shape_rule(*args, call_olympuspr):
+    if not _same_types(call_olympuspr.in_avals, args):
+        raise TypeError(f"closed_call call_olympuspr takes input types "
+                        f"{_types(call_olympuspr.in_avals)}, but was called with arguments "
+                        f"of type {_types(args)}.")
+    return list(call_olympuspr.out_avals)

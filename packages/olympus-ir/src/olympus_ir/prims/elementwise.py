@@ -1,0 +1,287 @@
+"""Elementwise primitives and their shape rules.
+
+Operands of an n-ary elementwise primitive share one dtype and one shape, except that a
+rank-0 operand may stand beside operands of any shape (it is broadcast). The result is
+weakly typed only when every operand is.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes
+from ..avals import ShapedArray
+from ..core import def_shape_rule, new_primitive
+
+
+def _dtype_names(avals) -> str:
+    return ", ".join(a.dtype.name for a in avals)
+
+
+def broadcast_operand_shapes(name: str, avals) -> tuple[int, ...]:
+    shapes = {a.shape for a in avals if a.shape != ()}
+    if len(shapes) > 1:
+        got = ", ".join(str(a.shape) for a in avals)
+        raise TypeError(
+            f"{name} got incompatible shapes for broadcasting: {got}."
+        )
+    return shapes.pop() if shapes else ()
+
+
+def _same_dtypes(name: str, avals) -> np.dtype:
+    dts = {a.dtype for a in avals}
+    if len(dts) > 1:
+        raise TypeError(
+            f"lax.{name} requires arguments to have the same dtypes, got "
+            f"{_dtype_names(avals)}. (Tip: olympus.numpy.{name} is a similar function "
+            "that does automatic type promotion on inputs)."
+        )
+    return avals[0].dtype
+
+
+# kinds of dtypes an operand may have
+def _any(dt):
+    return True
+
+
+def _number(dt):
+    return not dtypes.is_bool(dt)
+
+
+def _inexact(dt):
+    return dtypes.is_inexact(dt)
+
+
+def _float(dt):
+    return dtypes.is_float(dt)
+
+
+def _int(dt):
+    return dtypes.is_integer(dt)
+
+
+def _int_or_bool(dt):
+    return dtypes.is_integer(dt) or dtypes.is_bool(dt)
+
+
+def _complex(dt):
+    return dtypes.is_complex(dt)
+
+
+def _ordered(dt):
+    return not dtypes.is_complex(dt)
+
+
+_KIND_NAMES = {
+    _any: "any", _number: "number (non-bool)", _inexact: "floating or complex",
+    _float: "floating", _int: "integer", _int_or_bool: "integer or boolean",
+    _complex: "complex", _ordered: "ordered (non-complex)",
+}
+
+
+def _check_kind(name, avals, kind):
+    for a in avals:
+        if not kind(a.dtype):
+            raise TypeError(
+                f"{name} does not accept dtype {a.dtype.name}. Accepted dtypes are "
+                f"subtypes of {_KIND_NAMES[kind]}."
+            )
+
+
+def _elementwise_rule(name, kind, out_dtype=None):
+    """A shape rule: same dtype, scalar-broadcastable shapes; out_dtype maps the in dtype."""
+
+    def rule(*avals, **params):
+        shape = broadcast_operand_shapes(name, avals)
+        dt = _same_dtypes(name, avals)
+        _check_kind(name, avals, kind)
+        out = dt if out_dtype is None else out_dtype(dt)
+        weak = all(a.weak_type for a in avals)
+        return ShapedArray(shape, out, weak and out == dt)
+
+    rule.__name__ = f"{name}_shape_rule"
+    return rule
+
+
+def _real_dtype(dt):
+    return dtypes.finfo(dt).dtype if dtypes.is_complex(dt) else dt
+
+
+def _complex_dtype(dt):
+    return np.dtype(np.complex128) if dt == np.float64 else np.dtype(np.complex64)
+
+
+def _to_bool(dt):
+    return dtypes.bool_
+
+
+def _def(name, kind, out_dtype=None):
+    p = new_primitive(name)
+    def_shape_rule(p)(_elementwise_rule(name, kind, out_dtype))
+    return p
+
+
+# unary
+neg_p = _def("neg", _number)
+sign_p = _def("sign", _number)
+floor_p = _def("floor", _float)
+ceil_p = _def("ceil", _float)
+round_p = _def("round", _float)  # params: rounding_method (0 away from zero, 1 to even)
+is_finite_p = _def("is_finite", _float, _to_bool)
+exp_p = _def("exp", _inexact)
+exp2_p = _def("exp2", _inexact)
+log_p = _def("log", _inexact)
+log1p_p = _def("log1p", _inexact)
+expm1_p = _def("expm1", _inexact)
+tanh_p = _def("tanh", _inexact)
+logistic_p = _def("logistic", _inexact)
+sin_p = _def("sin", _inexact)
+cos_p = _def("cos", _inexact)
+tan_p = _def("tan", _inexact)
+asin_p = _def("asin", _inexact)
+acos_p = _def("acos", _inexact)
+atan_p = _def("atan", _inexact)
+sinh_p = _def("sinh", _inexact)
+cosh_p = _def("cosh", _inexact)
+asinh_p = _def("asinh", _inexact)
+acosh_p = _def("acosh", _inexact)
+atanh_p = _def("atanh", _inexact)
+sqrt_p = _def("sqrt", _inexact)
+rsqrt_p = _def("rsqrt", _inexact)
+cbrt_p = _def("cbrt", _float)
+square_p = _def("square", _number)
+erf_p = _def("erf", _float)
+erfc_p = _def("erfc", _float)
+erf_inv_p = _def("erf_inv", _float)
+lgamma_p = _def("lgamma", _float)
+digamma_p = _def("digamma", _float)
+abs_p = _def("abs", _number, _real_dtype)
+real_p = _def("real", _complex, _real_dtype)
+imag_p = _def("imag", _complex, _real_dtype)
+conj_p = _def("conj", _inexact, lambda dt: dt if dtypes.is_complex(dt) else _complex_dtype(dt))
+not_p = _def("not", _int_or_bool)
+population_count_p = _def("population_count", _int)
+clz_p = _def("clz", _int)
+integer_pow_p = _def("integer_pow", _number)  # params: y (a Python int)
+copy_p = _def("copy", _any)
+stop_gradient_p = _def("stop_gradient", _any)
+reduce_precision_p = _def("reduce_precision", _float)  # params: exponent_bits, mantissa_bits
+
+# binary
+add_p = _def("add", _number)
+sub_p = _def("sub", _number)
+mul_p = _def("mul", _number)
+div_p = _def("div", _number)
+rem_p = _def("rem", _number)
+pow_p = _def("pow", _inexact)
+max_p = _def("max", _any)
+min_p = _def("min", _any)
+atan2_p = _def("atan2", _float)
+nextafter_p = _def("nextafter", _float)
+and_p = _def("and", _int_or_bool)
+or_p = _def("or", _int_or_bool)
+xor_p = _def("xor", _int_or_bool)
+shift_left_p = _def("shift_left", _int)
+shift_right_arithmetic_p = _def("shift_right_arithmetic", _int)
+shift_right_logical_p = _def("shift_right_logical", _int)
+complex_p = _def("complex", _float, _complex_dtype)
+
+# comparisons
+eq_p = _def("eq", _any, _to_bool)
+ne_p = _def("ne", _any, _to_bool)
+lt_p = _def("lt", _ordered, _to_bool)
+le_p = _def("le", _ordered, _to_bool)
+gt_p = _def("gt", _ordered, _to_bool)
+ge_p = _def("ge", _ordered, _to_bool)
+
+UNARY = (
+    neg_p, sign_p, floor_p, ceil_p, round_p, is_finite_p, exp_p, exp2_p, log_p, log1p_p,
+    expm1_p, tanh_p, logistic_p, sin_p, cos_p, tan_p, asin_p, acos_p, atan_p, sinh_p,
+    cosh_p, asinh_p, acosh_p, atanh_p, sqrt_p, rsqrt_p, cbrt_p, square_p, erf_p, erfc_p,
+    erf_inv_p, lgamma_p, digamma_p, abs_p, real_p, imag_p, conj_p, not_p,
+    population_count_p, clz_p, integer_pow_p, copy_p, stop_gradient_p, reduce_precision_p,
+)
+BINARY = (
+    add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, nextafter_p, and_p,
+    or_p, xor_p, shift_left_p, shift_right_arithmetic_p, shift_right_logical_p, complex_p,
+)
+COMPARISONS = (eq_p, ne_p, lt_p, le_p, gt_p, ge_p)
+
+
+# --- conversions and selection ---------------------------------------------------------
+
+convert_element_type_p = new_primitive("convert_element_type")
+
+
+@def_shape_rule(convert_element_type_p)
+def convert_element_type_shape_rule(x, *, new_dtype, weak_type=False, sharding=None):
+    new_dtype = dtypes.dtype(new_dtype)
+    if new_dtype not in dtypes.ALL_DTYPES:
+        raise TypeError(f"convert_element_type: unsupported new_dtype {new_dtype}")
+    return ShapedArray(x.shape, new_dtype, weak_type)
+
+
+bitcast_convert_type_p = new_primitive("bitcast_convert_type")
+
+
+@def_shape_rule(bitcast_convert_type_p)
+def bitcast_convert_type_shape_rule(x, *, new_dtype):
+    new_dtype = dtypes.dtype(new_dtype)
+    a, b = x.dtype.itemsize, new_dtype.itemsize
+    if a == b:
+        return ShapedArray(x.shape, new_dtype)
+    if a > b:
+        if a % b:
+            raise TypeError(f"bitcast_convert_type: {x.dtype} to {new_dtype} is not allowed")
+        return ShapedArray((*x.shape, a // b), new_dtype)
+    if not x.shape or x.shape[-1] != b // a:
+        raise TypeError(
+            f"bitcast_convert_type: converting {x.str_short()} to {new_dtype} requires a "
+            f"trailing dimension of size {b // a}"
+        )
+    return ShapedArray(x.shape[:-1], new_dtype)
+
+
+select_n_p = new_primitive("select_n")
+
+
+@def_shape_rule(select_n_p)
+def select_n_shape_rule(which, *cases):
+    if not cases:
+        raise TypeError("select_n must have at least one case")
+    if any(c.dtype != cases[0].dtype for c in cases):
+        raise TypeError(
+            f"select_n cases must have the same dtypes, got {_dtype_names(cases)}."
+        )
+    if any(c.shape != cases[0].shape for c in cases):
+        got = ", ".join(str(c.shape) for c in cases)
+        raise TypeError(f"select_n cases must have the same shapes, got [{got}].")
+    if which.dtype != dtypes.bool_ and which.dtype != np.int32:
+        raise TypeError(f"select_n predicate must be bool or int32, got {which.dtype.name}.")
+    if which.dtype == dtypes.bool_ and len(cases) > 2:
+        raise TypeError("select_n with a bool predicate takes at most two cases.")
+    if which.shape and which.shape != cases[0].shape:
+        raise TypeError(
+            "select_n predicate must be scalar or have the same shape as cases, got "
+            f"predicate shape {which.shape} for cases of shape {cases[0].shape}."
+        )
+    return ShapedArray(cases[0].shape, cases[0].dtype, all(c.weak_type for c in cases))
+
+
+clamp_p = new_primitive("clamp")
+
+
+@def_shape_rule(clamp_p)
+def clamp_shape_rule(lo, x, hi):
+    for nm, b in (("min", lo), ("max", hi)):
+        if b.dtype != x.dtype:
+            raise TypeError(
+                f"clamp requires {nm} and operand to have the same dtype, got "
+                f"{b.dtype.name} and {x.dtype.name}."
+            )
+        if b.shape and b.shape != x.shape:
+            raise TypeError(
+                f"clamp requires {nm} to be a scalar or have the operand's shape "
+                f"{x.shape}, got {b.shape}."
+            )
+    return ShapedArray(x.shape, x.dtype, lo.weak_type and x.weak_type and hi.weak_type)

@@ -1,0 +1,66 @@
+"""dot_general: contraction over some dimensions with batch dimensions.
+
+``dimension_numbers = ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``.
+The result shape is ``batch + lhs free + rhs free``, as in XLA.
+"""
+
+from __future__ import annotations
+
+from .. import dtypes
+from ..avals import ShapedArray
+from ..core import def_shape_rule, new_primitive
+
+dot_general_p = new_primitive("dot_general")
+
+
+def _free(shape, contract, batch):
+    return tuple(d for i, d in enumerate(shape) if i not in contract and i not in batch)
+
+
+@def_shape_rule(dot_general_p)
+def dot_general_shape_rule(lhs, rhs, *, dimension_numbers, precision=None,
+                           preferred_element_type=None, out_sharding=None):
+    (lc, rc), (lb, rb) = dimension_numbers
+    lc, rc, lb, rb = map(tuple, (lc, rc, lb, rb))
+    for nm, dims, a in (("lhs contracting", lc, lhs), ("rhs contracting", rc, rhs),
+                        ("lhs batch", lb, lhs), ("rhs batch", rb, rhs)):
+        if any(not 0 <= d < a.ndim for d in dims) or len(set(dims)) != len(dims):
+            raise TypeError(
+                f"dot_general requires {nm} dimensions to be unique and in range "
+                f"[0, {a.ndim}), got {dims} for shape {a.shape}."
+            )
+    if len(lb) != len(rb):
+        raise TypeError(
+            "dot_general requires equal numbers of lhs_batch and rhs_batch dimensions, got "
+            f"lhs_batch {lb} and rhs_batch {rb}."
+        )
+    if len(lc) != len(rc):
+        raise TypeError(
+            "dot_general requires equal numbers of lhs_contracting and rhs_contracting "
+            f"dimensions, got {lc} and {rc}."
+        )
+    if set(lc) & set(lb) or set(rc) & set(rb):
+        raise TypeError("dot_general requires batch and contracting dimensions to be disjoint.")
+    lbs, rbs = tuple(lhs.shape[d] for d in lb), tuple(rhs.shape[d] for d in rb)
+    if lbs != rbs:
+        raise TypeError(
+            "dot_general requires lhs batch dimensions and rhs batch dimensions to have the "
+            f"same shape, got {lbs} and {rbs}."
+        )
+    lcs, rcs = tuple(lhs.shape[d] for d in lc), tuple(rhs.shape[d] for d in rc)
+    if lcs != rcs:
+        raise TypeError(
+            "dot_general requires contracting dimensions to have the same shape, got "
+            f"{lcs} and {rcs}."
+        )
+    if lhs.dtype != rhs.dtype and preferred_element_type is None:
+        raise TypeError(
+            "dot_general requires operands of the same dtype, got "
+            f"{lhs.dtype.name} and {rhs.dtype.name}."
+        )
+    shape = lbs + _free(lhs.shape, lc, lb) + _free(rhs.shape, rc, rb)
+    if preferred_element_type is not None:
+        out = dtypes.dtype(preferred_element_type)
+    else:
+        out = lhs.dtype
+    return ShapedArray(shape, out, lhs.weak_type and rhs.weak_type)

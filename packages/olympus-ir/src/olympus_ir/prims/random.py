@@ -1,0 +1,64 @@
+"""Random bit generation: XLA's stateless ``rng_bit_generator`` and the threefry2x32 hash
+(the building block of Olympus's default PRNG)."""
+
+from __future__ import annotations
+
+import enum
+
+from .. import dtypes
+from ..avals import ShapedArray, canonicalize_shape
+from ..core import def_shape_rule, new_primitive
+
+__all__ = ["RandomAlgorithm", "rng_bit_generator_p", "threefry2x32_p"]
+
+
+class RandomAlgorithm(enum.IntEnum):
+    """The bit-generation algorithm of ``rng_bit_generator`` (values are XLA's)."""
+
+    RNG_DEFAULT = 0
+    RNG_THREE_FRY = 1
+    RNG_PHILOX = 2
+
+    def __str__(self) -> str:
+        return f"RandomAlgorithm.{self.name}"
+
+    __repr__ = __str__
+
+
+rng_bit_generator_p = new_primitive("rng_bit_generator", multiple_results=True)
+
+
+@def_shape_rule(rng_bit_generator_p)
+def rng_bit_generator_shape_rule(key, *, shape, dtype, algorithm=RandomAlgorithm.RNG_DEFAULT,
+                                 out_sharding=None):
+    if key.shape != (4,) or key.dtype != dtypes.uint32:
+        raise TypeError(f"rng_bit_generator key must be u32[4], got {key.str_short()}.")
+    shape = canonicalize_shape(shape, "rng_bit_generator shape")
+    dt = dtypes.dtype(dtype)
+    if not dtypes.is_unsigned_int(dt):
+        raise TypeError(f"rng_bit_generator dtype must be an unsigned integer type, got "
+                        f"{dt.name}.")
+    if not isinstance(algorithm, RandomAlgorithm):
+        raise TypeError(f"rng_bit_generator algorithm must be a RandomAlgorithm, got "
+                        f"{algorithm!r}.")
+    return [ShapedArray((4,), dtypes.uint32), ShapedArray(shape, dt)]
+
+
+threefry2x32_p = new_primitive("threefry2x32", multiple_results=True)
+
+
+@def_shape_rule(threefry2x32_p)
+def threefry2x32_shape_rule(k1, k2, x1, x2):
+    args = (k1, k2, x1, x2)
+    if any(a.dtype != dtypes.uint32 for a in args):
+        raise TypeError("threefry2x32 requires uint32 arguments, got "
+                        + ", ".join(a.str_short() for a in args) + ".")
+    if x1.shape != x2.shape:
+        raise TypeError(f"threefry2x32 counts must have the same shape, got {x1.shape} and "
+                        f"{x2.shape}.")
+    for name, k in (("k1", k1), ("k2", k2)):
+        if k.shape not in ((), x1.shape):
+            raise TypeError(f"threefry2x32 key {name} must be a scalar or have the counts' "
+                            f"shape {x1.shape}, got {k.shape}.")
+    out = ShapedArray(x1.shape, dtypes.uint32)
+    return [out, out]

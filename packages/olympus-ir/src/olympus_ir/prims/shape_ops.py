@@ -1,0 +1,234 @@
+"""Primitives that move data without arithmetic: broadcasts, reshapes, transposes,
+squeeze/expand_dims, concatenation, padding, reversal and static slicing."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes
+from ..avals import ShapedArray, canonicalize_shape
+from ..core import def_shape_rule, new_primitive
+
+
+def _check_axes(name, axes, ndim, what="dimensions"):
+    axes = tuple(int(a) if isinstance(a, np.integer) else a for a in axes)
+    for a in axes:
+        if isinstance(a, bool) or not isinstance(a, int) or not 0 <= a < ndim:
+            raise TypeError(
+                f"{name} {what} must be in range [0, {ndim}) for an operand of rank "
+                f"{ndim}, got {axes}."
+            )
+    if len(set(axes)) != len(axes):
+        raise TypeError(f"{name} {what} must be unique, got {axes}.")
+    return axes
+
+
+broadcast_in_dim_p = new_primitive("broadcast_in_dim")
+
+
+@def_shape_rule(broadcast_in_dim_p)
+def broadcast_in_dim_shape_rule(x, *, shape, broadcast_dimensions, sharding=None):
+    shape = canonicalize_shape(shape, "broadcast_in_dim shape")
+    bdims = tuple(broadcast_dimensions)
+    if len(bdims) != x.ndim:
+        raise TypeError(
+            "broadcast_in_dim broadcast_dimensions must have length equal to operand ndim; "
+            f"got broadcast_dimensions {bdims} for operand ndim {x.ndim}."
+        )
+    _check_axes("broadcast_in_dim", bdims, len(shape), "broadcast_dimensions")
+    if list(bdims) != sorted(bdims):
+        raise TypeError(
+            f"broadcast_in_dim broadcast_dimensions must be strictly increasing; got {bdims}."
+        )
+    for i, d in enumerate(bdims):
+        if x.shape[i] not in (1, shape[d]):
+            raise TypeError(
+                "broadcast_in_dim operand dimension sizes must either be 1, or be equal to "
+                f"their corresponding dimensions in the target broadcast shape; got operand "
+                f"of shape {x.shape}, target broadcast shape {shape}, broadcast_dimensions "
+                f"{bdims}."
+            )
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+reshape_p = new_primitive("reshape")
+
+
+@def_shape_rule(reshape_p)
+def reshape_shape_rule(x, *, new_sizes, dimensions=None, sharding=None):
+    new_sizes = canonicalize_shape(new_sizes, "reshape new_sizes")
+    if math.prod(new_sizes) != x.size:
+        raise TypeError(
+            "reshape total size must be unchanged, got new_sizes "
+            f"{new_sizes} (size {math.prod(new_sizes)}) for shape {x.shape} (size {x.size})."
+        )
+    if dimensions is not None:
+        _check_axes("reshape", dimensions, x.ndim)
+        if len(dimensions) != x.ndim:
+            raise TypeError(f"reshape dimensions must be a permutation, got {dimensions}.")
+    return ShapedArray(new_sizes, x.dtype, x.weak_type)
+
+
+transpose_p = new_primitive("transpose")
+
+
+@def_shape_rule(transpose_p)
+def transpose_shape_rule(x, *, permutation):
+    perm = tuple(permutation)
+    if sorted(perm) != list(range(x.ndim)):
+        raise TypeError(
+            "transpose permutation isn't a permutation of operand dimensions, got "
+            f"permutation {perm} for operand shape {x.shape}."
+        )
+    return ShapedArray(tuple(x.shape[p] for p in perm), x.dtype, x.weak_type)
+
+
+squeeze_p = new_primitive("squeeze")
+
+
+@def_shape_rule(squeeze_p)
+def squeeze_shape_rule(x, *, dimensions):
+    dims = _check_axes("squeeze", dimensions, x.ndim)
+    for d in dims:
+        if x.shape[d] != 1:
+            raise TypeError(
+                "cannot select an axis to squeeze out which has size not equal to one, got "
+                f"shape={x.shape} and dimensions={dims}"
+            )
+    shape = tuple(s for i, s in enumerate(x.shape) if i not in dims)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+expand_dims_p = new_primitive("expand_dims")
+
+
+@def_shape_rule(expand_dims_p)
+def expand_dims_shape_rule(x, *, dimensions):
+    out_ndim = x.ndim + len(dimensions)
+    dims = _check_axes("expand_dims", dimensions, out_ndim)
+    shape = list(x.shape)
+    for d in sorted(dims):
+        shape.insert(d, 1)
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+concatenate_p = new_primitive("concatenate")
+
+
+@def_shape_rule(concatenate_p)
+def concatenate_shape_rule(*xs, dimension):
+    if not xs:
+        raise TypeError("concatenate expects at least one operand, got 0.")
+    if len({x.dtype for x in xs}) > 1:
+        raise TypeError(
+            "concatenate requires arguments to have the same dtypes, got "
+            + ", ".join(x.dtype.name for x in xs) + "."
+        )
+    if len({x.ndim for x in xs}) > 1:
+        raise TypeError(
+            "Cannot concatenate arrays with different numbers of dimensions: got "
+            + ", ".join(str(x.shape) for x in xs) + "."
+        )
+    if not 0 <= dimension < xs[0].ndim:
+        raise TypeError(
+            f"concatenate dimension out of bounds: dimension {dimension} for shapes "
+            + ", ".join(str(x.shape) for x in xs) + "."
+        )
+    others = {x.shape[:dimension] + x.shape[dimension + 1:] for x in xs}
+    if len(others) > 1:
+        raise TypeError(
+            "Cannot concatenate arrays with shapes that differ in dimensions other than "
+            f"the one being concatenated: concatenating along dimension {dimension} for "
+            "shapes " + ", ".join(str(x.shape) for x in xs) + "."
+        )
+    shape = list(xs[0].shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return ShapedArray(tuple(shape), xs[0].dtype, all(x.weak_type for x in xs))
+
+
+pad_p = new_primitive("pad")
+
+
+@def_shape_rule(pad_p)
+def pad_shape_rule(x, padding_value, *, padding_config):
+    if padding_value.shape != ():
+        raise TypeError(f"pad padding_value must be a scalar, got shape {padding_value.shape}.")
+    if padding_value.dtype != x.dtype:
+        raise TypeError(
+            "pad operand and padding_value must be same dtype: got "
+            f"{x.dtype.name} and {padding_value.dtype.name}."
+        )
+    if len(padding_config) != x.ndim:
+        raise TypeError(
+            "length of padding_config must equal the number of axes of operand, got "
+            f"padding_config {padding_config} for operand shape {x.shape}"
+        )
+    shape = []
+    for d, (lo, hi, interior) in zip(x.shape, padding_config):
+        if interior < 0:
+            raise TypeError(f"interior padding in padding_config must be nonnegative, got "
+                            f"padding_config {padding_config}")
+        n = lo + hi + d + max(0, d - 1) * interior
+        if n < 0:
+            raise TypeError(
+                f"Dimension size after padding is not at least 0, got result shape with "
+                f"negative size for padding_config {padding_config} and shape {x.shape}"
+            )
+        shape.append(n)
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+rev_p = new_primitive("rev")
+
+
+@def_shape_rule(rev_p)
+def rev_shape_rule(x, *, dimensions):
+    _check_axes("rev", dimensions, x.ndim)
+    return x
+
+
+slice_p = new_primitive("slice")
+
+
+@def_shape_rule(slice_p)
+def slice_shape_rule(x, *, start_indices, limit_indices, strides=None):
+    n = x.ndim
+    if len(start_indices) != n or len(limit_indices) != n:
+        raise TypeError(
+            "slice start_indices and limit_indices must have length equal to the number of "
+            f"dimensions of the operand, got start_indices {start_indices}, limit_indices "
+            f"{limit_indices} for operand shape {x.shape}."
+        )
+    strides = (1,) * n if strides is None else tuple(strides)
+    if len(strides) != n:
+        raise TypeError(f"slice strides must have length {n}, got {strides}.")
+    shape = []
+    for s, lim, st, d in zip(start_indices, limit_indices, strides, x.shape):
+        if not 0 <= s <= lim <= d:
+            raise TypeError(
+                "slice indices must satisfy 0 <= start <= limit <= shape, got start_indices "
+                f"{tuple(start_indices)}, limit_indices {tuple(limit_indices)} for operand "
+                f"shape {x.shape}."
+            )
+        if st < 1:
+            raise TypeError(f"slice strides must be positive, got {strides}.")
+        shape.append(0 if lim == s else (lim - s + st - 1) // st)
+    return ShapedArray(tuple(shape), x.dtype, x.weak_type)
+
+
+iota_p = new_primitive("iota")
+
+
+@def_shape_rule(iota_p)
+def iota_shape_rule(*, dtype, shape, dimension, sharding=None):
+    shape = canonicalize_shape(shape, "iota shape")
+    dt = dtypes.dtype(dtype)
+    if dtypes.is_bool(dt) or dtypes.is_complex(dt):
+        raise TypeError(f"iota does not accept dtype {dt.name}.")
+    if not 0 <= dimension < len(shape):
+        raise TypeError(
+            f"iota dimension must be in range [0, {len(shape)}), got dimension={dimension}."
+        )
+    return ShapedArray(shape, dt)

@@ -1,0 +1,240 @@
+"""Type promotion, weak types and canonicalization, checked against JAX's documented
+promotion table (https://docs.jax.dev/en/latest/type_promotion.html)."""
+
+from __future__ import annotations
+
+import itertools
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from olympus_ir import dtypes
+from olympus_ir.avals import ShapedArray
+
+# The abbreviations of JAX's table. i*, f*, c* are the weak types (Python scalars).
+ABBREV = {
+    "b1": np.dtype(bool), "u1": np.dtype(np.uint8), "u2": np.dtype(np.uint16),
+    "u4": np.dtype(np.uint32), "u8": np.dtype(np.uint64), "i1": np.dtype(np.int8),
+    "i2": np.dtype(np.int16), "i4": np.dtype(np.int32), "i8": np.dtype(np.int64),
+    "bf": np.dtype(ml_dtypes.bfloat16), "f2": np.dtype(np.float16),
+    "f4": np.dtype(np.float32), "f8": np.dtype(np.float64), "c8": np.dtype(np.complex64),
+    "c16": np.dtype(np.complex128),
+}
+WEAK = {"i*": 1, "f*": 1.0, "c*": 1j}  # a Python scalar of each weak type
+WEAK_X64 = {"i*": np.dtype(np.int64), "f*": np.dtype(np.float64), "c*": np.dtype(np.complex128)}
+
+# JAX's binary promotion table with x64 enabled: row x column -> result.
+TABLE = """
+     b1  u1  u2  u4  u8  i1  i2  i4  i8  bf  f2  f4  f8  c8  c16 i*  f*  c*
+b1   b1  u1  u2  u4  u8  i1  i2  i4  i8  bf  f2  f4  f8  c8  c16 i*  f*  c*
+u1   u1  u1  u2  u4  u8  i2  i2  i4  i8  bf  f2  f4  f8  c8  c16 u1  f*  c*
+u2   u2  u2  u2  u4  u8  i4  i4  i4  i8  bf  f2  f4  f8  c8  c16 u2  f*  c*
+u4   u4  u4  u4  u4  u8  i8  i8  i8  i8  bf  f2  f4  f8  c8  c16 u4  f*  c*
+u8   u8  u8  u8  u8  u8  f*  f*  f*  f*  bf  f2  f4  f8  c8  c16 u8  f*  c*
+i1   i1  i2  i4  i8  f*  i1  i2  i4  i8  bf  f2  f4  f8  c8  c16 i1  f*  c*
+i2   i2  i2  i4  i8  f*  i2  i2  i4  i8  bf  f2  f4  f8  c8  c16 i2  f*  c*
+i4   i4  i4  i4  i8  f*  i4  i4  i4  i8  bf  f2  f4  f8  c8  c16 i4  f*  c*
+i8   i8  i8  i8  i8  f*  i8  i8  i8  i8  bf  f2  f4  f8  c8  c16 i8  f*  c*
+bf   bf  bf  bf  bf  bf  bf  bf  bf  bf  bf  f4  f4  f8  c8  c16 bf  bf  c8
+f2   f2  f2  f2  f2  f2  f2  f2  f2  f2  f4  f2  f4  f8  c8  c16 f2  f2  c8
+f4   f4  f4  f4  f4  f4  f4  f4  f4  f4  f4  f4  f4  f8  c8  c16 f4  f4  c8
+f8   f8  f8  f8  f8  f8  f8  f8  f8  f8  f8  f8  f8  f8  c16 c16 f8  f8  c16
+c8   c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  c8  c16 c8  c16 c8  c8  c8
+c16  c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16 c16
+i*   i*  u1  u2  u4  u8  i1  i2  i4  i8  bf  f2  f4  f8  c8  c16 i*  f*  c*
+f*   f*  f*  f*  f*  f*  f*  f*  f*  f*  bf  f2  f4  f8  c8  c16 f*  f*  c*
+c*   c*  c*  c*  c*  c*  c*  c*  c*  c*  c8  c8  c8  c16 c8  c16 c*  c*  c*
+"""
+
+
+def _parse_table():
+    lines = [ln.split() for ln in TABLE.strip().splitlines()]
+    cols = lines[0]
+    return {(row[0], c): v for row in lines[1:] for c, v in zip(cols, row[1:])}
+
+
+PROMOTION = _parse_table()
+STRONG = list(ABBREV)
+X32 = {np.dtype(np.int64): np.dtype(np.int32), np.dtype(np.uint64): np.dtype(np.uint32),
+       np.dtype(np.float64): np.dtype(np.float32),
+       np.dtype(np.complex128): np.dtype(np.complex64)}
+
+
+@pytest.fixture
+def x64():
+    old = dtypes.is_x64_enabled()
+    dtypes.config.set_x64(True)
+    try:
+        yield
+    finally:
+        dtypes.config.set_x64(old)
+
+
+@pytest.fixture
+def x32():
+    old = dtypes.is_x64_enabled()
+    dtypes.config.set_x64(False)
+    try:
+        yield
+    finally:
+        dtypes.config.set_x64(old)
+
+
+def _expected(code: str, x64: bool) -> tuple[np.dtype, bool]:
+    """The dtype and weak flag a table entry stands for."""
+    if code in WEAK_X64:
+        dt, weak = WEAK_X64[code], True
+    else:
+        dt, weak = ABBREV[code], False
+    return (dt if x64 else X32.get(dt, dt)), weak
+
+
+def test_table_is_complete_and_symmetric():
+    assert len(PROMOTION) == 18 * 18
+    for a, b in itertools.product(list(ABBREV) + list(WEAK), repeat=2):
+        assert PROMOTION[a, b] == PROMOTION[b, a], (a, b)
+    assert set(ABBREV.values()) == set(dtypes.ALL_DTYPES)
+
+
+@pytest.mark.parametrize("a", STRONG)
+def test_promote_types_x64(x64, a):
+    for b in STRONG:
+        # promote_types of two strong types is never weak: f* (u64 with a signed int)
+        # means the default float, float64 under x64.
+        want, _ = _expected(PROMOTION[a, b], True)
+        got = dtypes.promote_types(ABBREV[a], ABBREV[b])
+        assert got == want, f"promote_types({a}, {b}) = {got}, JAX says {want}"
+
+
+@pytest.mark.parametrize("a", STRONG)
+def test_promote_types_x32_canonicalizes(x32, a):
+    for b in STRONG:
+        want, _ = _expected(PROMOTION[a, b], False)
+        got = dtypes.promote_types(ABBREV[a], ABBREV[b])
+        assert got == want, f"promote_types({a}, {b}) = {got}, want {want} with x64 off"
+        assert got not in X32  # never a 64-bit type when x64 is off
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_result_type_full_table_with_weak_types(enabled):
+    """Every pair of the 18 lattice nodes, with weak types given as Python scalars and as
+    weakly typed avals."""
+    old = dtypes.is_x64_enabled()
+    dtypes.config.set_x64(enabled)
+    try:
+        def operands(code):
+            if code in WEAK:
+                dt = WEAK_X64[code] if enabled else X32[WEAK_X64[code]]
+                return [WEAK[code], ShapedArray((), dt, weak_type=True)]
+            return [ABBREV[code], ShapedArray((2,), ABBREV[code])]
+
+        for a, b in itertools.product(list(ABBREV) + list(WEAK), repeat=2):
+            want = _expected(PROMOTION[a, b], enabled)
+            for x, y in itertools.product(operands(a), operands(b)):
+                got = dtypes.result_type(x, y, return_weak_type_flag=True)
+                assert got == want, f"result_type({a}={x!r}, {b}={y!r}) = {got}, want {want}"
+    finally:
+        dtypes.config.set_x64(old)
+
+
+def test_weak_type_examples(x32):
+    i32 = ShapedArray((3,), np.int32)
+    f32 = ShapedArray((3,), np.float32)
+    # JAX: i32 (strong) joined with f* is f*: a weak float of the default width.
+    assert dtypes.result_type(i32, 1.0, return_weak_type_flag=True) == (np.float32, True)
+    # a strong float keeps its width and strength
+    assert dtypes.result_type(f32, 1.0, return_weak_type_flag=True) == (np.float32, False)
+    assert dtypes.result_type(np.float16, 1.0, return_weak_type_flag=True) == (np.float16, False)
+    assert dtypes.result_type(dtypes.bfloat16, 2, return_weak_type_flag=True) == (
+        dtypes.bfloat16, False)
+    # Python int + Python float -> weak float32
+    assert dtypes.result_type(1, 1.0, return_weak_type_flag=True) == (np.float32, True)
+    assert dtypes.result_type(1, return_weak_type_flag=True) == (np.int32, True)
+    assert dtypes.result_type(2.0, 1j, return_weak_type_flag=True) == (np.complex64, True)
+    # a Python int does not widen a small int; a Python bool is a strong bool
+    assert dtypes.result_type(np.uint8, 1, return_weak_type_flag=True) == (np.uint8, False)
+    assert dtypes.result_type(True, False, return_weak_type_flag=True) == (np.bool_, False)
+    assert dtypes.result_type(True, 1, return_weak_type_flag=True) == (np.int32, True)
+    # f32 array + Python complex -> complex64 strong
+    assert dtypes.result_type(f32, 1j, return_weak_type_flag=True) == (np.complex64, False)
+
+
+def test_weak_type_examples_x64(x64):
+    i32 = ShapedArray((3,), np.int32)
+    assert dtypes.result_type(i32, 1.0, return_weak_type_flag=True) == (np.float64, True)
+    assert dtypes.result_type(i32, 1, return_weak_type_flag=True) == (np.int32, False)
+    assert dtypes.result_type(1, 1.0, return_weak_type_flag=True) == (np.float64, True)
+    assert dtypes.result_type(np.float32, 1.0) == np.float32
+
+
+def test_result_type_of_numpy_dtypes_and_arrays_is_strong(x64):
+    # np.dtype('int64') == int is True in numpy; it must still be a strong int64.
+    assert dtypes.result_type(np.dtype(np.int64), np.dtype(np.int8),
+                              return_weak_type_flag=True) == (np.int64, False)
+    assert dtypes.result_type(np.dtype(np.float64), np.dtype(np.int32),
+                              return_weak_type_flag=True) == (np.float64, False)
+    assert dtypes.result_type(np.zeros(3, np.int16), np.zeros(2, np.uint8)) == np.int16
+    assert dtypes.result_type(np.arange(3), 1.0, return_weak_type_flag=True) == (
+        np.float64, True)
+
+
+def test_result_type_requires_an_argument():
+    with pytest.raises(ValueError):
+        dtypes.result_type()
+
+
+@pytest.mark.parametrize("dt", dtypes.ALL_DTYPES, ids=lambda d: d.name)
+def test_canonicalize_dtype(dt):
+    old = dtypes.is_x64_enabled()
+    try:
+        dtypes.config.set_x64(True)
+        assert dtypes.canonicalize_dtype(dt) == dt
+        dtypes.config.set_x64(False)
+        assert dtypes.canonicalize_dtype(dt) == X32.get(dt, dt)
+        assert dtypes.canonicalize_dtype(dt.name) == X32.get(dt, dt)
+    finally:
+        dtypes.config.set_x64(old)
+
+
+def test_canonicalize_python_types_and_defaults(x32):
+    assert dtypes.canonicalize_dtype(int) == np.int32
+    assert dtypes.canonicalize_dtype(float) == np.float32
+    assert dtypes.canonicalize_dtype(complex) == np.complex64
+    assert dtypes.canonicalize_dtype(bool) == np.bool_
+    assert (dtypes.default_int(), dtypes.default_float(), dtypes.default_complex()) == (
+        np.int32, np.float32, np.complex64)
+    dtypes.config.set_x64(True)
+    assert dtypes.canonicalize_dtype(int) == np.int64
+    assert (dtypes.default_int(), dtypes.default_float(), dtypes.default_complex()) == (
+        np.int64, np.float64, np.complex128)
+    assert dtypes.python_scalar_dtype(3) == np.int64
+
+
+@pytest.mark.parametrize("bad", ["U3", object, np.dtype(ml_dtypes.float8_e4m3fn)])
+def test_canonicalize_rejects_unsupported(bad):
+    with pytest.raises(TypeError, match="does not support"):
+        dtypes.canonicalize_dtype(bad)
+
+
+def test_short_names_round_trip():
+    names = {dtypes.short_name(dt) for dt in dtypes.ALL_DTYPES}
+    assert len(names) == 15
+    assert dtypes.short_name(dtypes.bfloat16) == "bf16"
+    assert dtypes.short_name(np.int32) == "i32"
+    for dt in dtypes.ALL_DTYPES:
+        assert dtypes.from_short_name(dtypes.short_name(dt)) == dt
+        assert dtypes.dtype(dtypes.short_name(dt)) == dt
+    with pytest.raises(ValueError):
+        dtypes.from_short_name("f31")
+
+
+def test_predicates():
+    assert dtypes.is_float(dtypes.bfloat16) and dtypes.is_inexact(dtypes.bfloat16)
+    assert not dtypes.is_integer(dtypes.bfloat16)
+    assert dtypes.is_complex(np.complex64) and not dtypes.is_float(np.complex64)
+    assert dtypes.is_signed_int(np.int8) and not dtypes.is_signed_int(np.uint8)
+    assert dtypes.is_unsigned_int(np.uint64) and dtypes.is_integer(np.uint64)
+    assert dtypes.is_bool(np.bool_) and not dtypes.is_integer(np.bool_)
+    assert dtypes.finfo(dtypes.bfloat16).bits == 16
+    assert dtypes.iinfo(np.int16).max == 32767

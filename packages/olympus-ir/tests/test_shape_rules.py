@@ -1,0 +1,549 @@
+"""Shape rules of every primitive: a happy path with the exact output aval, and an error path.
+
+`test_every_primitive_is_covered` fails when a primitive is registered without cases here.
+Avals are written as strings: ``A("f32[2,3]")``; a trailing ``*`` marks a weak type.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from olympus_ir import ClosedOlympuspr, Olympuspr, ShapedArray, Var, abstract_eval, dtypes
+from olympus_ir import primitives as P
+from olympus_ir.core import primitives_by_name, shape_rules
+from olympus_ir.prims.indexing import GatherDimensionNumbers as GDN
+from olympus_ir.prims.indexing import GatherScatterMode
+from olympus_ir.prims.indexing import ScatterDimensionNumbers as SDN
+from olympus_ir.prims.random import RandomAlgorithm
+
+f32, i32, u32 = np.dtype("float32"), np.dtype("int32"), np.dtype("uint32")
+
+
+def A(s: str) -> ShapedArray:
+    m = re.fullmatch(r"(\w+)\[([\d,]*)\](\*?)", s)
+    assert m, s
+    shape = tuple(int(d) for d in m[2].split(",") if d)
+    return ShapedArray(shape, dtypes.from_short_name(m[1]), weak_type=bool(m[3]))
+
+
+def As(s: str) -> list[ShapedArray]:
+    return [A(x) for x in s.split()]
+
+
+def fn(ins: str, outs: str) -> ClosedOlympuspr:
+    """A body with the given input and output types (shape rules only read its types)."""
+    invars = [Var(a) for a in As(ins)]
+    outvars = [Var(a) for a in As(outs)]
+    return ClosedOlympuspr(Olympuspr([], invars, outvars, []), [])
+
+
+def same(a: ShapedArray, b: ShapedArray) -> bool:
+    return (a.shape, a.dtype, a.weak_type) == (b.shape, b.dtype, b.weak_type)
+
+
+def np_array(aval: ShapedArray) -> np.ndarray:
+    return np.ones(aval.shape, aval.dtype)
+
+
+# --- elementwise ------------------------------------------------------------------------
+# name -> (operand dtype, numpy reference or None, a rejected dtype or None, params)
+_UN, _BIN = 1, 2
+ELEMENTWISE = {
+    "neg": (_UN, "f32", np.negative, "bool", {}),
+    "sign": (_UN, "i32", np.sign, "bool", {}),
+    "floor": (_UN, "f32", np.floor, "i32", {}),
+    "ceil": (_UN, "f32", np.ceil, "i32", {}),
+    "round": (_UN, "f32", np.round, "i32", {"rounding_method": 0}),
+    "is_finite": (_UN, "f32", np.isfinite, "i32", {}),
+    "exp": (_UN, "f32", np.exp, "i32", {}),
+    "exp2": (_UN, "f32", np.exp2, "i32", {}),
+    "log": (_UN, "f32", np.log, "i32", {}),
+    "log1p": (_UN, "f32", np.log1p, "i32", {}),
+    "expm1": (_UN, "f32", np.expm1, "i32", {}),
+    "tanh": (_UN, "c64", np.tanh, "i32", {}),
+    "logistic": (_UN, "f32", lambda x: 1 / (1 + np.exp(-x)), "i32", {}),
+    "sin": (_UN, "f32", np.sin, "bool", {}),
+    "cos": (_UN, "f32", np.cos, "bool", {}),
+    "tan": (_UN, "f32", np.tan, "i32", {}),
+    "asin": (_UN, "f32", np.arcsin, "i32", {}),
+    "acos": (_UN, "f32", np.arccos, "i32", {}),
+    "atan": (_UN, "f32", np.arctan, "i32", {}),
+    "sinh": (_UN, "f32", np.sinh, "i32", {}),
+    "cosh": (_UN, "f32", np.cosh, "i32", {}),
+    "asinh": (_UN, "f32", np.arcsinh, "i32", {}),
+    "acosh": (_UN, "f32", np.arccosh, "i32", {}),
+    "atanh": (_UN, "f32", np.arctanh, "i32", {}),
+    "sqrt": (_UN, "f16", np.sqrt, "i32", {}),
+    "rsqrt": (_UN, "f32", lambda x: 1 / np.sqrt(x), "i32", {}),
+    "cbrt": (_UN, "f32", np.cbrt, "c64", {}),
+    "square": (_UN, "i32", np.square, "bool", {}),
+    "erf": (_UN, "f32", None, "c64", {}),
+    "erfc": (_UN, "f32", None, "c64", {}),
+    "erf_inv": (_UN, "bf16", None, "i32", {}),
+    "lgamma": (_UN, "f32", None, "c64", {}),
+    "digamma": (_UN, "f32", None, "i32", {}),
+    "abs": (_UN, "c64", np.abs, "bool", {}),
+    "real": (_UN, "c64", np.real, "f32", {}),
+    "imag": (_UN, "c64", np.imag, "f32", {}),
+    "conj": (_UN, "c64", np.conj, "i32", {}),
+    "not": (_UN, "i32", np.invert, "f32", {}),
+    "population_count": (_UN, "u8", None, "f32", {}),
+    "clz": (_UN, "i32", None, "bool", {}),
+    "integer_pow": (_UN, "f32", lambda x: x**3, "bool", {"y": 3}),
+    "copy": (_UN, "f32", np.copy, None, {}),
+    "stop_gradient": (_UN, "i32", None, None, {}),
+    "reduce_precision": (_UN, "f32", None, "i32", {"exponent_bits": 5, "mantissa_bits": 10}),
+    "add": (_BIN, "f32", np.add, "bool", {}),
+    "sub": (_BIN, "i32", np.subtract, "bool", {}),
+    "mul": (_BIN, "c64", np.multiply, "bool", {}),
+    "div": (_BIN, "f32", np.divide, "bool", {}),
+    "rem": (_BIN, "i32", np.remainder, "bool", {}),
+    "pow": (_BIN, "f32", np.power, "i32", {}),
+    "max": (_BIN, "f32", np.maximum, None, {}),
+    "min": (_BIN, "u8", np.minimum, None, {}),
+    "atan2": (_BIN, "f32", np.arctan2, "i32", {}),
+    "nextafter": (_BIN, "f32", np.nextafter, "i32", {}),
+    "and": (_BIN, "bool", np.bitwise_and, "f32", {}),
+    "or": (_BIN, "i32", np.bitwise_or, "f32", {}),
+    "xor": (_BIN, "u8", np.bitwise_xor, "f32", {}),
+    "shift_left": (_BIN, "i32", np.left_shift, "f32", {}),
+    "shift_right_arithmetic": (_BIN, "i32", np.right_shift, "f32", {}),
+    "shift_right_logical": (_BIN, "u32", np.right_shift, "bool", {}),
+    "complex": (_BIN, "f32", lambda x, y: x + np.complex64(1j) * y, "i32", {}),
+    "eq": (_BIN, "c64", np.equal, None, {}),
+    "ne": (_BIN, "f32", np.not_equal, None, {}),
+    "lt": (_BIN, "f32", np.less, "c64", {}),
+    "le": (_BIN, "i32", np.less_equal, "c64", {}),
+    "gt": (_BIN, "bool", np.greater, "c64", {}),
+    "ge": (_BIN, "u8", np.greater_equal, "c64", {}),
+}
+# numpy disagrees with the lax result dtype here (it has no bfloat16 / no f32 conj).
+_SPECIAL_OUT = {"erf_inv": "bf16", "population_count": "u8", "clz": "i32"}
+
+
+def _elementwise_operands(name, dt, shape="2,3", weak=""):
+    arity = ELEMENTWISE[name][0]
+    return [A(f"{dt}[{shape}]{weak}")] * arity
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE))
+def test_elementwise_dtype_and_shape_match_numpy(name):
+    _, dt, ref, _, params = ELEMENTWISE[name]
+    avals = _elementwise_operands(name, dt)
+    out = abstract_eval(primitives_by_name[name], *avals, **params)
+    if ref is None:
+        expected = A(f"{_SPECIAL_OUT.get(name, dt)}[2,3]")
+    else:
+        with np.errstate(all="ignore"):
+            r = np.asarray(ref(*map(np_array, avals)))
+        expected = ShapedArray(r.shape, r.dtype)
+    assert same(out, expected), (out, expected)
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE))
+def test_elementwise_weak_type_and_scalar_broadcast(name):
+    arity, dt, _, _, params = ELEMENTWISE[name]
+    p = primitives_by_name[name]
+    strong = abstract_eval(p, *_elementwise_operands(name, dt), **params)
+    weak = abstract_eval(p, *_elementwise_operands(name, dt, weak="*"), **params)
+    # Weak in, weak out: unless the dtype changes (comparisons, abs of complex, ...).
+    assert weak.weak_type == (weak.dtype == A(f"{dt}[]").dtype)
+    assert (weak.shape, weak.dtype) == (strong.shape, strong.dtype)
+    if arity == _BIN:
+        mixed = abstract_eval(p, A(f"{dt}[2,3]*"), A(f"{dt}[]"), **params)
+        assert same(mixed, strong)
+        with pytest.raises(TypeError, match=r"incompatible shapes.*\(2, 3\), \(3, 2\)"):
+            abstract_eval(p, A(f"{dt}[2,3]"), A(f"{dt}[3,2]"), **params)
+
+
+@pytest.mark.parametrize("name", sorted(ELEMENTWISE))
+def test_elementwise_rejects_bad_dtypes(name):
+    _, dt, _, bad, params = ELEMENTWISE[name]
+    p = primitives_by_name[name]
+    if bad is not None:
+        bad_aval = A(f"{bad}[2]")
+        with pytest.raises(TypeError, match=f"{name} does not accept dtype {bad_aval.dtype.name}"):
+            abstract_eval(p, *[bad_aval] * ELEMENTWISE[name][0], **params)
+    other = "f32" if dt != "f32" else "i32"
+    with pytest.raises(TypeError, match=f"same dtypes.*{A(dt + '[]').dtype.name}, "
+                                        f"{A(other + '[]').dtype.name}"):
+        abstract_eval(p, A(f"{dt}[2]"), A(f"{other}[2]"), **params)
+
+
+def test_conj_of_real_is_complex():
+    assert same(abstract_eval(P.conj_p, A("f32[3]")), A("c64[3]"))
+    assert same(abstract_eval(P.conj_p, A("f64[3]")), A("c128[3]"))
+
+
+# --- everything else: (name, operand avals, params, expected aval or list) ----------------
+
+def _gdn(offset, collapsed, start_map, obatch=(), ibatch=()):
+    return GDN(offset, collapsed, start_map, obatch, ibatch)
+
+
+def _gather(dn, sizes, mode=GatherScatterMode.FILL_OR_DROP, fill_value=None):
+    return dict(dimension_numbers=dn, slice_sizes=sizes, indices_are_sorted=False,
+                unique_indices=False, mode=mode, fill_value=fill_value)
+
+
+def _scatter(dn, mode=GatherScatterMode.FILL_OR_DROP):
+    return dict(dimension_numbers=dn, indices_are_sorted=True, unique_indices=False, mode=mode)
+
+
+ROWS = _gdn((1,), (0,), (0,))  # x[idx] for x of rank 2
+SROWS = SDN((1,), (0,), (0,))  # x.at[idx].op(updates) for x of rank 2
+SCATTER_NAMES = ("scatter", "scatter_add", "scatter_mul", "scatter_min", "scatter_max")
+CUMULATIVE_NAMES = ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp")
+REDUCE_NAMES = ("reduce_sum", "reduce_prod", "reduce_max", "reduce_min")
+LOGICAL_REDUCE_NAMES = ("reduce_and", "reduce_or", "reduce_xor")
+SCAN = dict(length=10, reverse=False, num_consts=1, num_carry=1,
+            linear=(False,) * 4, unroll=1)
+SCAN_BODY = fn("f32[] f32[3] f32[3] i32[]", "f32[3] f32[2]")
+WHILE = dict(cond_olympuspr=fn("i32[] i32[] f32[3]", "bool[]"),
+             body_olympuspr=fn("i32[] f32[3]", "i32[] f32[3]"),
+             cond_nconsts=1, body_nconsts=0)
+
+HAPPY = [
+    ("convert_element_type", "f32[2]", dict(new_dtype=i32, weak_type=False), "i32[2]"),
+    ("convert_element_type", "i32[2]", dict(new_dtype=f32, weak_type=True), "f32[2]*"),
+    ("bitcast_convert_type", "f32[3]", dict(new_dtype=i32), "i32[3]"),
+    ("bitcast_convert_type", "f32[3]", dict(new_dtype=np.dtype("uint8")), "u8[3,4]"),
+    ("bitcast_convert_type", "u16[3,2]", dict(new_dtype=f32), "f32[3]"),
+    ("select_n", "bool[2,3] f32[2,3] f32[2,3]", {}, "f32[2,3]"),
+    ("select_n", "i32[] f32[2]* f32[2]* f32[2]*", {}, "f32[2]*"),
+    ("clamp", "f32[] f32[2,3] f32[]", {}, "f32[2,3]"),
+    ("clamp", "f32[]* f32[2,3]* f32[]*", {}, "f32[2,3]*"),
+    ("clamp", "f32[] f32[2,3]* f32[]*", {}, "f32[2,3]"),
+    ("broadcast_in_dim", "f32[3]*", dict(shape=(2, 3), broadcast_dimensions=(1,)), "f32[2,3]*"),
+    ("broadcast_in_dim", "f32[1,3]", dict(shape=(4, 2, 3), broadcast_dimensions=(1, 2)),
+     "f32[4,2,3]"),
+    ("reshape", "f32[2,3]", dict(new_sizes=(3, 2), dimensions=None), "f32[3,2]"),
+    ("reshape", "i32[2,3]*", dict(new_sizes=(6,), dimensions=(1, 0)), "i32[6]*"),
+    ("transpose", "f32[2,3,4]", dict(permutation=(2, 0, 1)), "f32[4,2,3]"),
+    ("squeeze", "f32[1,3,1]", dict(dimensions=(0, 2)), "f32[3]"),
+    ("squeeze", "f32[1,3,1]*", dict(dimensions=np.array([0, 2])), "f32[3]*"),
+    ("expand_dims", "f32[3]*", dict(dimensions=(0, 2)), "f32[1,3,1]*"),
+    ("concatenate", "f32[2,3] f32[4,3] f32[1,3]", dict(dimension=0), "f32[7,3]"),
+    ("concatenate", "f32[2,3]* f32[2,1]*", dict(dimension=1), "f32[2,4]*"),
+    ("pad", "f32[2,3] f32[]", dict(padding_config=((1, 2, 0), (0, 1, 0))), "f32[5,4]"),
+    ("pad", "f32[2,3] f32[]", dict(padding_config=((0, 0, 1), (1, -1, 2))), "f32[3,7]"),
+    ("rev", "f32[2,3]", dict(dimensions=(1,)), "f32[2,3]"),
+    ("slice", "f32[5,6]", dict(start_indices=(1, 0), limit_indices=(4, 6), strides=(2, 3)),
+     "f32[2,2]"),
+    ("slice", "f32[5,6]", dict(start_indices=(2, 2), limit_indices=(2, 5)), "f32[0,3]"),
+    ("iota", "", dict(dtype=i32, shape=(2, 3), dimension=1), "i32[2,3]"),
+    *[(n, "f32[2,3,4]", dict(axes=(0, 2)), "f32[3]") for n in REDUCE_NAMES],
+    *[(n, "bool[2,3]*", dict(axes=(1,)), "bool[2]*") for n in LOGICAL_REDUCE_NAMES],
+    ("argmax", "f32[2,3]", dict(axes=(1,), index_dtype=i32), "i32[2]"),
+    ("argmin", "f32[2,3]*", dict(axes=(0,), index_dtype=i32), "i32[3]"),
+    ("dot_general", "f32[2,3] f32[3,4]", dict(dimension_numbers=(((1,), (0,)), ((), ()))),
+     "f32[2,4]"),
+    ("dot_general", "i8[2,3] i8[3]",
+     dict(dimension_numbers=(((1,), (0,)), ((), ())), preferred_element_type=i32), "i32[2]"),
+    # indexing
+    ("dynamic_slice", "f32[5,6] i32[] i32[]", dict(slice_sizes=(2, 3)), "f32[2,3]"),
+    ("dynamic_slice", "f32[5,6]* i32[] i32[]", dict(slice_sizes=(5, 0)), "f32[5,0]*"),
+    ("dynamic_update_slice", "f32[5,6] f32[2,3] i32[] i32[]", {}, "f32[5,6]"),
+    ("dynamic_update_slice", "f32[5]* f32[2]* i32[]*", {}, "f32[5]*"),
+    ("dynamic_update_slice", "f32[5]* f32[2]* i32[]", {}, "f32[5]"),
+    ("gather", "f32[5,6] i32[7,1]", _gather(ROWS, (1, 6)), "f32[7,6]"),
+    # offset_dims places the window dim: here between the two batch dims
+    ("gather", "f32[5,6]* i32[4,2,1]", _gather(ROWS, (1, 6), "clip"), "f32[4,6,2]*"),
+    ("gather", "f32[3,5,6] i32[3,7,1]",
+     _gather(_gdn((2,), (1,), (1,), (0,), (0,)), (1, 1, 6)), "f32[3,7,6]"),
+    *[(n, "f32[5,6] i32[7,1] f32[7,6]", _scatter(SROWS), "f32[5,6]") for n in SCATTER_NAMES],
+    ("scatter_add", "f32[5,6]* i32[2,1] f32[2,4]*", _scatter(SROWS, None), "f32[5,6]*"),
+    ("scatter", "f32[3,5,6] i32[3,7,1] f32[3,7,6]",
+     _scatter(SDN((2,), (1,), (1,), (0,), (0,)), "drop"), "f32[3,5,6]"),
+    # cumulative
+    *[(n, "f32[2,3]", dict(axis=1, reverse=False), "f32[2,3]") for n in CUMULATIVE_NAMES],
+    ("cumsum", "i32[4]*", dict(axis=0, reverse=True), "i32[4]*"),
+    # sorting
+    ("sort", "f32[5] i32[5]*", dict(dimension=0, is_stable=True, num_keys=1),
+     ["f32[5]", "i32[5]*"]),
+    ("sort", "f32[2,3]", dict(dimension=1, is_stable=False, num_keys=1), ["f32[2,3]"]),
+    # random
+    ("rng_bit_generator", "u32[4]",
+     dict(shape=(2, 3), dtype=np.dtype("uint8"), algorithm=RandomAlgorithm.RNG_DEFAULT),
+     ["u32[4]", "u8[2,3]"]),
+    ("rng_bit_generator", "u32[4]",
+     dict(shape=(), dtype=u32, algorithm=RandomAlgorithm.RNG_PHILOX), ["u32[4]", "u32[]"]),
+    ("threefry2x32", "u32[] u32[] u32[3] u32[3]", {}, ["u32[3]", "u32[3]"]),
+    ("threefry2x32", "u32[2,3] u32[] u32[2,3] u32[2,3]", {}, ["u32[2,3]", "u32[2,3]"]),
+    # control flow
+    ("cond", "i32[] f32[3]", dict(branches=(fn("f32[3]", "f32[3]"), fn("f32[3]", "f32[3]"))),
+     ["f32[3]"]),
+    ("cond", "i32[] f32[3]* i32[]",  # operand weak types need not match the branches'
+     dict(branches=(fn("f32[3] i32[]", "i32[] f32[]*"),) * 3), ["i32[]", "f32[]*"]),
+    ("while", "i32[] i32[] f32[3]", WHILE, ["i32[]", "f32[3]"]),
+    ("scan", "f32[] f32[3] f32[10,3] i32[10]", dict(olympuspr=SCAN_BODY, **SCAN),
+     ["f32[3]", "f32[10,2]"]),
+    ("scan", "",
+     dict(olympuspr=fn("", "i32[2]"), length=4, reverse=True, num_consts=0, num_carry=0,
+          linear=(), unroll=True), ["i32[4,2]"]),
+    ("closed_call", "f32[2]* i32[]", dict(call_olympuspr=fn("f32[2] i32[]", "i32[] f32[2]")),
+     ["i32[]", "f32[2]"]),
+]
+
+
+def _ids(cases):
+    return [f"{c[0]}-{i}" for i, c in enumerate(cases)]
+
+
+@pytest.mark.parametrize("name,ins,params,expected", HAPPY, ids=_ids(HAPPY))
+def test_happy_path(name, ins, params, expected):
+    p = primitives_by_name[name]
+    out = abstract_eval(p, *As(ins) if ins else (), **params)
+    if p.multiple_results:
+        assert isinstance(out, list)
+        assert len(out) == len(expected)
+        for o, e in zip(out, expected, strict=True):
+            assert same(o, A(e)), (o, e)
+    else:
+        assert isinstance(out, ShapedArray)
+        assert same(out, A(expected)), (out, expected)
+
+
+ERRORS = [
+    ("convert_element_type", "f32[2]", dict(new_dtype=np.dtype("U3"), weak_type=False),
+     "unsupported new_dtype <U3"),
+    ("bitcast_convert_type", "u8[3,2]", dict(new_dtype=f32), "trailing dimension of size 4"),
+    ("select_n", "bool[] f32[2] f32[2] f32[2]", {}, "bool predicate takes at most two cases"),
+    ("select_n", "bool[] f32[2] i32[2]", {}, "same dtypes, got float32, int32"),
+    ("select_n", "bool[3] f32[2] f32[2]", {}, r"predicate shape \(3,\)"),
+    ("clamp", "i32[] f32[2,3] f32[]", {}, "min and operand to have the same dtype, got int32"),
+    ("clamp", "f32[] f32[2,3] f32[3]", {}, r"max to be a scalar.*got \(3,\)"),
+    ("broadcast_in_dim", "f32[3]", dict(shape=(3, 2), broadcast_dimensions=(1,)),
+     r"operand of shape \(3,\), target broadcast shape \(3, 2\)"),
+    ("broadcast_in_dim", "f32[3]", dict(shape=(3,), broadcast_dimensions=(np.int64(1),)),
+     r"broadcast_dimensions must be in range \[0, 1\).*got \(1,\)"),
+    ("reshape", "f32[2,3]", dict(new_sizes=(4, 2), dimensions=None),
+     r"new_sizes \(4, 2\) \(size 8\) for shape \(2, 3\)"),
+    ("transpose", "f32[2,3,4]", dict(permutation=(0, 0, 1)), r"permutation \(0, 0, 1\)"),
+    ("squeeze", "f32[1,3]", dict(dimensions=(1,)), r"shape=\(1, 3\) and dimensions=\(1,\)"),
+    ("expand_dims", "f32[3]", dict(dimensions=(5,)), r"got \(5,\)"),
+    ("concatenate", "f32[2,3] i32[2,3]", dict(dimension=0), "same dtypes, got float32, int32"),
+    ("concatenate", "f32[2,3] f32[2,4]", dict(dimension=0), r"\(2, 3\), \(2, 4\)"),
+    ("pad", "f32[2,3] f32[1]", dict(padding_config=((0, 0, 0),) * 2),
+     r"padding_value must be a scalar, got shape \(1,\)"),
+    ("pad", "f32[2] f32[]", dict(padding_config=((0, 0, -1),)), "interior padding"),
+    ("rev", "f32[2,3]", dict(dimensions=(2,)), r"got \(2,\)"),
+    ("slice", "f32[5,6]", dict(start_indices=(0, 0), limit_indices=(6, 6)),
+     r"limit_indices \(6, 6\) for operand shape \(5, 6\)"),
+    ("iota", "", dict(dtype=i32, shape=(2, 3), dimension=2), "dimension=2"),
+    ("iota", "", dict(dtype=np.dtype(bool), shape=(2,), dimension=0), "dtype bool"),
+    *[(n, "f32[2,3]", dict(axes=(2,)), r"axes=\(2,\)") for n in REDUCE_NAMES],
+    *[(n, "f32[2,3]", dict(axes=(0,)), "does not accept dtype float32")
+      for n in LOGICAL_REDUCE_NAMES],
+    ("reduce_sum", "bool[2]", dict(axes=(0,)), "does not accept dtype bool"),
+    ("argmax", "f32[2,3]", dict(axes=(0, 1), index_dtype=i32), r"axes=\(0, 1\)"),
+    ("argmin", "f32[2,3]", dict(axes=(0,), index_dtype=f32), "index_dtype.*float32"),
+    ("dot_general", "f32[2,3] f32[4,5]", dict(dimension_numbers=(((1,), (0,)), ((), ()))),
+     r"contracting dimensions to have the same shape, got \(3,\) and \(4,\)"),
+    ("dot_general", "f32[2,3] i32[3]", dict(dimension_numbers=(((1,), (0,)), ((), ()))),
+     "same dtype, got float32 and int32"),
+    # indexing
+    ("dynamic_slice", "f32[5,6] i32[] i32[]", dict(slice_sizes=(6, 3)),
+     r"slice_sizes \(6, 3\) for operand shape \(5, 6\)"),
+    ("dynamic_slice", "f32[5,6] i32[] i32[]", dict(slice_sizes=(2,)), r"slice_sizes \(2,\)"),
+    ("dynamic_slice", "f32[5,6] i32[] f32[]", dict(slice_sizes=(1, 1)), "int32, float32"),
+    ("dynamic_slice", "f32[5,6] i32[]", dict(slice_sizes=(1, 1)), r"got 1 indices.*\(5, 6\)"),
+    ("dynamic_slice", "f32[5] i32[1]", dict(slice_sizes=(1,)), r"must be scalars.*\(1,\)"),
+    ("dynamic_update_slice", "f32[5,6] f32[2,7] i32[] i32[]", {},
+     r"update shape \(2, 7\) for operand shape \(5, 6\)"),
+    ("dynamic_update_slice", "f32[5] i32[2] i32[]", {}, "same dtype, got float32 and int32"),
+    ("dynamic_update_slice", "f32[5] f32[2,1] i32[]", {}, r"same rank.*\(2, 1\)"),
+    ("gather", "f32[5,6] i32[7,2]", _gather(ROWS, (1, 6)),
+     r"1 elements in start_index_map.*indices shape \(7, 2\)"),
+    ("gather", "f32[5,6] i32[7,1]", _gather(ROWS, (2, 6)),
+     r"slice_sizes\[0\] = 2 .*collapsed_slice_dims \(0,\)"),
+    ("gather", "f32[5,6] i32[7,1]", _gather(ROWS, (1, 7)),
+     r"slice_sizes\[1\] = 7 is out of range for operand shape \(5, 6\)"),
+    ("gather", "f32[5,6] f32[7,1]", _gather(ROWS, (1, 6)), "integer type, got float32"),
+    ("gather", "f32[5,6] i32[7,1]", _gather(_gdn((2,), (0,), (0,)), (1, 6)),
+     r"offset_dims.*\[0, 2\).*got \(2,\)"),
+    ("gather", "f32[5,6] i32[7,1]", _gather(_gdn((1,), (), (0,)), (1, 6)),
+     r"offset_dims \(1,\), collapsed_slice_dims \(\)"),
+    ("gather", "f32[5,6] i32[7,1]", _gather(_gdn((1,), (0,), (2,)), (1, 6)),
+     r"start_index_map.*\[0, 2\).*got \(2,\)"),
+    ("gather", "f32[5,6] i32[7,1]", _gather(ROWS, (1, 6), mode="wrap"), "invalid mode 'wrap'"),
+    ("gather", "f32[5,6] i32[7,1]", _gather(((1,), (0,), (0,)), (1, 6)),
+     "must be a GatherDimensionNumbers"),
+    ("gather", "f32[3,5,6] i32[4,7,1]",
+     _gather(_gdn((2,), (1,), (1,), (0,), (0,)), (1, 1, 6)),
+     r"same sizes, got \(3,\).*and \(4,\)"),
+    *[(n, "f32[5,6] i32[7,1] f32[8,6]", _scatter(SROWS),
+       r"updates dimension 0 has size 8, indices has 7") for n in SCATTER_NAMES],
+    ("scatter_add", "f32[5,6] i32[7,1] f32[7,7]", _scatter(SROWS),
+     r"updates dimension 1 has size 7, operand bound is 6"),
+    ("scatter_mul", "f32[5,6] i32[7,1] i32[7,6]", _scatter(SROWS),
+     "same dtype, got float32 and int32"),
+    ("scatter_min", "f32[5,6] i32[7,1] f32[7,6]", _scatter(SDN((1,), (), (0,))),
+     r"window of size 1 .*operand of shape \(5, 6\)"),
+    ("scatter_max", "f32[5,6] i32[7,1] f32[7,1,6]", _scatter(SROWS),
+     r"updates must have rank 2.*\(7, 1, 6\)"),
+    ("scatter", "f32[5,6] i32[7,1] f32[7,6]", _scatter(SDN((1,), (0,), (0, 1))),
+     r"2 elements in scatter_dims_to_operand_dims.*\(7, 1\)"),
+    ("scatter", "f32[5,6] i32[7,1] f32[7,6]", _scatter(SROWS, "wrap"), "invalid mode 'wrap'"),
+    # cumulative
+    *[(n, "f32[2,3]", dict(axis=2, reverse=False), r"axis 2 .*shape \(2, 3\)")
+      for n in CUMULATIVE_NAMES],
+    ("cumsum", "bool[3]", dict(axis=0, reverse=False), "cumsum does not accept dtype bool"),
+    ("cumlogsumexp", "i32[3]", dict(axis=0, reverse=False), "does not accept dtype int32"),
+    # sorting
+    ("sort", "f32[5] i32[4]", dict(dimension=0, is_stable=True, num_keys=1),
+     r"equal shapes, got \(5,\), \(4,\)"),
+    ("sort", "f32[5] i32[5]", dict(dimension=0, is_stable=True, num_keys=3),
+     r"num_keys=3 .*\(2\)"),
+    ("sort", "f32[5]", dict(dimension=1, is_stable=True, num_keys=1), r"dimension 1 .*\(5,\)"),
+    # random
+    ("rng_bit_generator", "u32[2]",
+     dict(shape=(2,), dtype=u32, algorithm=RandomAlgorithm.RNG_DEFAULT),
+     r"key must be u32\[4\], got u32\[2\]"),
+    ("rng_bit_generator", "u32[4]",
+     dict(shape=(2,), dtype=f32, algorithm=RandomAlgorithm.RNG_DEFAULT),
+     "unsigned integer type, got float32"),
+    ("rng_bit_generator", "u32[4]", dict(shape=(2,), dtype=u32, algorithm="philox"),
+     "RandomAlgorithm, got 'philox'"),
+    ("threefry2x32", "u32[] u32[] i32[3] u32[3]", {}, r"uint32 arguments.*i32\[3\]"),
+    ("threefry2x32", "u32[] u32[] u32[3] u32[4]", {}, r"same shape, got \(3,\) and \(4,\)"),
+    ("threefry2x32", "u32[] u32[2] u32[3] u32[3]", {}, r"key k2 .*got \(2,\)"),
+    # control flow
+    ("cond", "i32[] f32[]", dict(branches=(fn("f32[]", "f32[]"), fn("f32[]", "i32[]"))),
+     re.escape("branch 0 output (f32[],) and branch 1 output (i32[],) must have identical")),
+    ("cond", "f32[] f32[]", dict(branches=(fn("f32[]", "f32[]"),)),
+     r"index must be an int32 scalar, got f32\[\]"),
+    ("cond", "i32[] f32[2]", dict(branches=(fn("f32[]", "f32[]"),)),
+     re.escape("branch 0 takes input types (f32[],), but was called with operands of type "
+               "(f32[2],)")),
+    ("cond", "i32[]", dict(branches=()), "at least one branch"),
+    ("while", "i32[] i32[] f32[3]", {**WHILE, "cond_olympuspr": fn("i32[] i32[] f32[3]", "i32[]")},
+     re.escape("single bool scalar, got (i32[],)")),
+    ("while", "i32[] i32[] f32[3]",
+     {**WHILE, "body_olympuspr": fn("i32[] f32[3]", "i32[] f32[4]")},
+     re.escape("output (i32[], f32[4]) must have the same types as its carry input "
+               "(i32[], f32[3])")),
+    ("while", "i32[] i32[] f32[2]", WHILE, re.escape("cond consts and carry have types "
+                                                     "(i32[], i32[], f32[2])")),
+    ("scan", "f32[] f32[3] f32[9,3] i32[10]", dict(olympuspr=SCAN_BODY, **SCAN),
+     r"xs\[0\] of type f32\[9,3\] .*length=10"),
+    ("scan", "f32[] f32[3] f32[10,3] f32[10]", dict(olympuspr=SCAN_BODY, **SCAN),
+     re.escape("have types (f32[], f32[3], f32[3], f32[])")),
+    ("scan", "f32[] f32[2] f32[10,3] i32[10]",
+     dict(olympuspr=fn("f32[] f32[2] f32[3] i32[]", "f32[3] f32[2]"), **SCAN),
+     re.escape("carry output (f32[3],) must have the same types as the carry input (f32[2],)")),
+    ("closed_call", "f32[3]", dict(call_olympuspr=fn("f32[2]", "f32[2]")),
+     re.escape("takes input types (f32[2],), but was called with arguments of type (f32[3],)")),
+]
+
+
+@pytest.mark.parametrize("name,ins,params,match", ERRORS, ids=_ids(ERRORS))
+def test_error_path(name, ins, params, match):
+    with pytest.raises(TypeError, match=match):
+        abstract_eval(primitives_by_name[name], *As(ins) if ins else (), **params)
+
+
+def test_every_primitive_is_covered():
+    assert set(primitives_by_name.values()) <= set(shape_rules), "primitive without shape rule"
+    happy = set(ELEMENTWISE) | {c[0] for c in HAPPY}
+    errors = {n for n, v in ELEMENTWISE.items()} | {c[0] for c in ERRORS}
+    assert not set(primitives_by_name) - happy, "primitives without a happy-path case"
+    assert not set(primitives_by_name) - errors, "primitives without an error case"
+    assert not (happy | errors) - set(primitives_by_name), "cases for unknown primitives"
+
+
+def test_primitive_python_names():
+    for name, p in primitives_by_name.items():
+        assert getattr(P, f"{name}_p") is p
+    assert P.while_p.name == "while" and P.while_p.multiple_results
+
+
+# --- comparisons against numpy --------------------------------------------------------------
+
+@pytest.mark.parametrize("lhs,rhs,dn,spec", [
+    ((2, 3), (3, 4), (((1,), (0,)), ((), ())), "ij,jk->ik"),
+    ((5, 2, 3), (5, 3, 4), (((2,), (1,)), ((0,), (0,))), "bij,bjk->bik"),
+    ((2, 5, 3), (4, 3, 5), (((2,), (1,)), ((1,), (2,))), "ibj,kjb->bik"),
+    ((2,), (3,), (((), ()), ((), ())), "i,j->ij"),
+    ((2, 3, 4), (4, 3), (((1, 2), (1, 0)), ((), ())), "ijk,kj->i"),
+])
+def test_dot_general_matches_einsum(lhs, rhs, dn, spec):
+    out = abstract_eval(P.dot_general_p, ShapedArray(lhs, f32), ShapedArray(rhs, f32),
+                        dimension_numbers=dn)
+    assert out.shape == np.einsum(spec, np.ones(lhs), np.ones(rhs)).shape
+
+
+@pytest.mark.parametrize("shape,start,limit,strides", [
+    ((5, 6), (1, 0), (4, 6), (2, 3)),
+    ((7,), (0,), (7,), (3,)),
+    ((4, 4), (2, 1), (2, 4), None),
+])
+def test_slice_matches_numpy(shape, start, limit, strides):
+    out = abstract_eval(P.slice_p, ShapedArray(shape, f32), start_indices=start,
+                        limit_indices=limit, strides=strides)
+    st = strides or (1,) * len(shape)
+    idx = tuple(slice(a, b, s) for a, b, s in zip(start, limit, st, strict=True))
+    assert out.shape == np.ones(shape)[idx].shape
+
+
+@pytest.mark.parametrize("shape,config", [
+    ((2, 3), ((1, 2), (0, 1))),
+    ((4,), ((0, 0),)),
+    ((1, 2, 3), ((3, 0), (0, 0), (2, 2))),
+])
+def test_pad_matches_numpy(shape, config):
+    out = abstract_eval(P.pad_p, ShapedArray(shape, f32), ShapedArray((), f32),
+                        padding_config=tuple((lo, hi, 0) for lo, hi in config))
+    assert out.shape == np.pad(np.ones(shape), config).shape
+
+
+@pytest.mark.parametrize("shape,perm", [((2, 3, 4), (2, 0, 1)), ((5,), (0,)), ((), ())])
+def test_transpose_and_reshape_match_numpy(shape, perm):
+    x = np.ones(shape)
+    out = abstract_eval(P.transpose_p, ShapedArray(shape, f32), permutation=perm)
+    assert out.shape == np.transpose(x, perm).shape
+    out = abstract_eval(P.reshape_p, ShapedArray(shape, f32), new_sizes=(x.size,))
+    assert out.shape == x.reshape(-1).shape
+
+
+def test_gather_matches_numpy_fancy_indexing():
+    x, idx = np.ones((5, 6)), np.zeros((4, 2), int)
+    op = ShapedArray(x.shape, f32)
+    # x[idx]: gather whole rows
+    dn = _gdn((2,), (0,), (0,))
+    out = abstract_eval(P.gather_p, op, ShapedArray((4, 2, 1), i32), **_gather(dn, (1, 6)))
+    assert out.shape == x[idx].shape
+    # x[:, idx]: gather columns, the batch dims land where the collapsed dim was
+    dn = _gdn((0,), (1,), (1,))
+    out = abstract_eval(P.gather_p, op, ShapedArray((4, 2, 1), i32), **_gather(dn, (5, 1)))
+    assert out.shape == (5, 4, 2) == x[:, idx].shape
+    # x[i, j]: point gather with a stacked index vector
+    dn = _gdn((), (0, 1), (0, 1))
+    out = abstract_eval(P.gather_p, op, ShapedArray((4, 2, 2), i32), **_gather(dn, (1, 1)))
+    assert out.shape == x[idx, idx].shape
+    # a window that is not collapsed: x[i:i+2] for each i
+    dn = _gdn((1, 2), (), (0,))
+    out = abstract_eval(P.gather_p, op, ShapedArray((7, 1), i32), **_gather(dn, (2, 6)))
+    assert out.shape == (7, 2, 6)
+
+
+def test_gather_scatter_mode_from_any():
+    M = GatherScatterMode
+    assert M.from_any(None) is M.FILL_OR_DROP
+    assert M.from_any("fill") is M.from_any("drop") is M.FILL_OR_DROP
+    assert M.from_any("clip") is M.CLIP
+    assert M.from_any("promise_in_bounds") is M.PROMISE_IN_BOUNDS
+    assert M.from_any(M.CLIP) is M.CLIP
+    assert str(M.CLIP) == "GatherScatterMode.CLIP"
+    with pytest.raises(ValueError, match="wrap"):
+        M.from_any("wrap")
+
+
+def test_enum_and_dimension_numbers_printing():
+    assert str(RandomAlgorithm.RNG_THREE_FRY) == "RandomAlgorithm.RNG_THREE_FRY"
+    assert int(RandomAlgorithm.RNG_PHILOX) == 2
+    assert GDN((1,), (0,), (0,)).operand_batching_dims == ()
+    assert SDN((1,), (0,), (0,)).scatter_indices_batching_dims == ()

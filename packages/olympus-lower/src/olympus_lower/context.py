@@ -1,0 +1,51 @@
+"""The MLIR context every lowering builds into.
+
+A context is built the way jaxlib expects (see ``shared/JAXLIB.md`` §1): a dialect
+registry filled by ``_jax_mlir_ext.register_dialects``, every available dialect
+loaded, a thread pool attached, and the sdy/mhlo/chlo/stablehlo dialects registered.
+Building one costs a few milliseconds, so one context is built per thread and reused:
+MLIR contexts are not thread-safe, so contexts are never shared between threads.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+from jaxlib.mlir.dialects import chlo, mhlo, sdy
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+__all__ = ["make_context", "get_context"]
+
+
+def make_context() -> ir.Context:
+    """Build a fresh MLIR context with the StableHLO-family dialects loaded."""
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    ctx = ir.Context.__new__(ir.Context)
+    # Skip the Python-level ir.Context.__init__ (it would load its own registry).
+    super(ir.Context, ctx).__init__()
+    ctx.append_dialect_registry(registry)
+    ctx.load_all_available_dialects()
+    ctx.set_thread_pool(ir.ThreadPool())
+    sdy.register_dialect(ctx)
+    mhlo.register_mhlo_dialect(ctx)
+    chlo.register_dialect(ctx)
+    hlo.register_dialect(ctx)
+    return ctx
+
+
+class _PerThread(threading.local):
+    context: ir.Context | None = None
+
+
+_per_thread = _PerThread()
+
+
+def get_context() -> ir.Context:
+    """This thread's MLIR context, built on first use and reused afterwards."""
+    ctx = _per_thread.context
+    if ctx is None:
+        ctx = _per_thread.context = make_context()
+    return ctx

@@ -1,0 +1,343 @@
+"""Lowering a closed olympuspr to a StableHLO module.
+
+`lower_olympuspr` builds ``module @jit_<name>`` holding one ``func.func public @main``
+whose arguments are the olympuspr's inputs (after any hoisted constants) and whose
+results are its outputs. Each equation is lowered by the rule registered for its
+primitive in `olympus_lower.rules.lowering_rules`.
+
+Constants (``closed.consts``) are embedded as ``stablehlo.constant`` ops, except that
+a constant whose size in bytes is larger than `const_hoist_threshold`
+(`DEFAULT_CONST_HOIST_THRESHOLD` = 1 MiB by default; ``None`` never hoists) becomes an
+extra leading argument of ``@main``. `LoweredModule.hoisted_consts` holds those values,
+in argument order, so the caller can pass them first.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from jaxlib import _jax
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
+from jaxlib.mlir.dialects import stablehlo as hlo
+from olympus_ir import ClosedOlympuspr, DropVar, Literal, Olympuspr, ShapedArray, SourceInfo
+
+from .context import get_context
+from .mlir_utils import aval_to_ir_type, ir_constant
+from .rules import get_lowering_rule
+
+__all__ = [
+    "lower_olympuspr", "LoweredModule", "LoweringRuleContext", "LoweringError",
+    "DEFAULT_CONST_HOIST_THRESHOLD", "portable_artifact_target",
+]
+
+#: Constants larger than this many bytes are passed as leading arguments (1 MiB).
+DEFAULT_CONST_HOIST_THRESHOLD: int | None = 1 << 20
+
+_RESULT_INFO = "olympus.result_info"
+
+
+def portable_artifact_target() -> str:
+    """The default StableHLO version of portable artifacts: the WEEK_4 compatibility
+    requirement of the installed jaxlib (``1.15.0`` with jaxlib 0.10.2), as jax.export
+    uses."""
+    return hlo.get_version_from_compatibility_requirement(
+        hlo.StablehloCompatibilityRequirement.WEEK_4
+    )
+
+
+class LoweringError(Exception):
+    """The lowering produced an invalid module or a rule returned the wrong types."""
+
+
+class LoweringRuleContext:
+    """What a lowering rule knows about the equation it lowers."""
+
+    __slots__ = ("primitive", "avals_in", "avals_out", "source_info", "_lowerer")
+
+    def __init__(self, lowerer: _Lowerer, primitive: Any, avals_in: list[ShapedArray],
+                 avals_out: list[ShapedArray], source_info: SourceInfo | None):
+        self._lowerer = lowerer
+        self.primitive = primitive
+        self.avals_in = avals_in
+        self.avals_out = avals_out
+        self.source_info = source_info
+
+    def lower_sub(self, closed: ClosedOlympuspr | Olympuspr,
+                  operands: Sequence[ir.Value]) -> list[ir.Value]:
+        """Lower a nested olympuspr at the current insertion point (e.g. inside a region
+        block the rule created) with `operands` bound to its inputs; its consts are
+        embedded as constants. Returns the values of its outputs."""
+        if isinstance(closed, Olympuspr):
+            closed = ClosedOlympuspr(closed, [])
+        jpr = closed.olympuspr
+        if len(operands) != len(jpr.invars):
+            raise LoweringError(
+                f"lower_sub: got {len(operands)} operands for an olympuspr with "
+                f"{len(jpr.invars)} inputs"
+            )
+        consts = [ir_constant(np.asarray(c, v.aval.dtype))
+                  for v, c in zip(jpr.constvars, closed.consts)]
+        return self._lowerer.lower_body(jpr, consts, list(operands))
+
+
+def _eqn_location(eqn: Any) -> ir.Location:
+    si = eqn.source_info
+    if si is not None and getattr(si, "file", None):
+        child = ir.Location.file(str(si.file), int(si.line or 0), 0)
+        return ir.Location.name(eqn.primitive.name, childLoc=child)
+    return ir.Location.name(eqn.primitive.name)
+
+
+class _Lowerer:
+    def __init__(self, name: str):
+        self.name = name
+
+    def lower_body(self, jpr: Olympuspr, const_vals: Sequence[ir.Value],
+                   arg_vals: Sequence[ir.Value]) -> list[ir.Value]:
+        env: dict[Any, ir.Value] = {}
+        for v, x in zip(jpr.constvars, const_vals):
+            env[v] = x
+        for v, x in zip(jpr.invars, arg_vals):
+            env[v] = x
+
+        def read(a: Any) -> ir.Value:
+            if isinstance(a, Literal):
+                return ir_constant(np.asarray(a.val, a.aval.dtype))
+            try:
+                return env[a]
+            except KeyError:
+                raise LoweringError(
+                    f"olympuspr for {self.name!r} reads variable {a!r} before it is defined"
+                ) from None
+
+        for eqn in jpr.eqns:
+            prim = eqn.primitive
+            with _eqn_location(eqn):
+                ins = [read(a) for a in eqn.invars]
+                rule = get_lowering_rule(prim)
+                rctx = LoweringRuleContext(
+                    self, prim, [a.aval for a in eqn.invars],
+                    [v.aval for v in eqn.outvars], eqn.source_info,
+                )
+                try:
+                    outs = rule(rctx, *ins, **eqn.params)
+                except (NotImplementedError, LoweringError):
+                    raise
+                except Exception as e:
+                    e.add_note(f"while lowering equation `{eqn!r}` of {self.name!r}")
+                    raise
+            if isinstance(outs, ir.Value):
+                outs = [outs]
+            outs = list(outs)
+            if len(outs) != len(eqn.outvars):
+                raise LoweringError(
+                    f"lowering rule for '{prim.name}' returned {len(outs)} values for "
+                    f"{len(eqn.outvars)} outputs"
+                )
+            for v, o in zip(eqn.outvars, outs):
+                expected = aval_to_ir_type(v.aval)
+                if o.type != expected:
+                    raise LoweringError(
+                        f"lowering rule for '{prim.name}' produced {o.type} where the "
+                        f"olympuspr expects {expected} ({v.aval.str_short()})"
+                    )
+                if not isinstance(v, DropVar):
+                    env[v] = o
+        return [read(v) for v in jpr.outvars]
+
+
+def _donation_mask(donated: Any, n: int) -> list[bool]:
+    donated = tuple(donated)
+    if donated and len(donated) == n and all(isinstance(d, (bool, np.bool_)) for d in donated):
+        return [bool(d) for d in donated]
+    mask = [False] * n
+    for i in donated:
+        i = int(i)
+        if not 0 <= i < n:
+            raise ValueError(f"donated argument index {i} out of range for {n} arguments")
+        mask[i] = True
+    return mask
+
+
+def _type_key(aval: ShapedArray) -> tuple:
+    return (aval.shape, aval.dtype)
+
+
+class LoweredModule:
+    """A lowered StableHLO module and what a caller needs to run it.
+
+    * ``module``: the ``ir.Module``.
+    * ``in_avals``: the avals of every ``@main`` argument, hoisted constants first;
+      ``num_args == len(in_avals)``.
+    * ``hoisted_consts``: the values to pass for the first ``len(hoisted_consts)``
+      arguments; ``hoisted_const_indices`` their positions in ``closed.consts``.
+    * ``out_avals``: the avals of the results.
+    """
+
+    def __init__(self, module: ir.Module, *, name: str, in_avals: list[ShapedArray],
+                 out_avals: list[ShapedArray], hoisted_consts: tuple,
+                 hoisted_const_indices: tuple[int, ...], donated: tuple[bool, ...]):
+        self.module = module
+        self.name = name
+        self.in_avals = in_avals
+        self.out_avals = out_avals
+        self.hoisted_consts = hoisted_consts
+        self.hoisted_const_indices = hoisted_const_indices
+        self.donated = donated
+
+    @property
+    def num_args(self) -> int:
+        return len(self.in_avals)
+
+    @property
+    def num_hoisted(self) -> int:
+        return len(self.hoisted_consts)
+
+    def as_text(self, debug_info: bool = False) -> str:
+        """Pretty MLIR text (no trailing newline). With `debug_info`, op locations are
+        printed: ``loc("<primitive>"("file":line:0))`` from each equation."""
+        text = self.module.operation.get_asm(enable_debug_info=debug_info)
+        return text.rstrip("\n")
+
+    def __str__(self) -> str:
+        return self.as_text()
+
+    def __repr__(self) -> str:
+        return f"LoweredModule(jit_{self.name}, num_args={self.num_args})"
+
+    def to_bytecode(self) -> bytes:
+        buf = io.BytesIO()
+        self.module.operation.write_bytecode(file=buf)
+        return buf.getvalue()
+
+    def portable_artifact(self, target: str | None = None) -> bytes:
+        """A StableHLO portable artifact (VHLO) for `target` (default:
+        `portable_artifact_target()`, the WEEK_4 compatibility version). Serializes
+        bytecode of the module; ``.module`` itself is left untouched."""
+        if target is None:
+            target = portable_artifact_target()
+        return _jax.mlir.serialize_portable_artifact(self.to_bytecode(), target)
+
+
+def lower_olympuspr(
+    closed: ClosedOlympuspr | Olympuspr,
+    *,
+    name: str,
+    arg_names: Sequence[str | None] | None = None,
+    donated: Sequence[int] | Sequence[bool] = (),
+    result_names: Sequence[str] | None = None,
+    num_replicas: int = 1,
+    num_partitions: int = 1,
+    const_hoist_threshold: int | None = DEFAULT_CONST_HOIST_THRESHOLD,
+) -> LoweredModule:
+    """Lower `closed` to ``module @jit_<name>`` with a public ``@main``.
+
+    * `arg_names`: one name per olympuspr input, used as ``loc("name")`` of the argument.
+    * `donated`: indices (or a boolean mask) of donated inputs. A donated input gets
+      ``tf.aliasing_output = <i>`` if an output of identical type is still unaliased,
+      else ``jax.buffer_donor = true``.
+    * `result_names`: one per output, attached as ``{olympus.result_info = "..."}``.
+    * `const_hoist_threshold`: consts with more bytes than this become leading arguments
+      (see `LoweredModule.hoisted_consts`); ``None`` embeds every constant.
+    """
+    if isinstance(closed, Olympuspr):
+        closed = ClosedOlympuspr(closed, [])
+    jpr = closed.olympuspr
+    n_in, n_out = len(jpr.invars), len(jpr.outvars)
+    if arg_names is not None and len(arg_names) != n_in:
+        raise ValueError(f"lower_olympuspr: got {len(arg_names)} arg_names for {n_in} inputs")
+    if result_names is not None and len(result_names) != n_out:
+        raise ValueError(
+            f"lower_olympuspr: got {len(result_names)} result_names for {n_out} outputs"
+        )
+    donation = _donation_mask(donated, n_in)
+
+    const_vals = [np.asarray(c, dtype=v.aval.dtype) for v, c in zip(jpr.constvars, closed.consts)]
+    hoisted_idx = tuple(
+        i for i, c in enumerate(const_vals)
+        if const_hoist_threshold is not None and c.nbytes > const_hoist_threshold
+    )
+    hoisted_set = set(hoisted_idx)
+    n_hoisted = len(hoisted_idx)
+    in_avals = [jpr.constvars[i].aval for i in hoisted_idx] + list(jpr.in_avals)
+    out_avals = [v.aval for v in jpr.outvars]
+
+    ctx = get_context()
+    lowerer = _Lowerer(name)
+    with ctx, ir.Location.unknown():
+        module = ir.Module.create()
+        i32 = ir.IntegerType.get_signless(32)
+        mattrs = module.operation.attributes
+        mattrs["sym_name"] = ir.StringAttr.get(f"jit_{name}")
+        mattrs["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, num_partitions)
+        mattrs["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, num_replicas)
+
+        in_types = [aval_to_ir_type(a) for a in in_avals]
+        out_types = [aval_to_ir_type(a) for a in out_avals]
+        with ir.InsertionPoint(module.body):
+            fn = func.FuncOp("main", ir.FunctionType.get(in_types, out_types))
+        fn.attributes["sym_visibility"] = ir.StringAttr.get("public")
+
+        arg_attrs: list[dict[str, ir.Attribute]] = [{} for _ in in_avals]
+        used_outputs: set[int] = set()
+        for i, d in enumerate(donation):
+            if not d:
+                continue
+            key = _type_key(jpr.invars[i].aval)
+            for j, oa in enumerate(out_avals):
+                if j not in used_outputs and _type_key(oa) == key:
+                    used_outputs.add(j)
+                    arg_attrs[n_hoisted + i]["tf.aliasing_output"] = ir.IntegerAttr.get(i32, j)
+                    break
+            else:
+                arg_attrs[n_hoisted + i]["jax.buffer_donor"] = ir.BoolAttr.get(True)
+        if any(arg_attrs):
+            fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in arg_attrs])
+        if result_names is not None:
+            fn.result_attrs = ir.ArrayAttr.get([
+                ir.DictAttr.get({_RESULT_INFO: ir.StringAttr.get(str(r))})
+                for r in result_names
+            ])
+
+        if arg_names is not None:
+            arg_locs = [ir.Location.unknown()] * n_hoisted + [
+                ir.Location.name(str(a)) if a is not None else ir.Location.unknown()
+                for a in arg_names
+            ]
+            entry = fn.add_entry_block(arg_locs)
+        else:
+            entry = fn.add_entry_block()
+
+        with ir.InsertionPoint(entry):
+            args = list(entry.arguments)
+            consts: list[ir.Value] = []
+            k = 0
+            for i, c in enumerate(const_vals):
+                if i in hoisted_set:
+                    consts.append(args[k])
+                    k += 1
+                else:
+                    consts.append(ir_constant(c))
+            outs = lowerer.lower_body(jpr, consts, args[n_hoisted:])
+            func.ReturnOp(outs)
+
+    try:
+        module.operation.verify()
+    except ir.MLIRError as e:
+        msgs = "\n".join(
+            f"  {d.message} at {d.location}" for d in getattr(e, "error_diagnostics", [])
+        ) or f"  {e}"
+        raise LoweringError(
+            f"The StableHLO module lowered from the olympuspr {name!r} failed to "
+            f"verify:\n{msgs}\nolympuspr:\n{jpr}"
+        ) from e
+
+    return LoweredModule(
+        module, name=name, in_avals=in_avals, out_avals=out_avals,
+        hoisted_consts=tuple(const_vals[i] for i in hoisted_idx),
+        hoisted_const_indices=hoisted_idx, donated=tuple(donation),
+    )

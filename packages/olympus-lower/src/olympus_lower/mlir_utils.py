@@ -1,0 +1,220 @@
+"""Small helpers shared by the lowering rules: dtype/aval -> MLIR types, constants,
+broadcasting, conversions, comparisons and scalar-bodied regions.
+
+Every helper builds ops at the current ``ir.InsertionPoint`` with the current
+``ir.Location`` (the lowering enters both before calling a rule).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+from olympus_ir import ShapedArray, dtypes
+
+__all__ = [
+    "dtype_to_ir_type", "aval_to_ir_type", "scalar_type", "ir_constant", "full",
+    "full_like", "broadcast_to", "broadcast_scalar_operands", "convert", "compare",
+    "compare_type", "select", "reshape", "zeros_like", "ones_like", "iota",
+    "build_region", "min_value", "max_value", "value_shape", "value_dtype",
+]
+
+_bf16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def dtype_to_ir_type(dtype: Any) -> ir.Type:
+    """The MLIR element type of a numpy dtype (bool -> i1, uint32 -> ui32, ...)."""
+    dt = np.dtype(dtype)
+    if dt == np.bool_ or dt == dtypes.float0:
+        return ir.IntegerType.get_signless(1)
+    if dt == _bf16:
+        return ir.BF16Type.get()
+    kind = dt.kind
+    if kind == "i":
+        return ir.IntegerType.get_signless(8 * dt.itemsize)
+    if kind == "u":
+        return ir.IntegerType.get_unsigned(8 * dt.itemsize)
+    if kind == "f":
+        if dt.itemsize == 2:
+            return ir.F16Type.get()
+        if dt.itemsize == 4:
+            return ir.F32Type.get()
+        if dt.itemsize == 8:
+            return ir.F64Type.get()
+    if kind == "c":
+        if dt.itemsize == 8:
+            return ir.ComplexType.get(ir.F32Type.get())
+        if dt.itemsize == 16:
+            return ir.ComplexType.get(ir.F64Type.get())
+    raise TypeError(f"olympus_lower: no MLIR type for dtype {dt}")
+
+
+def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
+    """``tensor<3x4xf32>`` for ``f32[3,4]`` (weak types lower like strong ones)."""
+    return ir.RankedTensorType.get(list(aval.shape), dtype_to_ir_type(aval.dtype))
+
+
+def tensor_type(shape: Sequence[int], dtype: Any) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(list(shape), dtype_to_ir_type(dtype))
+
+
+def scalar_type(dtype: Any) -> ir.RankedTensorType:
+    """``tensor<T>``: the type of region arguments of reduce/sort/scatter bodies."""
+    return ir.RankedTensorType.get([], dtype_to_ir_type(dtype))
+
+
+def value_shape(v: ir.Value) -> tuple[int, ...]:
+    return tuple(ir.RankedTensorType(v.type).shape)
+
+
+def value_dtype(v: ir.Value) -> ir.Type:
+    return ir.RankedTensorType(v.type).element_type
+
+
+def ir_constant(value: Any, dtype: Any = None) -> ir.Value:
+    """A ``stablehlo.constant`` holding `value` (a numpy array or scalar)."""
+    x = np.asarray(value, dtype=dtype)
+    if x.dtype == dtypes.float0:
+        x = np.zeros(x.shape, np.bool_)
+    etype = dtype_to_ir_type(x.dtype)
+    data = x
+    if x.dtype == _bf16:
+        data = x.view(np.uint16)
+    data = np.ascontiguousarray(data)
+    attr = ir.DenseElementsAttr.get(data, type=etype, shape=list(x.shape))
+    return hlo.constant(attr)
+
+
+def full(shape: Sequence[int], value: Any, dtype: Any) -> ir.Value:
+    """An array of `shape` filled with `value`: a scalar constant, broadcast if needed."""
+    c = ir_constant(np.asarray(value, dtype=dtype))
+    if tuple(shape) == ():
+        return c
+    return hlo.broadcast_in_dim(tensor_type(shape, dtype), c, [])
+
+
+def full_like(aval: ShapedArray, value: Any) -> ir.Value:
+    return full(aval.shape, value, aval.dtype)
+
+
+def zeros_like(aval: ShapedArray) -> ir.Value:
+    return full_like(aval, 0)
+
+
+def ones_like(aval: ShapedArray) -> ir.Value:
+    return full_like(aval, 1)
+
+
+def broadcast_to(x: ir.Value, aval: ShapedArray, shape: Sequence[int]) -> ir.Value:
+    """Broadcast `x` (of type `aval`) to `shape`, aligning trailing dimensions."""
+    shape = tuple(shape)
+    if aval.shape == shape:
+        return x
+    offset = len(shape) - aval.ndim
+    dims = list(range(offset, len(shape)))
+    return hlo.broadcast_in_dim(tensor_type(shape, aval.dtype), x, dims)
+
+
+def broadcast_scalar_operands(
+    operands: Sequence[ir.Value], avals: Sequence[ShapedArray], shape: Sequence[int]
+) -> list[ir.Value]:
+    """Broadcast the rank-0 operands of an elementwise op to the common `shape`."""
+    shape = tuple(shape)
+    return [
+        broadcast_to(x, a, shape) if a.shape == () and shape != () else x
+        for x, a in zip(operands, avals)
+    ]
+
+
+def compare_type(dtype: Any) -> str:
+    """The StableHLO comparison_type for values of `dtype`."""
+    dt = np.dtype(dtype)
+    if dtypes.is_inexact(dt):
+        return "FLOAT"
+    if dtypes.is_signed_int(dt):
+        return "SIGNED"
+    return "UNSIGNED"  # unsigned integers and bool
+
+
+def compare(x: ir.Value, y: ir.Value, direction: str, dtype: Any,
+            ctype: str | None = None) -> ir.Value:
+    """``stablehlo.compare direction, x, y, ctype`` with the comparison type of `dtype`."""
+    return hlo.compare(
+        x, y,
+        hlo.ComparisonDirectionAttr.get(direction),
+        compare_type=hlo.ComparisonTypeAttr.get(ctype or compare_type(dtype)),
+    )
+
+
+def select(pred: ir.Value, on_true: ir.Value, on_false: ir.Value) -> ir.Value:
+    return hlo.select(pred, on_true, on_false)
+
+
+def reshape(x: ir.Value, shape: Sequence[int], dtype: Any = None) -> ir.Value:
+    et = value_dtype(x) if dtype is None else dtype_to_ir_type(dtype)
+    if value_shape(x) == tuple(shape):
+        return x
+    return hlo.reshape(ir.RankedTensorType.get(list(shape), et), x)
+
+
+def convert(x: ir.Value, in_dtype: Any, out_dtype: Any, shape: Sequence[int]) -> ir.Value:
+    """Convert elementwise from `in_dtype` to `out_dtype`, JAX style.
+
+    Complex to real takes the real part; anything to bool is ``x != 0``.
+    """
+    in_dt, out_dt = np.dtype(in_dtype), np.dtype(out_dtype)
+    if in_dt == out_dt:
+        return x
+    if dtypes.is_complex(in_dt) and not dtypes.is_complex(out_dt):
+        x = hlo.real(x)
+        in_dt = np.dtype(dtypes.finfo(in_dt).dtype)
+        if in_dt == out_dt:
+            return x
+    if out_dt == np.bool_:
+        return compare(x, full(shape, 0, in_dt), "NE", in_dt)
+    return hlo.convert(tensor_type(shape, out_dt), x)
+
+
+def iota(dtype: Any, shape: Sequence[int], dimension: int) -> ir.Value:
+    return hlo.iota(tensor_type(shape, dtype), dimension)
+
+
+def min_value(dtype: Any) -> Any:
+    """The smallest value of `dtype`: -inf for floats, the minimum for ints, False."""
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        return np.bool_(False)
+    if dtypes.is_float(dt):
+        return np.array(-np.inf, dt)
+    return np.array(np.iinfo(dt).min, dt)
+
+
+def max_value(dtype: Any) -> Any:
+    """The largest value of `dtype`: +inf for floats, the maximum for ints, True."""
+    dt = np.dtype(dtype)
+    if dt == np.bool_:
+        return np.bool_(True)
+    if dtypes.is_float(dt):
+        return np.array(np.inf, dt)
+    return np.array(np.iinfo(dt).max, dt)
+
+
+def build_region(region: ir.Region, arg_types: Sequence[ir.Type],
+                 body: Callable[..., Sequence[ir.Value]]) -> None:
+    """Fill `region` with one block taking `arg_types`; `body(*args)` returns its results,
+    which are returned with ``stablehlo.return``."""
+    block = ir.Block.create_at_start(region, list(arg_types))
+    with ir.InsertionPoint(block):
+        outs = body(*block.arguments)
+        hlo.return_(list(outs))
+
+
+def dense_i64_elements(x: np.ndarray) -> ir.DenseIntElementsAttr:
+    """A ``dense<...> : tensor<NxMxi64>`` attribute (e.g. reduce_window padding)."""
+    x = np.ascontiguousarray(np.asarray(x, np.int64))
+    return ir.DenseIntElementsAttr.get(x, type=ir.IntegerType.get_signless(64),
+                                       shape=list(x.shape))

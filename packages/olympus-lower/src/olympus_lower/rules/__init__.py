@@ -1,0 +1,32 @@
+"""Lowering rules, one per primitive, split by primitive family.
+
+``from olympus_lower.rules import lowering_rules`` gives the table
+``{Primitive: rule}``; `register_lowering(prim)` is the decorator that fills it.
+"""
+
+import olympus_ir.primitives  # noqa: F401  (defines every primitive before rules bind)
+
+from ._registry import (
+    get_lowering_rule,
+    lowering_rules,
+    pending_rules,
+    register_lowering,
+    resolve_pending,
+)
+from . import (  # noqa: E402,F401  (importing registers the rules)
+    control_flow,
+    conversions,
+    cumulative,
+    elementwise,
+    indexing,
+    linalg,
+    random,
+    reductions,
+    shape_ops,
+    sorting,
+)
+
+resolve_pending()
+
+__all__ = ["lowering_rules", "register_lowering", "get_lowering_rule", "resolve_pending",
+           "pending_rules"]

@@ -1,0 +1,72 @@
+"""Cumulative reductions (cumsum, cumprod, cummax, cummin, cumlogsumexp).
+
+Each is a ``stablehlo.reduce_window`` whose window spans the whole axis, padded with
+``n - 1`` identity elements before the data (after it when ``reverse``), so output
+``i`` reduces elements ``0..i`` (``i..n-1``). Identities: 0, 1, -inf/min, +inf/max,
+-inf.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from .. import mlir_utils as mu
+from ._registry import register_lowering
+
+
+def _logaddexp(dt):
+    def combine(a, b):
+        # max + log1p(exp(min - max)), with -inf + -inf = -inf (not NaN).
+        hi = hlo.maximum(a, b)
+        lo = hlo.minimum(a, b)
+        s = hlo.add(hi, hlo.log_plus_one(hlo.exponential(hlo.subtract(lo, hi))))
+        neg_inf = mu.full((), -np.inf, dt)
+        hi_is_ninf = mu.compare(hi, neg_inf, "EQ", dt)
+        return hlo.select(hi_is_ninf, hi, s)
+
+    return combine
+
+
+_COMBINE = {
+    "cumsum": (lambda dt: hlo.add, lambda dt: 0),
+    "cumprod": (lambda dt: hlo.multiply, lambda dt: 1),
+    "cummax": (lambda dt: hlo.maximum, mu.min_value),
+    "cummin": (lambda dt: hlo.minimum, mu.max_value),
+    "cumlogsumexp": (_logaddexp, lambda dt: -np.inf),
+}
+
+
+def _cumulative_rule(name):
+    combine_of, init_of = _COMBINE[name]
+
+    def rule(ctx, x, *, axis, reverse=False):
+        aval = ctx.avals_in[0]
+        dt = np.dtype(aval.dtype)
+        axis = int(axis)
+        n = aval.shape[axis]
+        if n <= 1:
+            return [x]
+        window = [1] * aval.ndim
+        window[axis] = n
+        padding = np.zeros((aval.ndim, 2), np.int64)
+        padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
+        init = mu.ir_constant(np.asarray(init_of(dt), dt))
+        op = hlo.ReduceWindowOp(
+            [mu.aval_to_ir_type(aval)], [x], [init], window,
+            window_strides=[1] * aval.ndim,
+            padding=mu.dense_i64_elements(padding),
+        )
+        s = mu.scalar_type(dt)
+        combine = combine_of(dt)
+        mu.build_region(op.body, [s, s], lambda a, b: [combine(a, b)])
+        return [op.result]
+
+    rule.__name__ = f"_{name}_lowering"
+    register_lowering(name)(rule)
+    return rule
+
+
+for _name in _COMBINE:
+    _cumulative_rule(_name)
+del _name

@@ -1,0 +1,167 @@
+"""Elementwise primitives: unary and binary arithmetic, comparisons.
+
+Rank-0 operands next to higher-rank ones are broadcast with ``broadcast_in_dim``.
+StableHLO ops are used where StableHLO has one; CHLO (``jaxlib.mlir.dialects.chlo``)
+provides asin, acos, atan, sinh, cosh, asinh, acosh, atanh, erf, erfc, erf_inv, lgamma,
+digamma and nextafter, which XLA legalizes when compiling.
+"""
+
+from __future__ import annotations
+
+import math
+
+from jaxlib.mlir.dialects import chlo
+from jaxlib.mlir.dialects import stablehlo as hlo
+from olympus_ir import dtypes
+
+from .. import mlir_utils as mu
+from ._registry import register_lowering
+
+
+def _out_shape(ctx):
+    return ctx.avals_out[0].shape
+
+
+def _bcast(ctx, args):
+    return mu.broadcast_scalar_operands(args, ctx.avals_in, _out_shape(ctx))
+
+
+def _nary(name, fn):
+    """Register `name` as ``fn(*broadcast operands)``."""
+
+    def rule(ctx, *args, **params):
+        return [fn(*_bcast(ctx, args))]
+
+    rule.__name__ = f"_{name}_lowering"
+    register_lowering(name)(rule)
+    return rule
+
+
+# --- plain one-to-one ops ------------------------------------------------------------
+
+for _name, _fn in {
+    "neg": hlo.negate, "floor": hlo.floor, "ceil": hlo.ceil, "is_finite": hlo.is_finite,
+    "exp": hlo.exponential, "log": hlo.log, "log1p": hlo.log_plus_one,
+    "expm1": hlo.exponential_minus_one, "tanh": hlo.tanh, "logistic": hlo.logistic,
+    "sin": hlo.sine, "cos": hlo.cosine, "tan": hlo.tan, "sqrt": hlo.sqrt, "rsqrt": hlo.rsqrt,
+    "cbrt": hlo.cbrt, "real": hlo.real, "imag": hlo.imag, "not": hlo.not_,
+    "population_count": hlo.popcnt, "clz": hlo.count_leading_zeros,
+    "asin": chlo.asin, "acos": chlo.acos, "atan": chlo.atan, "sinh": chlo.sinh,
+    "cosh": chlo.cosh, "asinh": chlo.asinh, "acosh": chlo.acosh, "atanh": chlo.atanh,
+    "erf": chlo.erf, "erfc": chlo.erfc, "erf_inv": chlo.erf_inv, "lgamma": chlo.lgamma,
+    "digamma": chlo.digamma,
+    "add": hlo.add, "sub": hlo.subtract, "mul": hlo.multiply, "div": hlo.divide,
+    "rem": hlo.remainder, "pow": hlo.power, "max": hlo.maximum, "min": hlo.minimum,
+    "atan2": hlo.atan2, "nextafter": chlo.next_after, "and": hlo.and_, "or": hlo.or_,
+    "xor": hlo.xor, "shift_left": hlo.shift_left,
+    "shift_right_arithmetic": hlo.shift_right_arithmetic,
+    "shift_right_logical": hlo.shift_right_logical,
+}.items():
+    _nary(_name, _fn)
+
+
+@register_lowering("complex")
+def _complex_lowering(ctx, x, y):
+    x, y = _bcast(ctx, (x, y))
+    return [hlo.complex(x, y)]
+
+
+@register_lowering("sign")
+def _sign_lowering(ctx, x):
+    aval = ctx.avals_in[0]
+    if dtypes.is_unsigned_int(aval.dtype):
+        # stablehlo.sign has no unsigned form: 0 -> 0, anything else -> 1.
+        is_zero = mu.compare(x, mu.zeros_like(aval), "EQ", aval.dtype)
+        return [hlo.select(is_zero, x, mu.ones_like(aval))]
+    return [hlo.sign(x)]
+
+
+@register_lowering("abs")
+def _abs_lowering(ctx, x):
+    if dtypes.is_unsigned_int(ctx.avals_in[0].dtype):
+        return [x]
+    return [hlo.abs(x)]
+
+
+@register_lowering("round")
+def _round_lowering(ctx, x, *, rounding_method=0):
+    rm = rounding_method
+    name = getattr(rm, "name", "")
+    to_even = ("EVEN" in str(name).upper()) if name else int(rm) == 1
+    return [hlo.round_nearest_even(x) if to_even else hlo.round_nearest_afz(x)]
+
+
+@register_lowering("exp2")
+def _exp2_lowering(ctx, x):
+    aval = ctx.avals_in[0]
+    return [hlo.exponential(hlo.multiply(mu.full_like(aval, math.log(2)), x))]
+
+
+@register_lowering("square")
+def _square_lowering(ctx, x):
+    return [hlo.multiply(x, x)]
+
+
+@register_lowering("conj")
+def _conj_lowering(ctx, x, **params):
+    aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
+    if dtypes.is_complex(aval_in.dtype):
+        return [hlo.complex(hlo.real(x), hlo.negate(hlo.imag(x)))]
+    # conj of a real array is that array as a complex one.
+    rdt = dtypes.finfo(aval_out.dtype).dtype
+    xr = mu.convert(x, aval_in.dtype, rdt, aval_in.shape)
+    return [hlo.complex(xr, mu.full(aval_in.shape, 0, rdt))]
+
+
+def _identity(ctx, x, **params):
+    return [x]
+
+
+register_lowering("copy")(_identity)
+register_lowering("stop_gradient")(_identity)
+
+
+@register_lowering("reduce_precision")
+def _reduce_precision_lowering(ctx, x, *, exponent_bits, mantissa_bits):
+    return [hlo.reduce_precision(x, int(exponent_bits), int(mantissa_bits))]
+
+
+@register_lowering("integer_pow")
+def _integer_pow_lowering(ctx, x, *, y):
+    """x ** y for a Python int y, by repeated squaring (1 / x**-y for negative y)."""
+    aval = ctx.avals_in[0]
+    y = int(y)
+    if y == 0:
+        return [mu.ones_like(aval)]
+    n = abs(y)
+    acc = None
+    while True:
+        if n & 1:
+            acc = x if acc is None else hlo.multiply(acc, x)
+        n >>= 1
+        if not n:
+            break
+        x = hlo.multiply(x, x)
+    if y < 0:
+        acc = hlo.divide(mu.ones_like(aval), acc)
+    return [acc]
+
+
+# --- comparisons ----------------------------------------------------------------------
+
+_DIRECTIONS = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
+
+
+def _compare_rule(direction):
+    def rule(ctx, x, y):
+        x, y = _bcast(ctx, (x, y))
+        return [mu.compare(x, y, direction, ctx.avals_in[0].dtype)]
+
+    rule.__name__ = f"_compare_{direction.lower()}_lowering"
+    return rule
+
+
+for _name, _dir in _DIRECTIONS.items():
+    register_lowering(_name)(_compare_rule(_dir))
+
+del _name, _fn, _dir

@@ -1,0 +1,87 @@
+"""Random bits: rng_bit_generator and threefry2x32.
+
+``rng_bit_generator`` takes the key as u32[4] and hands XLA the u64[2] state it
+expects (reshape to u32[2,2] + bitcast), converting the new state back. Bits narrower
+than 32 are generated as u32 and truncated.
+
+``threefry2x32`` is written in plain StableHLO (add, xor, shifts, or on ui32): the
+Threefry-2x32 block cipher with 20 rounds, rotations (13, 15, 26, 6) / (17, 29, 16, 24)
+and key schedule ``k0 ^ k1 ^ 0x1BD11BDA``, unrolled. It matches the Random123
+known-answer vectors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from .. import mlir_utils as mu
+from ._registry import register_lowering
+
+_U32 = np.dtype(np.uint32)
+_U64 = np.dtype(np.uint64)
+
+
+def _algorithm_name(algorithm) -> str:
+    name = str(getattr(algorithm, "name", algorithm)).upper()
+    if "THREE_FRY" in name or "THREEFRY" in name:
+        return "THREE_FRY"
+    if "PHILOX" in name:
+        return "PHILOX"
+    return "DEFAULT"
+
+
+@register_lowering("rng_bit_generator")
+def _rng_bit_generator_lowering(ctx, key, *, shape, dtype, algorithm=None,
+                                out_sharding=None):
+    key_aval = ctx.avals_in[0]
+    out_dt = np.dtype(ctx.avals_out[1].dtype)
+    shape = [int(d) for d in ctx.avals_out[1].shape]
+    if key_aval.shape == (4,) and key_aval.dtype == _U32:
+        state = hlo.bitcast_convert(mu.tensor_type([2], _U64),
+                                    mu.reshape(key, [2, 2]))
+    else:
+        state = key
+    gen_dt = out_dt if out_dt.itemsize >= 4 else _U32
+    op = hlo.RngBitGeneratorOp(
+        state.type, mu.tensor_type(shape, gen_dt),
+        hlo.RngAlgorithmAttr.get(_algorithm_name(algorithm)), state,
+    )
+    new_state, bits = op.results
+    if key_aval.shape == (4,) and key_aval.dtype == _U32:
+        new_state = mu.reshape(hlo.bitcast_convert(mu.tensor_type([2, 2], _U32), new_state),
+                               [4])
+    if gen_dt != out_dt:
+        bits = hlo.convert(mu.tensor_type(shape, out_dt), bits)
+    return [new_state, bits]
+
+
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+
+
+def threefry2x32(k0, k1, x0, x1, shape):
+    """The Threefry-2x32 hash of counts (x0, x1) under key (k0, k1); all ui32 of `shape`."""
+
+    def c(v):
+        return mu.full(shape, v, _U32)
+
+    def rotl(v, d):
+        return hlo.or_(hlo.shift_left(v, c(d)), hlo.shift_right_logical(v, c(32 - d)))
+
+    ks = [k0, k1, hlo.xor(hlo.xor(k0, k1), c(0x1BD11BDA))]
+    x0 = hlo.add(x0, ks[0])
+    x1 = hlo.add(x1, ks[1])
+    for i in range(5):
+        for r in _ROTATIONS[i % 2]:
+            x0 = hlo.add(x0, x1)
+            x1 = hlo.xor(rotl(x1, r), x0)
+        x0 = hlo.add(x0, ks[(i + 1) % 3])
+        x1 = hlo.add(hlo.add(x1, ks[(i + 2) % 3]), c(i + 1))
+    return x0, x1
+
+
+@register_lowering("threefry2x32")
+def _threefry2x32_lowering(ctx, k1, k2, x1, x2):
+    shape = ctx.avals_out[0].shape
+    args = mu.broadcast_scalar_operands([k1, k2, x1, x2], ctx.avals_in, shape)
+    return list(threefry2x32(*args, shape))

@@ -1,0 +1,294 @@
+"""The interpreter core: traces, tracers, and `bind`.
+
+There is always a *current trace* (thread-local). `bind(prim, *args, **params)` hands the
+primitive application to it; that is the single interception point. Each trace knows its
+parent (the trace that was current when it started), and when a trace needs to apply
+primitives to the values it wraps it makes its parent current and binds again. At the
+bottom sits `EvalTrace`, which evaluates with the rule installed by `set_eval_rule`
+(the runtime's eager path; this package never imports the runtime).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from olympus_ir import dtypes
+from olympus_ir.avals import ShapedArray
+from olympus_ir.core import Primitive
+
+from .errors import (
+    ConcretizationTypeError,
+    TracerArrayConversionError,
+    TracerBoolConversionError,
+    TracerIntegerConversionError,
+    UnexpectedTracerError,
+)
+
+# --- abstract values of concrete things ---------------------------------------------------
+
+#: type -> function returning the ShapedArray of a value of that type (runtime registers Array).
+aval_handlers: dict[type, Callable[[Any], ShapedArray]] = {}
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def _python_scalar_aval(x) -> ShapedArray:
+    if type(x) is bool:
+        return ShapedArray((), dtypes.bool_, False)
+    dt = dtypes.python_scalar_dtype(x)
+    if type(x) is int:
+        info = np.iinfo(dt)
+        if not info.min <= x <= info.max:
+            raise OverflowError(f"Python int {x} too large to convert to {dt.name}")
+    return ShapedArray((), dt, True)
+
+
+def _numpy_aval(x) -> ShapedArray:
+    return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
+
+
+for _t in _PY_SCALARS:
+    aval_handlers[_t] = _python_scalar_aval
+aval_handlers[np.ndarray] = _numpy_aval
+for _t in set(np.sctypeDict.values()):
+    if issubclass(_t, np.generic):
+        aval_handlers[_t] = _numpy_aval
+aval_handlers[dtypes.bfloat16.type] = _numpy_aval
+
+
+def get_aval(x: Any) -> ShapedArray:
+    """The abstract value of a tracer or concrete value; TypeError if `x` is not an array."""
+    if isinstance(x, Tracer):
+        return x.aval
+    h = aval_handlers.get(type(x))
+    if h is not None:
+        return h(x)
+    for t, h in aval_handlers.items():  # subclasses (e.g. IntEnum, np.ndarray subclasses)
+        if isinstance(x, t):
+            return h(x)
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    raise TypeError(f"Value {x!r} of type {type(x)} is not a valid OLYMPUS type")
+
+
+def is_array_like(x: Any) -> bool:
+    try:
+        get_aval(x)
+        return True
+    except TypeError:
+        return False
+
+
+# --- traces ----------------------------------------------------------------------------------
+
+
+class Trace:
+    """An interpreter. Subclasses implement `process_primitive`."""
+
+    parent: Trace | None = None
+    name = "trace"
+
+    def __init__(self) -> None:
+        self.alive = True
+
+    def process_primitive(self, prim: Primitive, args: tuple, params: dict):
+        raise NotImplementedError
+
+    def invalidate(self) -> None:
+        self.alive = False
+
+    def __repr__(self) -> str:
+        return type(self).__name__
+
+
+class EvalTrace(Trace):
+    """The bottom of the stack: evaluate on concrete values with the installed rule."""
+
+    name = "eval"
+
+    def process_primitive(self, prim, args, params):
+        for a in args:
+            if isinstance(a, Tracer):
+                raise escaped_tracer_error(a)
+        if _eval_rule is None:
+            raise RuntimeError(
+                f"cannot evaluate primitive '{prim.name}' eagerly: no evaluation rule is "
+                "installed (import olympus to get eager execution)"
+            )
+        return _eval_rule(prim, args, params)
+
+
+_eval_rule: Callable[[Primitive, tuple, dict], Any] | None = None
+
+
+def set_eval_rule(rule: Callable[[Primitive, tuple, dict], Any] | None) -> None:
+    """Install the eager evaluation rule: ``rule(prim, args, params) -> out or [outs]``."""
+    global _eval_rule
+    _eval_rule = rule
+
+
+class _TraceContext(threading.local):
+    def __init__(self) -> None:
+        self.trace: Trace = EvalTrace()
+
+
+trace_ctx = _TraceContext()
+
+
+def current_trace() -> Trace:
+    return trace_ctx.trace
+
+
+@contextmanager
+def set_current_trace(trace: Trace):
+    prev = trace_ctx.trace
+    trace_ctx.trace = trace
+    try:
+        yield trace
+    finally:
+        trace_ctx.trace = prev
+
+
+def bind(prim: Primitive, *args: Any, **params: Any):
+    """Apply `prim` to `args` in the current trace."""
+    return trace_ctx.trace.process_primitive(prim, args, params)
+
+
+# --- tracers ---------------------------------------------------------------------------------
+
+
+class Tracer:
+    """A value being traced. Behaves like an array (methods come from `array_methods`)."""
+
+    __slots__ = ("_trace", "__weakref__")
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    @property
+    def shape(self):
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    @property
+    def ndim(self):
+        return self.aval.ndim
+
+    @property
+    def size(self):
+        return self.aval.size
+
+    @property
+    def weak_type(self):
+        return self.aval.weak_type
+
+    def to_concrete_value(self):
+        """The concrete value behind this tracer, or None if it is abstract."""
+        return None
+
+    def _origin_msg(self) -> str:
+        return ""
+
+    def _short_repr(self) -> str:
+        return f"traced array with shape {self.aval.str_short()}"
+
+    def __repr__(self) -> str:
+        return f"Traced<{self.aval}>with<{type(self._trace).__name__}>"
+
+    def __bool__(self):
+        v = self.to_concrete_value()
+        if v is None:
+            raise TracerBoolConversionError(self)
+        return bool(v)
+
+    def __index__(self):
+        v = self.to_concrete_value()
+        if v is None or not dtypes.is_integer(self.dtype):
+            raise TracerIntegerConversionError(self)
+        return int(v)
+
+    def __int__(self):
+        v = self.to_concrete_value()
+        if v is None:
+            raise ConcretizationTypeError(self, self._origin_msg())
+        return int(v)
+
+    def __float__(self):
+        v = self.to_concrete_value()
+        if v is None:
+            raise ConcretizationTypeError(self, self._origin_msg())
+        return float(v)
+
+    def __complex__(self):
+        v = self.to_concrete_value()
+        if v is None:
+            raise ConcretizationTypeError(self, self._origin_msg())
+        return complex(v)
+
+    def __array__(self, dtype=None, copy=None):
+        v = self.to_concrete_value()
+        if v is None:
+            raise TracerArrayConversionError(self)
+        return np.asarray(v, dtype=dtype)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __hash__(self):
+        raise TypeError(f"unhashable type: {type(self).__name__}")
+
+    def __setitem__(self, idx, value):
+        raise TypeError(
+            f"'{type(self).__name__}' object does not support item assignment. OLYMPUS arrays "
+            "are immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another "
+            ".at[] method."
+        )
+
+    def __reduce__(self):
+        raise ConcretizationTypeError(self, "Tracers cannot be pickled.")
+
+
+def escaped_tracer_error(t: Tracer) -> UnexpectedTracerError:
+    trace = t._trace
+    where = getattr(trace, "debug_info", None)
+    origin = f"\nThe function being traced when the value leaked was {where}." if where else ""
+    return UnexpectedTracerError(
+        "Encountered an unexpected tracer. A function transformed by OLYMPUS had a side "
+        "effect, allowing for a reference to an intermediate value with type "
+        f"{t.aval.str_short()} wrapped in a {type(t).__name__} to escape the scope of the "
+        f"transformation.\nOLYMPUS transformations require that functions explicitly return "
+        f"their outputs, and disallow saving intermediate values to global state.{origin}\n"
+        "To catch the leak earlier, try setting the environment variable "
+        "OLYMPUS_CHECK_TRACER_LEAKS or using the `olympus.checking_leaks` context manager."
+    )
+
+
+def concrete_or_error(force: Callable | None, x: Any, context: str = ""):
+    """`x` as a concrete value (via `force`, e.g. int), or ConcretizationTypeError."""
+    if isinstance(x, Tracer):
+        v = x.to_concrete_value()
+        if v is None:
+            raise ConcretizationTypeError(x, context)
+        x = v
+    return x if force is None else force(x)
+
+
+def full_lower(x):
+    return x

@@ -1,0 +1,119 @@
+"""`make_olympuspr`: trace a Python function on example arguments into a ClosedOlympuspr."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from olympus_ir.avals import ShapedArray
+
+from . import tree_util
+from .core import get_aval
+from .staging import DebugInfo, fun_source_info, trace_to_olympuspr
+
+
+def abstractify(x: Any) -> ShapedArray:
+    """The aval of an argument: arrays, numpy values, Python scalars (weak) or specs."""
+    try:
+        return get_aval(x)
+    except TypeError:
+        pass
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        from olympus_ir.avals import raise_to_shaped
+
+        return raise_to_shaped(x)
+    raise TypeError(
+        f"Argument '{x!r}' of type {type(x)} is not a valid OLYMPUS type."
+    )
+
+
+def arg_names_of(fun: Callable, args: Sequence, kwargs: dict, static_argnums=(),
+                 static_argnames=()) -> tuple[str, ...]:
+    """Names for the flat dynamic leaves: parameter names plus pytree paths."""
+    try:
+        sig = inspect.signature(fun)
+        ba = sig.bind(*args, **kwargs)
+        names = []
+        params = list(sig.parameters)
+        for i, a in enumerate(args):
+            if i in static_argnums:
+                continue
+            nm = params[i] if i < len(params) else f"args[{i}]"
+            if i < len(params) and sig.parameters[nm].kind == inspect.Parameter.VAR_POSITIONAL:
+                nm = f"{nm}[{i - params.index(nm)}]"
+            names.extend(_leaf_names(nm, a))
+        for k in sorted(kwargs):
+            if k in static_argnames:
+                continue
+            names.extend(_leaf_names(k, kwargs[k]))
+        del ba
+        return tuple(names)
+    except (TypeError, ValueError):
+        n = sum(len(tree_util.tree_leaves(a)) for a in args) + sum(
+            len(tree_util.tree_leaves(v)) for v in kwargs.values())
+        return tuple(f"args[{i}]" for i in range(n))
+
+
+def _leaf_names(name: str, tree: Any) -> list[str]:
+    leaves = tree_util.tree_flatten_with_path(tree)[0]
+    return [name + tree_util.keystr(p) for p, _ in leaves]
+
+
+def make_olympuspr(fun: Callable, static_argnums: int | Sequence[int] = (),
+                   abstracted_axes=None, return_shape: bool = False):
+    """Returns a function that traces `fun` on its arguments and returns a ClosedOlympuspr."""
+    if abstracted_axes is not None:
+        raise NotImplementedError("abstracted_axes (dynamic shapes) is not supported")
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    static_argnums = tuple(static_argnums)
+
+    @functools.wraps(fun)
+    def make(*args, **kwargs):
+        closed, out_tree, out_avals = trace_fun(fun, args, kwargs, static_argnums, (),
+                                                "make_olympuspr")
+        if return_shape:
+            from olympus_ir.avals import ShapeDtypeStruct
+
+            shapes = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                      for a in out_avals]
+            return closed, tree_util.tree_unflatten(out_tree, shapes)
+        return closed
+
+    return make
+
+
+def trace_fun(fun, args, kwargs, static_argnums, static_argnames, traced_for,
+              in_avals=None):
+    """Trace `fun(*args, **kwargs)` with non-static leaves abstract.
+
+    Returns (closed_olympuspr, out_tree, out_avals).
+    """
+    nargs = len(args)
+    static_argnums = tuple(i % nargs if -nargs <= i < 0 else i for i in static_argnums)
+    dyn_args = [a for i, a in enumerate(args) if i not in static_argnums]
+    dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
+    leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
+    if in_avals is None:
+        in_avals = [abstractify(x) for x in leaves]
+    names = arg_names_of(fun, args, kwargs, static_argnums, static_argnames)
+    if len(names) != len(in_avals):
+        names = tuple(f"args[{i}]" for i in range(len(in_avals)))
+    dbg = DebugInfo(traced_for, fun_source_info(fun), names)
+    out_store = {}
+
+    def flat_fun(*flat):
+        dyn_a, dyn_k = tree_util.tree_unflatten(in_tree, list(flat))
+        it = iter(dyn_a)
+        full = [a if i in static_argnums else next(it) for i, a in enumerate(args)]
+        kw = dict(kwargs)
+        kw.update(dyn_k)
+        out = fun(*full, **kw)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        out_store["tree"] = out_tree
+        return out_leaves
+
+    closed, _ = trace_to_olympuspr(flat_fun, in_avals, dbg)
+    return closed, out_store["tree"], closed.out_avals

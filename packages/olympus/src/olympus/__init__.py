@@ -1,0 +1,38 @@
+"""Olympus: composable transformations of Python+NumPy programs, compiled with XLA.
+
+jit and the ahead-of-time stages, eager op-by-op execution, olympus.numpy and olympus.lax,
+built on the olympus-ir / -trace / -lower / -runtime layers.
+"""
+
+from olympus_ir.avals import ShapeDtypeStruct
+from olympus_runtime import (
+    Array,
+    block_until_ready,
+    device_count,
+    device_get,
+    device_put,
+    devices,
+    local_devices,
+    default_backend,
+)
+from olympus_trace import tree_util
+from olympus_trace.make_olympuspr import make_olympuspr
+
+from . import errors, stages
+from ._src import eager as _eager
+from ._src.array_methods import install as _install_array_methods
+from ._src.config import config
+from ._src.jit import jit
+from .__about__ import __version__
+
+_eager.install()
+_install_array_methods()
+config._apply_initial()
+
+from . import lax, numpy  # noqa: E402
+
+__all__ = [
+    "Array", "ShapeDtypeStruct", "block_until_ready", "config", "device_count", "device_get",
+    "device_put", "devices", "default_backend", "errors", "jit", "lax", "local_devices",
+    "make_olympuspr", "numpy", "stages", "tree_util", "__version__",
+]

@@ -1,0 +1,60 @@
+"""`olympus.config`: process-wide settings (`config.update(name, value)`)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+_DEFAULTS = {
+    "olympus_enable_x64": False,
+    "olympus_disable_jit": False,
+    "olympus_num_cpu_devices": 1,
+    "olympus_check_tracer_leaks": False,
+}
+
+
+def _env_default(name: str, default: Any) -> Any:
+    v = os.environ.get(name.upper())
+    if v is None:
+        return default
+    if isinstance(default, bool):
+        return v.lower() in ("1", "true", "yes", "on")
+    return type(default)(v)
+
+
+class Config:
+    """Settings with JAX-style names: ``olympus_enable_x64``, ``olympus_disable_jit``, ..."""
+
+    def __init__(self) -> None:
+        self._values = {k: _env_default(k, v) for k, v in _DEFAULTS.items()}
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["_values"][name]
+        except KeyError:
+            raise AttributeError(f"Unrecognized config option: {name}") from None
+
+    def read(self, name: str) -> Any:
+        return getattr(self, name)
+
+    def update(self, name: str, value: Any) -> None:
+        if name not in self._values:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        if name == "olympus_enable_x64":
+            import olympus_runtime as rt
+
+            rt.set_x64(bool(value))
+        elif name == "olympus_num_cpu_devices":
+            import olympus_runtime as rt
+
+            rt.set_num_cpu_devices(int(value))
+        elif name == "olympus_disable_jit":
+            value = bool(value)
+        self._values[name] = value
+
+    def _apply_initial(self) -> None:
+        if self._values["olympus_enable_x64"]:
+            self.update("olympus_enable_x64", True)
+
+
+config = Config()

@@ -1,0 +1,300 @@
+"""`olympus.jit`: trace, lower, compile once per signature; execute on every call.
+
+A call looks up its signature (argument pytree, static values, avals with weak types) in a
+cache shared by every `jit` of the same function, so `jit(f)(x)` in a loop compiles once.
+Under another trace (e.g. a jit inside a jit) the function is simply inlined.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import olympus_runtime as rt
+from olympus_ir.avals import ShapedArray
+from olympus_lower import lower_olympuspr
+from olympus_trace import tree_util
+from olympus_trace.core import EvalTrace, Tracer, trace_ctx
+from olympus_trace.make_olympuspr import abstractify, arg_names_of, trace_fun
+
+from . import stages
+from .config import config
+
+_Array = rt.Array
+_PY_SCALARS = (bool, int, float, complex)
+
+#: fun -> {(options, signature): SpecializedCall}; entries die with their function.
+_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_cache_by_id: dict = {}  # for callables that cannot be weakly referenced
+
+#: Counters for tests and benchmarks: how many traces, lowerings and compiles happened.
+counters = {"trace": 0, "lower": 0, "compile": 0}
+
+
+def _per_fun_cache(fun) -> dict:
+    try:
+        d = _cache.get(fun)
+        if d is None:
+            d = _cache[fun] = {}
+        return d
+    except TypeError:
+        return _cache_by_id.setdefault(id(fun), {})
+
+
+def _normalize_static(fun, static_argnums, static_argnames):
+    if static_argnums is None:
+        static_argnums = ()
+    elif isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    if static_argnames is None:
+        static_argnames = ()
+    elif isinstance(static_argnames, str):
+        static_argnames = (static_argnames,)
+    static_argnums, static_argnames = tuple(static_argnums), tuple(static_argnames)
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return static_argnums, static_argnames
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                        p.POSITIONAL_OR_KEYWORD)]
+    for name in static_argnames:
+        if name in positional and positional.index(name) not in static_argnums:
+            static_argnums += (positional.index(name),)
+    for i in static_argnums:
+        if 0 <= i < len(positional) and positional[i] not in static_argnames:
+            static_argnames += (positional[i],)
+    return static_argnums, static_argnames
+
+
+def _leaf_sig(x):
+    t = type(x)
+    if t is _Array:
+        return x.aval
+    if t in _PY_SCALARS:
+        return t
+    if isinstance(x, Tracer):
+        return x.aval
+    return abstractify(x)
+
+
+class SpecializedCall:
+    """Everything about one (function, signature): olympuspr, module, executable."""
+
+    def __init__(self, wrapped: Jitted, args, kwargs, in_avals=None):
+        self.wrapped = wrapped
+        self.name = getattr(wrapped._fun, "__name__", "fun")
+        counters["trace"] += 1
+        nums, names = wrapped._static_argnums, wrapped._static_argnames
+        self.closed, self.out_tree, self.out_avals = trace_fun(
+            wrapped._fun, args, kwargs, nums, names, "jit", in_avals)
+        nargs = len(args)
+        nums = tuple(i % nargs if -nargs <= i < 0 else i for i in nums)
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
+        dyn_kwargs = {k: v for k, v in kwargs.items() if k not in names}
+        self.in_tree = tree_util.tree_structure((dyn_args, dyn_kwargs))
+        self.call_tree = self.in_tree
+        self.in_avals = self.closed.in_avals
+        self.arg_names = arg_names_of(wrapped._fun, args, kwargs, nums, names)
+        if len(self.arg_names) != len(self.in_avals):
+            self.arg_names = tuple(f"args[{i}]" for i in range(len(self.in_avals)))
+        self.donated_mask = self._donation_mask(dyn_args, dyn_kwargs, args, nums)
+        self.executable = None
+        self.lowered = None
+
+    def _donation_mask(self, dyn_args, dyn_kwargs, args, nums):
+        w = self.wrapped
+        mask = []
+        dyn_positions = [i for i in range(len(args)) if i not in nums]
+        for pos, a in zip(dyn_positions, dyn_args):
+            d = pos in w._donate_argnums
+            mask += [d] * len(tree_util.tree_leaves(a))
+        for k in sorted(dyn_kwargs):
+            d = k in w._donate_argnames
+            mask += [d] * len(tree_util.tree_leaves(dyn_kwargs[k]))
+        return tuple(mask)
+
+    # -- stages ---------------------------------------------------------------------------
+
+    def result_names(self):
+        paths = [p for p, _ in tree_util.tree_flatten_with_path(
+            tree_util.tree_unflatten(self.out_tree, [0] * len(self.out_avals)))[0]]
+        return ["result" + tree_util.keystr(p) for p in paths]
+
+    def lower(self):
+        if self.lowered is None:
+            counters["lower"] += 1
+            donated = tuple(i for i, d in enumerate(self.donated_mask) if d)
+            self.lowered = lower_olympuspr(
+                self.closed, name=self.name, arg_names=self.arg_names, donated=donated,
+                result_names=self.result_names())
+        return self.lowered
+
+    def compile(self, lowered=None, options=None):
+        if self.executable is None or lowered is not None and lowered is not self.lowered:
+            lowered = lowered or self.lower()
+            counters["compile"] += 1
+            donated = tuple(i for i, d in enumerate(self.donated_mask) if d)
+            hoisted = list(getattr(lowered, "hoisted_consts", ()) or ())
+            exe = rt.compile(
+                lowered.module,
+                in_avals=[ShapedArray(np.shape(c), np.asarray(c).dtype) for c in hoisted]
+                + list(self.in_avals),
+                out_avals=list(self.out_avals),
+                donated_args=tuple(len(hoisted) + i for i in donated),
+                options=options,
+            )
+            self._hoisted = [rt.device_put(np.asarray(c)) for c in hoisted]
+            if lowered is self.lowered or self.executable is None:
+                self.executable = exe
+            return exe
+        return self.executable
+
+    # -- execution ------------------------------------------------------------------------
+
+    def check_and_put(self, leaves) -> list:
+        """Leaves as device arrays of the compiled types, or the seed page's TypeError."""
+        if len(leaves) != len(self.in_avals):
+            raise TypeError(
+                f"Compiled function expected {len(self.in_avals)} arguments, got {len(leaves)}."
+            )
+        got = [_leaf_aval(x) for x in leaves]
+        if any((g.shape, g.dtype) != (e.shape, e.dtype) for g, e in zip(got, self.in_avals)):
+            raise TypeError(stages.describe_mismatches(self.arg_names, self.in_avals, got))
+        return [x if type(x) is _Array else rt.device_put(x)
+                for x, e in zip(leaves, self.in_avals)]
+
+    def execute(self, exe, arrays):
+        if self._hoisted:
+            arrays = self._hoisted + list(arrays)
+        outs = exe.execute(arrays)
+        return tree_util.tree_unflatten(self.out_tree, outs)
+
+
+def _leaf_aval(x) -> ShapedArray:
+    if type(x) is _Array:
+        return x.aval
+    return abstractify(x)
+
+
+class Jitted(stages.Stage):
+    """What `olympus.jit` returns (`olympus.stages.Wrapped`)."""
+
+    def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                 keep_unused):
+        if not callable(fun):
+            raise TypeError(f"Expected a callable value, got {fun!r}")
+        self._fun = fun
+        self._static_argnums, self._static_argnames = _normalize_static(
+            fun, static_argnums, static_argnames)
+        donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(
+            donate_argnums or ())
+        donate_argnames = (donate_argnames,) if isinstance(donate_argnames, str) else tuple(
+            donate_argnames or ())
+        self._donate_argnums, self._donate_argnames = _normalize_static(
+            fun, donate_argnums, donate_argnames)
+        self._keep_unused = keep_unused
+        self._options = (self._static_argnums, self._static_argnames, self._donate_argnums,
+                         self._donate_argnames)
+        self._calls = _per_fun_cache(fun)
+        functools.update_wrapper(self, fun, updated=())
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def _signature(self, args, kwargs):
+        nums, names = self._static_argnums, self._static_argnames
+        nargs = len(args)
+        statics = []
+        dyn = []
+        for i, a in enumerate(args):
+            if i in nums or (i - nargs) in nums:
+                statics.append((i, _hashable_static(a, i)))
+            else:
+                dyn.append(a)
+        kw_static = []
+        kw_dyn = {}
+        for k, v in kwargs.items():
+            if k in names:
+                kw_static.append((k, _hashable_static(v, k)))
+            else:
+                kw_dyn[k] = v
+        leaves, tree = tree_util.tree_flatten((tuple(dyn), kw_dyn))
+        return (self._options, tree, tuple(statics), tuple(sorted(kw_static)),
+                tuple(_leaf_sig(x) for x in leaves)), leaves
+
+    def _specialize(self, args, kwargs, in_avals=None):
+        key, leaves = self._signature(args, kwargs)
+        if in_avals is not None:
+            key = key + (tuple(in_avals),)
+        call = self._calls.get(key)
+        if call is None:
+            call = self._calls[key] = SpecializedCall(self, args, kwargs, in_avals)
+        return call, leaves
+
+    def __call__(self, *args, **kwargs):
+        if type(trace_ctx.trace) is not EvalTrace or config.olympus_disable_jit:
+            return self._fun(*args, **kwargs)
+        call, leaves = self._specialize(args, kwargs)
+        exe = call.executable or call.compile()
+        arrays = [x if type(x) is _Array else rt.device_put(x)
+                  for x, a in zip(leaves, call.in_avals)]
+        return call.execute(exe, arrays)
+
+    def trace(self, *args, **kwargs) -> stages.Traced:
+        leaves_all = tree_util.tree_leaves((args, kwargs))
+        stages.check_not_traced(leaves_all)
+        call, _ = self._specialize(args, kwargs)
+        return stages.Traced(call)
+
+    def lower(self, *args, **kwargs) -> stages.Lowered:
+        return self.trace(*args, **kwargs).lower()
+
+    def eval_shape(self, *args, **kwargs):
+        call, _ = self._specialize(args, kwargs)
+        from olympus_ir.avals import ShapeDtypeStruct
+
+        return tree_util.tree_unflatten(call.out_tree, [
+            ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in call.out_avals])
+
+    def clear_cache(self):
+        self._calls.clear()
+
+    def _cache_size(self) -> int:
+        return len(self._calls)
+
+    def __repr__(self) -> str:
+        return f"<olympus.jit of {self._fun!r}>"
+
+
+def _hashable_static(v, where):
+    try:
+        hash(v)
+    except TypeError as e:
+        raise ValueError(
+            "Non-hashable static arguments are not supported. An error occurred while trying "
+            f"to hash an object of type {type(v)}, {v}. The error was:\nTypeError: {e}"
+        ) from None
+    return v
+
+
+def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | None = None,
+        static_argnames: str | Sequence[str] | None = None,
+        donate_argnums: int | Sequence[int] | None = None,
+        donate_argnames: str | Sequence[str] | None = None, keep_unused: bool = False,
+        **unsupported: Any):
+    """Compile `fun` with XLA: traced and compiled once per argument signature."""
+    if unsupported:
+        raise TypeError(f"jit() got unexpected keyword arguments {sorted(unsupported)}")
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames,
+                                 donate_argnums=donate_argnums,
+                                 donate_argnames=donate_argnames, keep_unused=keep_unused)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                  keep_unused)

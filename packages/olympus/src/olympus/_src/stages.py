@@ -1,0 +1,184 @@
+"""The ahead-of-time stages: Wrapped -> Traced -> Lowered -> Compiled.
+
+Each stage is a thin object over the next artifact: the closed olympuspr, the StableHLO
+module, the loaded executable. A `Compiled` is bound to one type signature: it refuses
+arguments of other types and refuses to be transformed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+import olympus_runtime as rt
+from olympus_ir.avals import ShapedArray
+from olympus_trace import tree_util
+from olympus_trace.core import Tracer
+
+
+class ArgInfo(NamedTuple):
+    """What a stage knows about one argument."""
+
+    shape: tuple
+    dtype: np.dtype
+    weak_type: bool
+    donated: bool
+
+    @property
+    def aval(self) -> ShapedArray:
+        return ShapedArray(self.shape, self.dtype, self.weak_type)
+
+
+class OutInfo(NamedTuple):
+    shape: tuple
+    dtype: np.dtype
+    weak_type: bool
+
+
+def _transform_error(x: Tracer) -> TypeError:
+    return TypeError(
+        "Cannot apply OLYMPUS transformations to a function lowered and compiled for a "
+        f"particular signature. Detected argument of Tracer type {type(x)}."
+    )
+
+
+def check_not_traced(leaves) -> None:
+    for x in leaves:
+        if isinstance(x, Tracer):
+            raise _transform_error(x)
+
+
+class Stage:
+    """Shared by Traced, Lowered and Compiled: the argument and result structure."""
+
+    _meta: Any  # a jit.SpecializedCall
+
+    @property
+    def in_tree(self):
+        return self._meta.in_tree
+
+    @property
+    def out_tree(self):
+        return self._meta.out_tree
+
+    @property
+    def args_info(self):
+        m = self._meta
+        infos = [ArgInfo(a.shape, a.dtype, a.weak_type, d)
+                 for a, d in zip(m.in_avals, m.donated_mask)]
+        return tree_util.tree_unflatten(m.in_tree, infos)
+
+    @property
+    def out_info(self):
+        m = self._meta
+        infos = [OutInfo(a.shape, a.dtype, a.weak_type) for a in m.out_avals]
+        return tree_util.tree_unflatten(m.out_tree, infos)
+
+    def __call__(self, *args, **kwargs):
+        check_not_traced(tree_util.tree_leaves((args, kwargs)))
+        raise TypeError(
+            f"A {type(self).__name__} object is not callable; call .lower().compile() first."
+        )
+
+
+class Traced(Stage):
+    """A function traced at one signature: `.olympuspr`, then `.lower()`."""
+
+    def __init__(self, meta):
+        self._meta = meta
+
+    @property
+    def olympuspr(self):
+        return self._meta.closed
+
+    @property
+    def fun_name(self) -> str:
+        return self._meta.name
+
+    def lower(self) -> Lowered:
+        return Lowered(self._meta, self._meta.lower())
+
+
+class Lowered(Stage):
+    """A function lowered to StableHLO: `.as_text()`, then `.compile()`."""
+
+    def __init__(self, meta, lowered_module):
+        self._meta = meta
+        self._lowered = lowered_module
+
+    def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        if dialect not in (None, "stablehlo"):
+            raise ValueError(f"unknown dialect {dialect!r}: only 'stablehlo' is available")
+        return self._lowered.as_text(debug_info=debug_info)
+
+    def compiler_ir(self, dialect: str | None = None):
+        if dialect not in (None, "stablehlo"):
+            raise ValueError(f"unknown dialect {dialect!r}: only 'stablehlo' is available")
+        return self._lowered.module
+
+    def cost_analysis(self) -> dict | None:
+        try:
+            return self.compile().cost_analysis()
+        except Exception:  # pragma: no cover - analysis is best effort
+            return None
+
+    def compile(self, compiler_options: dict | None = None) -> Compiled:
+        exe = self._meta.compile(self._lowered, compiler_options)
+        return Compiled(self._meta, exe)
+
+
+class Compiled(Stage):
+    """An executable for one signature. Calling it checks argument types first."""
+
+    def __init__(self, meta, executable):
+        self._meta = meta
+        self._executable = executable
+
+    def cost_analysis(self) -> dict | None:
+        try:
+            return self._executable.cost_analysis()
+        except Exception:  # pragma: no cover - unavailable on some backends
+            return None
+
+    def memory_analysis(self):
+        try:
+            return self._executable.memory_analysis()
+        except Exception:  # pragma: no cover
+            return None
+
+    def as_text(self) -> str | None:
+        try:
+            return self._executable.as_text()
+        except Exception:  # pragma: no cover
+            return None
+
+    def runtime_executable(self):
+        return self._executable
+
+    def __call__(self, *args, **kwargs):
+        m = self._meta
+        leaves, tree = tree_util.tree_flatten((args, kwargs))
+        check_not_traced(leaves)
+        if tree != m.call_tree:
+            raise TypeError(
+                "Function compiled with input pytree does not match the input pytree it was "
+                f"called with. Compiled with {m.call_tree} and called with {tree}."
+            )
+        arrays = m.check_and_put(leaves)
+        return m.execute(self._executable, arrays)
+
+
+def describe_mismatches(names, expected, got) -> str:
+    lines = [
+        f"Argument '{n}' compiled with {e.str_short(short_dtypes=False)} and called with "
+        f"{g.str_short(short_dtypes=False)}"
+        for n, e, g in zip(names, expected, got)
+        if (e.shape, e.dtype) != (g.shape, g.dtype)
+    ]
+    return (
+        "Argument types differ from the types for which this computation was compiled. "
+        "The mismatches are:\n" + "\n".join(lines)
+    )
+
+
+__all__ = ["ArgInfo", "OutInfo", "Traced", "Lowered", "Compiled", "rt"]

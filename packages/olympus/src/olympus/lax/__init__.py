@@ -1,0 +1,11 @@
+"""`olympus.lax`: the primitive operations, strict about dtypes, plus structured control flow."""
+
+from olympus_trace.lax_ops import *  # noqa: F401,F403
+from olympus_trace.lax_ops import (  # noqa: F401
+    abs, add, broadcast, broadcast_in_dim, broadcasted_iota, concatenate, convert_element_type,
+    cos, div, dot, dot_general, dynamic_slice, dynamic_update_slice, exp, iota, log, max, min,
+    mul, neg, pad, reduce_max, reduce_min, reduce_sum, reshape, rev, select, select_n, sin,
+    slice, squeeze, stop_gradient, sub, tanh, transpose,
+)
+
+from .control_flow import cond  # noqa: F401

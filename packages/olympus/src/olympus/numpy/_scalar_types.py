@@ -1,0 +1,45 @@
+"""Scalar type objects (`olympus.numpy.float32` ...): usable as dtypes and callable to make
+0-d (or n-d) arrays of that dtype, as in JAX."""
+
+from __future__ import annotations
+
+import numpy as np
+from olympus_ir import dtypes
+
+
+class _ScalarType:
+    def __init__(self, dt: np.dtype, name: str):
+        self.dtype = np.dtype(dt)
+        self.__name__ = name
+
+    def __call__(self, x):
+        from . import asarray
+
+        return asarray(x, self.dtype)
+
+    def __repr__(self) -> str:
+        return f"<class 'olympus.numpy.{self.__name__}'>"
+
+    def __eq__(self, other):
+        return isinstance(other, _ScalarType) and other.dtype == self.dtype or (
+            other is self.dtype.type)
+
+    def __hash__(self):
+        return hash(self.dtype)
+
+
+bool_ = _ScalarType(dtypes.bool_, "bool_")
+int8 = _ScalarType(dtypes.int8, "int8")
+int16 = _ScalarType(dtypes.int16, "int16")
+int32 = _ScalarType(dtypes.int32, "int32")
+int64 = _ScalarType(dtypes.int64, "int64")
+uint8 = _ScalarType(dtypes.uint8, "uint8")
+uint16 = _ScalarType(dtypes.uint16, "uint16")
+uint32 = _ScalarType(dtypes.uint32, "uint32")
+uint64 = _ScalarType(dtypes.uint64, "uint64")
+float16 = _ScalarType(dtypes.float16, "float16")
+bfloat16 = _ScalarType(dtypes.bfloat16, "bfloat16")
+float32 = _ScalarType(dtypes.float32, "float32")
+float64 = _ScalarType(dtypes.float64, "float64")
+complex64 = _ScalarType(dtypes.complex64, "complex64")
+complex128 = _ScalarType(dtypes.complex128, "complex128")
