@@ -15,7 +15,7 @@ from pathlib import Path
 
 import nox
 
-nox.needs_version = ">=2024.10.9"  # first release with `requires=`
+nox.needs_version = ">=2025.2.9"  # first release with `requires=`
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_existing_virtualenvs = True
 nox.options.sessions = ["tests"]

@@ -141,11 +141,20 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
+def _catches_import_error(node: ast.Try) -> bool:
+    names = set()
+    for h in node.handlers:
+        types = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+        names |= {t.id for t in types if isinstance(t, ast.Name)}
+    return bool(names & {"ImportError", "ModuleNotFoundError"})
+
+
 def imports(tree: ast.Module) -> list[tuple[str, int, bool]]:
     """(top-level module, line, runs at import time) for each absolute import in tree.
 
-    An import runs at import time unless it sits inside a function (or lambda) or under
-    `if TYPE_CHECKING:`; class bodies run at import time.
+    An import is required at import time unless it sits inside a function (or lambda), under
+    `if TYPE_CHECKING:`, or in a `try:` that catches ImportError (an optional import);
+    class bodies run at import time.
     """
     found: list[tuple[str, int, bool]] = []
 
@@ -154,6 +163,12 @@ def imports(tree: ast.Module) -> list[tuple[str, int, bool]]:
             found.extend((a.name.split(".")[0], node.lineno, at_import) for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.append((node.module.split(".")[0], node.lineno, at_import))
+        if isinstance(node, ast.Try) and _catches_import_error(node):
+            for child in node.body:
+                visit(child, False)
+            for child in [*node.handlers, *node.orelse, *node.finalbody]:
+                visit(child, at_import)
+            return
         if isinstance(node, ast.If) and _is_type_checking(node.test):
             for child in node.body:
                 visit(child, False)
@@ -186,7 +201,8 @@ def import_problems(dist: str, src: Path) -> list[str]:
                 problems.append(f"{shown}:{line}: {own} must not import {module}")
             elif module == "jaxlib" and dist in LAZY_JAXLIB and at_import:
                 problems.append(
-                    f"{shown}:{line}: {own} may import jaxlib only lazily, inside a function"
+                    f"{shown}:{line}: {own} may import jaxlib only optionally (inside a function "
+                    "or a try/except ImportError)"
                 )
     return problems
 
@@ -254,11 +270,14 @@ def test_import_checker_flags_planted_mistakes(tmp_path):
         "def f():\n    try:\n        import jaxlib\n    except ImportError:\n        return None\n"
         "try:\n    from jaxlib import xla_client\nexcept ImportError:\n    pass\n"
         "class C:\n    import jaxlib.mlir\n"
-        "from olympus_lower import lowering\n",
+        "from olympus_lower import lowering\n"
+        "import jaxlib\n",
     ) == [
-        "olympus_trace may import jaxlib only lazily, inside a function",
-        "olympus_trace may import jaxlib only lazily, inside a function",
+        "olympus_trace may import jaxlib only optionally (inside a function or a try/except "
+        "ImportError)",
         "olympus_trace must not import olympus_lower",
+        "olympus_trace may import jaxlib only optionally (inside a function or a try/except "
+        "ImportError)",
     ]
 
     assert plant(

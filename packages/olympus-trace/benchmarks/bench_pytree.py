@@ -28,7 +28,12 @@ def make_trees() -> dict[str, object]:
         "100-leaf dict {k: float}": {f"k{i:03d}": float(i) for i in range(100)},
         "nested (24 leaves)": {
             "params": [{"w": 1.0, "b": 2.0} for _ in range(6)],
-            "opt": (Point(1.0, 2.0), [3.0, 4.0], None, {"lr": 0.1, "step": 1, "m": [5.0, 6.0, 7.0, 8.0]}),
+            "opt": (
+                Point(1.0, 2.0),
+                [3.0, 4.0],
+                None,
+                {"lr": 0.1, "step": 1, "m": [5.0, 6.0, 7.0, 8.0]},
+            ),
             "extra": (0.0,) * 2,
         },
     }
@@ -70,7 +75,9 @@ def main() -> None:
             print(f"{name:<26} {b:<7} {f:>11.2f} {u:>13.2f} {f + u:>9.2f}")
         if "cpp" in results:
             (cf, cu), (pf, pu) = results["cpp"], results["python"]
-            print(f"{'':<26} {'speedup':<7} {pf / cf:>10.1f}x {pu / cu:>12.1f}x {(pf + pu) / (cf + cu):>8.1f}x")
+            print(
+                f"{'':<26} {'speedup':<7} {pf / cf:>10.1f}x {pu / cu:>12.1f}x {(pf + pu) / (cf + cu):>8.1f}x"
+            )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ def _quote(s: str) -> str:
 def to_dot(j: Olympuspr | ClosedOlympuspr) -> str:
     """The dataflow graph of `j` in Graphviz DOT: a node per invar (constvars dashed), per
     equation (a box labelled with the primitive) and per output; an edge per use of a value,
-    labelled with the variable. Literals are plaintext nodes. Sub-olympusprs are not expanded
+    labelled with the variable and its type. Literals are plaintext nodes. Sub-olympusprs are not expanded
     (the equation's label says how many it holds)."""
     if isinstance(j, ClosedOlympuspr):
         j = j.olympuspr
@@ -59,7 +59,7 @@ def to_dot(j: Olympuspr | ClosedOlympuspr) -> str:
 
     def edge(x: Any, dst: str) -> None:
         src = source(x)
-        label = "" if isinstance(x, Literal) else f" [label={_quote(names(x))}]"
+        label = "" if isinstance(x, Literal) else f" [label={_quote(names.binder(x))}]"
         lines.append(f"  {src} -> {dst}{label};")
 
     for k, v in enumerate(j.constvars):
@@ -81,8 +81,7 @@ def to_dot(j: Olympuspr | ClosedOlympuspr) -> str:
             producer[id(v)] = node
     for k, x in enumerate(j.outvars):
         node = f"out{k}"
-        lines.append(f"  {node} [label={_quote(f'out {k}: ' + x.aval.str_short())}, "
-                     "shape=doublecircle];")
+        lines.append(f"  {node} [label={_quote(f'out {k}')}, shape=doublecircle];")
         edge(x, node)
     lines.append("}")
     return "\n".join(lines)

@@ -39,7 +39,11 @@ same kind. The document (format version 1)::
           | OLYMPUSPR_VALUE                                          # its own var scope
 
 Variables are numbered per scope (each sub-olympuspr starts again at 0), in order of first
-appearance. Primitives are named (`primitive_by_name`); the module defining a primitive that
+appearance. An Olympuspr or ClosedOlympuspr object held in several places (identical cond
+branches, say) is written in full once, with an ``"id": k`` field added to its BODY (or to
+its closed_olympuspr object), and as ``{"ref": k}`` in place of that BODY (or as
+``{"kind": "closed_olympuspr", "ref": k}``) everywhere after, so sharing survives the round
+trip; share ids count up from 0 over the document. Primitives are named (`primitive_by_name`); the module defining a primitive that
 is not in `olympus_ir.primitives` must be imported before `from_json`.
 
 Enum and NamedTuple param types are recorded by a registered name (the class name, e.g.
@@ -49,7 +53,8 @@ automatically the first time it is needed; other packages call `register_param_t
 
 What is not exact: an effect that is neither a string nor a registered type is stored as its
 ``str()``; a ``debug_info`` that is not made of VALUEs is dropped; device arrays among consts
-come back as numpy arrays.
+come back as numpy arrays, big-endian arrays as native ones; a Python float NaN param comes
+back as the standard NaN (NaN payloads in arrays, literals and numpy scalars are kept).
 """
 
 from __future__ import annotations
@@ -104,6 +109,8 @@ _FLOAT0_NAME = "float0"
 def _dtype_name(dt: np.dtype) -> str:
     if dt == dtypes.float0:
         return _FLOAT0_NAME
+    if dt.byteorder == ">" or (dt.byteorder == "=" and sys.byteorder == "big"):
+        dt = dt.newbyteorder("<")  # arrays are written little-endian whatever their order
     name = dt.name
     if _DTYPES_BY_NAME.get(name) != dt:
         raise ValueError(f"cannot serialize dtype {dt!r}: not an Olympus dtype")
@@ -151,7 +158,7 @@ def _scan_module(mod: Any) -> None:
         if not isinstance(obj, type) or obj.__module__ != modname or obj in _NAMES_BY_TYPE:
             continue
         if (issubclass(obj, enum.Enum) and len(obj) > 0) or _is_namedtuple_type(obj):
-            name = obj.__qualname__
+            name = obj.__name__
             if name in _TYPES_BY_NAME:  # a clash between modules: qualify the newcomer
                 name = f"{modname}.{name}"
             register_param_type(obj, name)
@@ -219,7 +226,48 @@ def _encode_aval(aval: Any) -> dict[str, Any]:
             "weak_type": aval.weak_type}
 
 
+def _count_olympusprs(v: Any, counts: dict[int, int], keep: list) -> None:
+    """How often each Olympuspr / ClosedOlympuspr object occurs in `v` (the same object may
+    be held by several params, e.g. identical cond branches)."""
+    if isinstance(v, (Olympuspr, ClosedOlympuspr)):
+        counts[id(v)] = counts.get(id(v), 0) + 1
+        keep.append(v)
+        if counts[id(v)] > 1:
+            return
+        if isinstance(v, ClosedOlympuspr):
+            _count_olympusprs(v.olympuspr, counts, keep)
+            for c in v.consts:
+                _count_olympusprs(c, counts, keep)
+        else:
+            for e in v.eqns:
+                for p in e.params.values():
+                    _count_olympusprs(p, counts, keep)
+    elif isinstance(v, (tuple, list, frozenset)):
+        for x in v:
+            _count_olympusprs(x, counts, keep)
+    elif isinstance(v, dict):
+        for x in v.values():
+            _count_olympusprs(x, counts, keep)
+
+
 class _Encoder:
+    def __init__(self, root: Any):
+        self.counts: dict[int, int] = {}
+        self.keep: list = []
+        _count_olympusprs(root, self.counts, self.keep)
+        self.shared: dict[int, int] = {}  # id(object) -> share id, once encoded
+
+    def _share(self, obj: Any, encode) -> dict[str, Any]:
+        """Encode `obj` in full the first time; as {"ref": k} afterwards if it is shared."""
+        k = self.shared.get(id(obj))
+        if k is not None:
+            return {"ref": k}
+        out = encode()
+        if self.counts.get(id(obj), 0) > 1:
+            k = self.shared[id(obj)] = len(self.shared)
+            out = {"id": k, **out}
+        return out
+
     def value(self, v: Any, where: str) -> Any:
         if v is None or isinstance(v, (bool, str)):
             return v
@@ -281,9 +329,10 @@ class _Encoder:
         if isinstance(v, Olympuspr):
             return {"kind": "olympuspr", "olympuspr": self.body(v)}
         if isinstance(v, ClosedOlympuspr):
-            return {"kind": "closed_olympuspr", "olympuspr": self.body(v.olympuspr),
-                    "consts": [self.const(c, f"{where} const {i}")
-                               for i, c in enumerate(v.consts)]}
+            return {"kind": "closed_olympuspr", **self._share(v, lambda: {
+                "olympuspr": self.body(v.olympuspr),
+                "consts": [self.const(c, f"{where} const {i}") for i, c in enumerate(v.consts)],
+            })}
         if isinstance(v, (int, float)):  # subclasses, e.g. numpy-like ints
             return self.value(float(v) if isinstance(v, float) else int(v), where)
         raise ValueError(f"cannot serialize {where}: unsupported type {type(v).__name__}")
@@ -298,6 +347,9 @@ class _Encoder:
         return self.value(c, where)
 
     def body(self, j: Olympuspr) -> dict[str, Any]:
+        return self._share(j, lambda: self._body(j))
+
+    def _body(self, j: Olympuspr) -> dict[str, Any]:
         ids: dict[int, int] = {}
         table: list[dict[str, Any]] = []
         keep: list[Var] = []
@@ -368,7 +420,7 @@ def to_json(olympuspr: Olympuspr | ClosedOlympuspr, *, indent: int | None = None
         raise TypeError(
             f"to_json expects an Olympuspr or ClosedOlympuspr, got {type(olympuspr).__name__}"
         )
-    enc = _Encoder().value(olympuspr, "olympuspr")
+    enc = _Encoder(olympuspr).value(olympuspr, "olympuspr")
     doc = {"format": FORMAT, "version": VERSION, **enc}
     return json.dumps(doc, indent=indent, allow_nan=False)
 
@@ -383,6 +435,26 @@ class _Malformed(ValueError):
 class _Decoder:
     def __init__(self) -> None:
         self.path: list[str] = []
+        self.shared: dict[int, Any] = {}  # share id -> decoded Olympuspr / ClosedOlympuspr
+
+    def _shared(self, obj: dict[str, Any], kind: type, decode) -> Any:
+        """Decode an object that may be {"ref": k} or carry {"id": k} (see `_Encoder._share`)."""
+        if "ref" in obj:
+            k = obj["ref"]
+            if set(obj) - {"ref", "kind"}:
+                self.fail(f"a reference has other fields: {sorted(set(obj) - {'ref', 'kind'})}")
+            if not _isinstance_strict(k, int) or not isinstance(self.shared.get(k), kind):
+                with self.at("ref"):
+                    self.fail(f"reference to an unknown shared {kind.__name__} {k!r}")
+            return self.shared[k]
+        out = decode()
+        if "id" in obj:
+            k = obj["id"]
+            if not _isinstance_strict(k, int) or k in self.shared:
+                with self.at("id"):
+                    self.fail(f"invalid or repeated share id {k!r}")
+            self.shared[k] = out
+        return out
 
     def fail(self, msg: str):
         where = "".join(self.path) or "top level"
@@ -543,16 +615,19 @@ class _Decoder:
             with self.at("olympuspr"):
                 return self.body(self.field(v, "olympuspr", dict, "an olympuspr object"))
         if kind == "closed_olympuspr":
-            with self.at("olympuspr"):
-                j = self.body(self.field(v, "olympuspr", dict, "an olympuspr object"))
-            consts = self.field(v, "consts", list, "a list of consts")
-            with self.at("consts"):
-                cs = list(self.value(consts))
-            if len(cs) != len(j.constvars):
-                self.fail(f"{len(cs)} consts for {len(j.constvars)} constvars")
-            return ClosedOlympuspr(j, cs)
+            return self._shared(v, ClosedOlympuspr, lambda: self.closed(v))
         with self.at("kind"):
             self.fail(f"unknown value kind {kind!r}")
+
+    def closed(self, v: dict[str, Any]) -> ClosedOlympuspr:
+        with self.at("olympuspr"):
+            j = self.body(self.field(v, "olympuspr", dict, "an olympuspr object"))
+        consts = self.field(v, "consts", list, "a list of consts")
+        with self.at("consts"):
+            cs = list(self.value(consts))
+        if len(cs) != len(j.constvars):
+            self.fail(f"{len(cs)} consts for {len(j.constvars)} constvars")
+        return ClosedOlympuspr(j, cs)
 
     def registered(self, name: str, base: type) -> type:
         cls = _type_of_name(name)
@@ -572,6 +647,9 @@ class _Decoder:
                 self.fail(f"unknown primitive {name!r}")
 
     def body(self, obj: dict[str, Any]) -> Olympuspr:
+        return self._shared(obj, Olympuspr, lambda: self._body(obj))
+
+    def _body(self, obj: dict[str, Any]) -> Olympuspr:
         table = self.field(obj, "vars", list, "a list of variables")
         variables: list[Var] = []
         with self.at("vars"):
@@ -717,8 +795,9 @@ def _first_difference(a: Any, b: Any, where: str) -> str | None:
         return _body_difference(a, b, where)
     if type(a) is not type(b):
         return f"{where}: {type(a).__name__} {a!r} vs {type(b).__name__} {b!r}"
-    if isinstance(a, float):
-        return None if _float_bits(a) == _float_bits(b) else f"{where}: {a!r} vs {b!r}"
+    if isinstance(a, float):  # bitwise (0.0 is not -0.0), but any NaN equals any NaN
+        same = _float_bits(a) == _float_bits(b) or (math.isnan(a) and math.isnan(b))
+        return None if same else f"{where}: {a!r} vs {b!r}"
     if isinstance(a, complex):
         return _first_difference((a.real, a.imag), (b.real, b.imag), where)
     if isinstance(a, enum.Enum):
@@ -734,11 +813,9 @@ def _first_difference(a: Any, b: Any, where: str) -> str | None:
     if _is_namedtuple_type(type(a)):
         return _first_difference(tuple(a), tuple(b), where)
     if isinstance(a, dict):
-        if list(a) != list(b) and sorted(map(repr, a)) != sorted(map(repr, b)):
+        if list(a) != list(b):
             return f"{where}: keys {list(a)} vs {list(b)}"
         for k in a:
-            if k not in b:
-                return f"{where}: key {k!r} missing"
             d = _first_difference(a[k], b[k], f"{where}[{k!r}]")
             if d:
                 return d

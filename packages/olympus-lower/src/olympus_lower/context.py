@@ -10,6 +10,7 @@ MLIR contexts are not thread-safe, so contexts are never shared between threads.
 from __future__ import annotations
 
 import threading
+import weakref
 
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
@@ -17,6 +18,9 @@ from jaxlib.mlir.dialects import chlo, mhlo, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 __all__ = ["make_context", "get_context"]
+
+
+_thread_pools: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def make_context() -> ir.Context:
@@ -28,7 +32,11 @@ def make_context() -> ir.Context:
     super(ir.Context, ctx).__init__()
     ctx.append_dialect_registry(registry)
     ctx.load_all_available_dialects()
-    ctx.set_thread_pool(ir.ThreadPool())
+    # The context does not own its thread pool: keep the pool alive as long as the
+    # context (a collected pool crashes the next multi-threaded pass, e.g. in compile).
+    pool = ir.ThreadPool()
+    ctx.set_thread_pool(pool)
+    _thread_pools[ctx] = pool
     sdy.register_dialect(ctx)
     mhlo.register_mhlo_dialect(ctx)
     chlo.register_dialect(ctx)

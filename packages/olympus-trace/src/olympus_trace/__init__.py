@@ -12,6 +12,7 @@ from .core import (
     Trace,
     Tracer,
     bind,
+    check_tracer_leaks,
     current_trace,
     get_aval,
     set_current_trace,
@@ -22,7 +23,7 @@ from .staging import DebugInfo, OlympusprTrace, OlympusprTracer, trace_to_olympu
 
 __all__ = [
     "__version__", "array_methods", "array_ops", "errors", "lax_ops", "tree_util",
-    "EvalTrace", "Trace", "Tracer", "bind", "current_trace", "get_aval",
+    "EvalTrace", "Trace", "Tracer", "bind", "check_tracer_leaks", "current_trace", "get_aval",
     "set_current_trace", "set_eval_rule", "make_olympuspr", "trace_fun", "DebugInfo",
     "OlympusprTrace", "OlympusprTracer", "trace_to_olympuspr",
 ]

@@ -26,6 +26,7 @@ unhashable aux data is allowed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from itertools import islice, repeat
 from typing import Any
 
 __all__ = [
@@ -201,10 +202,26 @@ class FlattenedIndexKey:
 
 
 class _Registration:
-    __slots__ = ("kind", "type", "flatten", "unflatten", "flatten_with_keys", "data_fields", "meta_fields")
+    __slots__ = (
+        "kind",
+        "type",
+        "flatten",
+        "unflatten",
+        "flatten_with_keys",
+        "data_fields",
+        "meta_fields",
+    )
 
-    def __init__(self, kind, typ, flatten=None, unflatten=None, flatten_with_keys=None,
-                 data_fields=(), meta_fields=()):
+    def __init__(
+        self,
+        kind,
+        typ,
+        flatten=None,
+        unflatten=None,
+        flatten_with_keys=None,
+        data_fields=(),
+        meta_fields=(),
+    ):
         self.kind = kind
         self.type = typ
         self.flatten = flatten
@@ -230,7 +247,9 @@ def _check_pred(result: Any) -> bool:
         return True
     if result is False or result is None:
         return False
-    raise ValueError(f"is_leaf predicate returned a non-boolean value {result!r}; expected a boolean")
+    raise ValueError(
+        f"is_leaf predicate returned a non-boolean value {result!r}; expected a boolean"
+    )
 
 
 def _custom_flatten(reg: _Registration, x: Any):
@@ -246,9 +265,14 @@ def _custom_flatten(reg: _Registration, x: Any):
 class PyTreeRegistry:
     """A registry of pytree node types (pure-Python twin of the C++ one)."""
 
-    def __init__(self, enable_none: bool = True, enable_tuple: bool = True,
-                 enable_namedtuple: bool = True, enable_list: bool = True,
-                 enable_dict: bool = True):
+    def __init__(
+        self,
+        enable_none: bool = True,
+        enable_tuple: bool = True,
+        enable_namedtuple: bool = True,
+        enable_list: bool = True,
+        enable_dict: bool = True,
+    ):
         self._kind_of: dict[type, int] = {}
         self._custom: dict[type, _Registration] = {}
         self._enable_namedtuple = enable_namedtuple
@@ -260,7 +284,9 @@ class PyTreeRegistry:
             self._kind_of[list] = _LIST
         if enable_dict:
             self._kind_of[dict] = _DICT
-        self._flat, self._flat_pred = _make_flatteners(self._kind_of, self._custom, enable_namedtuple)
+        self._flat, self._flat_pred = _make_flatteners(
+            self._kind_of, self._custom, enable_namedtuple
+        )
 
     # -- pickling by reference (set ``__module__``/``__name__`` on the instance) --
     def __reduce__(self):
@@ -275,17 +301,26 @@ class PyTreeRegistry:
         if t in self._kind_of:
             raise ValueError(f"Duplicate custom {what}PyTreeDef type registration for {t!r}.")
 
-    def register_node(self, type: type, to_iterable: Callable, from_iterable: Callable,
-                      to_iterable_with_keys: Callable | None = None) -> None:
+    def register_node(
+        self,
+        type: type,
+        to_iterable: Callable,
+        from_iterable: Callable,
+        to_iterable_with_keys: Callable | None = None,
+    ) -> None:
         self._check_new(type, "")
-        self._custom[type] = _Registration(_CUSTOM, type, to_iterable, from_iterable, to_iterable_with_keys)
+        self._custom[type] = _Registration(
+            _CUSTOM, type, to_iterable, from_iterable, to_iterable_with_keys
+        )
         self._kind_of[type] = _CUSTOM
 
-    def register_dataclass_node(self, type: type, data_fields: Iterable[str],
-                                meta_fields: Iterable[str]) -> None:
+    def register_dataclass_node(
+        self, type: type, data_fields: Iterable[str], meta_fields: Iterable[str]
+    ) -> None:
         self._check_new(type, "dataclass ")
-        self._custom[type] = _Registration(_DATACLASS, type, data_fields=tuple(data_fields),
-                                           meta_fields=tuple(meta_fields))
+        self._custom[type] = _Registration(
+            _DATACLASS, type, data_fields=tuple(data_fields), meta_fields=tuple(meta_fields)
+        )
         self._kind_of[type] = _DATACLASS
 
     def is_node(self, type: type) -> bool:
@@ -298,12 +333,14 @@ class PyTreeRegistry:
             node = self._flat(tree, leaves)
         else:
             node = self._flat_pred(tree, leaves, leaf_predicate)
-        return leaves, PyTreeDef._make(node, self, len(leaves))
+        return leaves, PyTreeDef(node, self, len(leaves))
 
-    def flatten_with_path(self, tree: Any, leaf_predicate: Callable[[Any, Any], bool] | None = None):
+    def flatten_with_path(
+        self, tree: Any, leaf_predicate: Callable[[Any, Any], bool] | None = None
+    ):
         pairs: list = []
         node = self._flat_path(tree, (), pairs, leaf_predicate)
-        return pairs, PyTreeDef._make(node, self, len(pairs))
+        return pairs, PyTreeDef(node, self, len(pairs))
 
     def _flat_path(self, x, path, out, pred):
         if pred is not None and _check_pred(pred(path, x)):
@@ -313,24 +350,55 @@ class PyTreeRegistry:
         k = self._kind_of.get(t)
         if k is None:
             if self._enable_namedtuple and _is_namedtuple_type(t):
-                return (_NAMEDTUPLE, t, None, tuple(
-                    [self._flat_path(c, path + (GetAttrKey(f),), out, pred) for f, c in zip(t._fields, x)]))
+                return (
+                    _NAMEDTUPLE,
+                    t,
+                    None,
+                    tuple(
+                        [
+                            self._flat_path(c, path + (GetAttrKey(f),), out, pred)
+                            for f, c in zip(t._fields, x, strict=True)
+                        ]
+                    ),
+                )
             out.append((path, x))
             return None
         if k == _TUPLE or k == _LIST:
-            return (k, None, None, tuple(
-                [self._flat_path(c, path + (SequenceKey(i),), out, pred) for i, c in enumerate(x)]))
+            return (
+                k,
+                None,
+                None,
+                tuple(
+                    [
+                        self._flat_path(c, path + (SequenceKey(i),), out, pred)
+                        for i, c in enumerate(x)
+                    ]
+                ),
+            )
         if k == _DICT:
             keys = _sorted_keys(x)
-            return (_DICT, None, tuple(keys), tuple(
-                [self._flat_path(x[key], path + (DictKey(key),), out, pred) for key in keys]))
+            return (
+                _DICT,
+                None,
+                tuple(keys),
+                tuple([self._flat_path(x[key], path + (DictKey(key),), out, pred) for key in keys]),
+            )
         if k == _NONE:
             return _NONE_NODE
         reg = self._custom[t]
         if k == _DATACLASS:
             aux = tuple([getattr(x, f) for f in reg.meta_fields])
-            return (_DATACLASS, t, aux, tuple(
-                [self._flat_path(getattr(x, f), path + (GetAttrKey(f),), out, pred) for f in reg.data_fields]))
+            return (
+                _DATACLASS,
+                t,
+                aux,
+                tuple(
+                    [
+                        self._flat_path(getattr(x, f), path + (GetAttrKey(f),), out, pred)
+                        for f in reg.data_fields
+                    ]
+                ),
+            )
         if reg.flatten_with_keys is not None:
             res = reg.flatten_with_keys(x)
             if not isinstance(res, tuple) or len(res) != 2:
@@ -345,8 +413,17 @@ class PyTreeRegistry:
                 children.append(self._flat_path(c, path + (key,), out, pred))
             return (_CUSTOM, t, aux, tuple(children))
         children, aux = _custom_flatten(reg, x)
-        return (_CUSTOM, t, aux, tuple(
-            [self._flat_path(c, path + (FlattenedIndexKey(i),), out, pred) for i, c in enumerate(children)]))
+        return (
+            _CUSTOM,
+            t,
+            aux,
+            tuple(
+                [
+                    self._flat_path(c, path + (FlattenedIndexKey(i),), out, pred)
+                    for i, c in enumerate(children)
+                ]
+            ),
+        )
 
     def flatten_one_level(self, tree: Any):
         t = type(tree)
@@ -364,8 +441,10 @@ class PyTreeRegistry:
             return (), None
         reg = self._custom[t]
         if k == _DATACLASS:
-            return ([getattr(tree, f) for f in reg.data_fields],
-                    tuple([getattr(tree, f) for f in reg.meta_fields]))
+            return (
+                [getattr(tree, f) for f in reg.data_fields],
+                tuple([getattr(tree, f) for f in reg.meta_fields]),
+            )
         return _custom_flatten(reg, tree)
 
     def flatten_one_level_with_keys(self, tree: Any):
@@ -373,7 +452,7 @@ class PyTreeRegistry:
         k = self._kind_of.get(t)
         if k is None:
             if self._enable_namedtuple and _is_namedtuple_type(t):
-                return [(GetAttrKey(f), c) for f, c in zip(t._fields, tree)], t
+                return [(GetAttrKey(f), c) for f, c in zip(t._fields, tree, strict=True)], t
             return None
         if k == _TUPLE or k == _LIST:
             return tuple([(SequenceKey(i), c) for i, c in enumerate(tree)]), None
@@ -384,8 +463,10 @@ class PyTreeRegistry:
             return (), None
         reg = self._custom[t]
         if k == _DATACLASS:
-            return ([(GetAttrKey(f), getattr(tree, f)) for f in reg.data_fields],
-                    tuple([getattr(tree, f) for f in reg.meta_fields]))
+            return (
+                [(GetAttrKey(f), getattr(tree, f)) for f in reg.data_fields],
+                tuple([getattr(tree, f) for f in reg.meta_fields]),
+            )
         if reg.flatten_with_keys is not None:
             key_children, aux = reg.flatten_with_keys(tree)
             return list(key_children), aux
@@ -415,8 +496,15 @@ def _make_flatteners(kind_of: dict, custom: dict, enable_namedtuple: bool):
             try:
                 keys = sorted(x)
             except Exception as e:  # noqa: BLE001
-                raise ValueError("Comparator raised exception while sorting pytree dictionary keys.") from e
-            return (_DICT, None, tuple(keys), tuple([flat(x[key], leaves) for key in keys]))
+                raise ValueError(
+                    "Comparator raised exception while sorting pytree dictionary keys."
+                ) from e
+            return (
+                _DICT,
+                None,
+                tuple(keys),
+                tuple(map(flat, map(x.__getitem__, keys), repeat(leaves))),
+            )
         if k == _LIST:
             return (_LIST, None, None, tuple([flat(c, leaves) for c in x]))
         if k == _NONE:
@@ -443,7 +531,12 @@ def _make_flatteners(kind_of: dict, custom: dict, enable_namedtuple: bool):
             return (_TUPLE, None, None, tuple([flat_pred(c, leaves, pred) for c in x]))
         if k == _DICT:
             keys = _sorted_keys(x)
-            return (_DICT, None, tuple(keys), tuple([flat_pred(x[key], leaves, pred) for key in keys]))
+            return (
+                _DICT,
+                None,
+                tuple(keys),
+                tuple([flat_pred(x[key], leaves, pred) for key in keys]),
+            )
         if k == _LIST:
             return (_LIST, None, None, tuple([flat_pred(c, leaves, pred) for c in x]))
         if k == _NONE:
@@ -453,7 +546,12 @@ def _make_flatteners(kind_of: dict, custom: dict, enable_namedtuple: bool):
             children, aux = _custom_flatten(reg, x)
             return (_CUSTOM, t, aux, tuple([flat_pred(c, leaves, pred) for c in children]))
         aux = tuple([getattr(x, f) for f in reg.meta_fields])
-        return (_DATACLASS, t, aux, tuple([flat_pred(getattr(x, f), leaves, pred) for f in reg.data_fields]))
+        return (
+            _DATACLASS,
+            t,
+            aux,
+            tuple([flat_pred(getattr(x, f), leaves, pred) for f in reg.data_fields]),
+        )
 
     return flat, flat_pred
 
@@ -470,7 +568,7 @@ def _unflatten(node, it, custom):
     if kind == _TUPLE:
         return tuple([_unflatten(c, it, custom) for c in children])
     if kind == _DICT:
-        return dict(zip(aux, [_unflatten(c, it, custom) for c in children]))
+        return dict(zip(aux, [_unflatten(c, it, custom) for c in children], strict=True))
     if kind == _LIST:
         return [_unflatten(c, it, custom) for c in children]
     if kind == _NONE:
@@ -480,9 +578,47 @@ def _unflatten(node, it, custom):
     reg = custom[t]
     if kind == _CUSTOM:
         return reg.unflatten(aux, tuple([_unflatten(c, it, custom) for c in children]))
-    kwargs = dict(zip(reg.meta_fields, aux))
-    kwargs.update(zip(reg.data_fields, [_unflatten(c, it, custom) for c in children]))
+    kwargs = dict(zip(reg.meta_fields, aux, strict=True))
+    kwargs.update(zip(reg.data_fields, [_unflatten(c, it, custom) for c in children], strict=True))
     return t(**kwargs)
+
+
+def _compile(node, custom) -> Callable:
+    """Turn a node into a function ``build(leaf_iterator) -> subtree``.
+
+    Unflattening a reused treedef then costs a few closure calls instead of a
+    full interpretation of the node tuples."""
+    if node is None:
+        return next
+    kind, t, aux, children = node
+    n = len(children)
+    if kind == _NONE:
+        return lambda it: None
+    if all(c is None for c in children):  # only leaf children: slice the iterator
+        if kind == _TUPLE:
+            return lambda it: tuple(islice(it, n))
+        if kind == _LIST:
+            return lambda it: list(islice(it, n))
+        if kind == _DICT:
+            return lambda it: dict(zip(aux, islice(it, n), strict=True))
+        if kind == _NAMEDTUPLE:
+            return lambda it: t(*islice(it, n))
+    builders = [_compile(c, custom) for c in children]
+    if kind == _TUPLE:
+        return lambda it: tuple([b(it) for b in builders])
+    if kind == _LIST:
+        return lambda it: [b(it) for b in builders]
+    if kind == _DICT:
+        return lambda it: dict(zip(aux, [b(it) for b in builders], strict=True))
+    if kind == _NAMEDTUPLE:
+        return lambda it: t(*[b(it) for b in builders])
+    reg = custom[t]
+    if kind == _CUSTOM:
+        unflatten = reg.unflatten
+        return lambda it: unflatten(aux, tuple([b(it) for b in builders]))
+    meta = dict(zip(reg.meta_fields, aux, strict=True))
+    data_fields = reg.data_fields
+    return lambda it: t(**meta, **dict(zip(data_fields, [b(it) for b in builders], strict=True)))
 
 
 def _count(node) -> tuple[int, int]:
@@ -519,7 +655,7 @@ def _node_str(node) -> str:
     if kind == _LIST:
         return "[" + ", ".join(parts) + "]"
     if kind == _DICT:
-        return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(aux, parts)) + "}"
+        return "{" + ", ".join(f"{k!r}: {p}" for k, p in zip(aux, parts, strict=True)) + "}"
     if kind == _NAMEDTUPLE:
         return f"CustomNode(namedtuple[{t.__name__}], [" + ", ".join(parts) + "])"
     return f"CustomNode({t.__name__}[{aux!s}], [" + ", ".join(parts) + "])"
@@ -562,9 +698,10 @@ def _flatten_up_to(node, x, out, custom):
         if type(x) is not dict:
             raise ValueError(f"Expected dict, got {x!r}.")
         keys = _sorted_keys(x)
-        if len(keys) != len(aux) or any(a != b for a, b in zip(keys, aux)):
+        if len(keys) != len(aux) or any(a != b for a, b in zip(keys, aux, strict=True)):
             raise ValueError(
-                f"Dict key mismatch; expected keys: {list(aux)!r}; present keys: {keys!r}.")
+                f"Dict key mismatch; expected keys: {list(aux)!r}; present keys: {keys!r}."
+            )
         values = [x[k] for k in keys]
     elif kind == _NONE:
         if x is not None:
@@ -574,7 +711,9 @@ def _flatten_up_to(node, x, out, custom):
         if not (isinstance(x, tuple) and hasattr(x, "_fields")):
             raise ValueError(f"Expected named tuple, got {x!r}.")
         if len(x) != len(children):
-            raise ValueError(f"Named tuple arity mismatch: {len(x)} != {len(children)}; tuple: {x!r}.")
+            raise ValueError(
+                f"Named tuple arity mismatch: {len(x)} != {len(children)}; tuple: {x!r}."
+            )
         if type(x) is not t:
             raise ValueError(f"Named tuple type mismatch: expected type: {t!r}, tuple: {x!r}.")
         values = x
@@ -587,16 +726,22 @@ def _flatten_up_to(node, x, out, custom):
             raise ValueError(f"Mismatch custom node data: {aux!r} != {new_aux!r}; value: {x!r}.")
         values = list(values)
         if len(values) != len(children):
-            raise ValueError(f"Custom type arity mismatch: {len(values)} != {len(children)}; value: {x!r}.")
+            raise ValueError(
+                f"Custom type arity mismatch: {len(values)} != {len(children)}; value: {x!r}."
+            )
     else:  # _DATACLASS
         reg = custom.get(type(x))
         if reg is None or reg.type is not t or reg.kind != _DATACLASS:
-            raise ValueError(f"Custom dataclass node type mismatch: expected type: {t!r}, value: {x!r}.")
+            raise ValueError(
+                f"Custom dataclass node type mismatch: expected type: {t!r}, value: {x!r}."
+            )
         new_aux = tuple([getattr(x, f) for f in reg.meta_fields])
         if aux != new_aux:
-            raise ValueError(f"Mismatch custom dataclass node data: {aux!r} != {new_aux!r}; value: {x!r}.")
+            raise ValueError(
+                f"Mismatch custom dataclass node data: {aux!r} != {new_aux!r}; value: {x!r}."
+            )
         values = [getattr(x, f) for f in reg.data_fields]
-    for c, v in zip(reversed(children), reversed(values)):
+    for c, v in zip(reversed(children), reversed(values), strict=True):
         _flatten_up_to(c, v, out, custom)
 
 
@@ -625,20 +770,17 @@ def _compose(node, inner):
 class PyTreeDef:
     """Structure of a pytree (pure-Python twin of the C++ ``PyTreeDef``)."""
 
-    __slots__ = ("_node", "_registry", "_num_leaves", "_num_nodes", "_hash", "__weakref__")
+    # Lazily computed; instances only store what they have computed.
+    _num_nodes: int | None = None
+    _hash: int | None = None
+    _builder: Callable | None = None  # compiled unflattener, built on second use
+    _unflatten_calls = 0
 
-    @classmethod
-    def _make(cls, node, registry: PyTreeRegistry, num_leaves: int | None = None) -> PyTreeDef:
-        self = object.__new__(cls)
+    def __init__(self, node, registry: PyTreeRegistry, num_leaves: int | None = None):
+        # Internal: PyTreeDefs are made by flattening (or the helpers below).
         self._node = node
         self._registry = registry
         self._num_leaves = num_leaves
-        self._num_nodes = None
-        self._hash = None
-        return self
-
-    def __init__(self, *args, **kwargs):
-        raise TypeError("PyTreeDef objects are created by flattening a pytree")
 
     # -- sizes --
     def _counts(self) -> None:
@@ -660,16 +802,26 @@ class PyTreeDef:
     def unflatten(self, leaves: Iterable[Any]) -> Any:
         if type(leaves) is not list:
             if not isinstance(leaves, Iterable):
-                raise TypeError(f"unflatten(): expected an iterable of leaves, got {type(leaves).__name__}")
+                raise TypeError(
+                    f"unflatten(): expected an iterable of leaves, got {type(leaves).__name__}"
+                )
             leaves = list(leaves)
         n = self.num_leaves
         if len(leaves) != n:
             if len(leaves) < n:
                 raise ValueError(f"Too few leaves for PyTreeDef; expected {n}, got {len(leaves)}")
             raise ValueError(f"Too many leaves for PyTreeDef; expected {n}.")
+        builder = self._builder
+        if builder is not None:
+            return builder(iter(leaves))
         node = self._node
         if node is None:
             return leaves[0]
+        if self._unflatten_calls:
+            # Reused treedef (the common case, e.g. jit outputs): compile it.
+            self._builder = builder = _compile(node, self._registry._custom)
+            return builder(iter(leaves))
+        self._unflatten_calls = 1
         return _unflatten(node, iter(leaves), self._registry._custom)
 
     def flatten_up_to(self, xs: Any) -> list:
@@ -692,7 +844,7 @@ class PyTreeDef:
     def children(self) -> list[PyTreeDef]:
         if self._node is None:
             return []
-        return [PyTreeDef._make(c, self._registry) for c in self._node[3]]
+        return [PyTreeDef(c, self._registry) for c in self._node[3]]
 
     def node_data(self):
         node = self._node
@@ -706,15 +858,17 @@ class PyTreeDef:
         return (_node_type(kind, t), aux)
 
     @staticmethod
-    def from_node_data_and_children(registry: PyTreeRegistry, node_data, children: Iterable[PyTreeDef]) -> PyTreeDef:
+    def from_node_data_and_children(
+        registry: PyTreeRegistry, node_data, children: Iterable[PyTreeDef]
+    ) -> PyTreeDef:
         if node_data is None:
-            return PyTreeDef._make(None, registry, 1)
+            return PyTreeDef(None, registry, 1)
         t, aux = node_data
         child_nodes = tuple([c._node for c in children])
         k = registry._kind_of.get(t)
         if k is None:
             if registry._enable_namedtuple and _is_namedtuple_type(t):
-                return PyTreeDef._make((_NAMEDTUPLE, t, None, child_nodes), registry)
+                return PyTreeDef((_NAMEDTUPLE, t, None, child_nodes), registry)
             raise ValueError(f"Unknown pytree node type: {t!r}.")
         if k == _NONE:
             node = _NONE_NODE
@@ -724,11 +878,12 @@ class PyTreeDef:
             node = (k, None, None, child_nodes)
         else:
             node = (k, t, aux, child_nodes)
-        return PyTreeDef._make(node, registry)
+        return PyTreeDef(node, registry)
 
     def compose(self, inner: PyTreeDef) -> PyTreeDef:
-        return PyTreeDef._make(_compose(self._node, inner._node), self._registry,
-                               self.num_leaves * inner.num_leaves)
+        return PyTreeDef(
+            _compose(self._node, inner._node), self._registry, self.num_leaves * inner.num_leaves
+        )
 
     # -- comparison --
     def __eq__(self, other: object) -> bool:
@@ -760,11 +915,7 @@ class PyTreeDef:
 
     # -- pickling: the registry is pickled by reference --
     def __reduce__(self):
-        return (_rebuild_treedef, (self._registry, self._node, self._num_leaves))
-
-
-def _rebuild_treedef(registry: PyTreeRegistry, node, num_leaves) -> PyTreeDef:
-    return PyTreeDef._make(node, registry, num_leaves)
+        return (PyTreeDef, (self._node, self._registry, self._num_leaves))
 
 
 # ---------------------------------------------------------------------------
@@ -785,7 +936,7 @@ def treedef_tuple(registry: PyTreeRegistry, treedefs: Iterable[PyTreeDef]) -> Py
     """A tuple treedef whose children are ``treedefs``."""
     treedefs = list(treedefs)
     node = (_TUPLE, None, None, tuple([t._node for t in treedefs]))
-    return PyTreeDef._make(node, registry, sum(t.num_leaves for t in treedefs))
+    return PyTreeDef(node, registry, sum(t.num_leaves for t in treedefs))
 
 
 def all_leaves(registry: PyTreeRegistry, iterable: Iterable[Any]) -> bool:

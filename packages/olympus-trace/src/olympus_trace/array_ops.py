@@ -82,7 +82,7 @@ def broadcast_to(x, shape):
     if aval.shape == shape:
         return x
     nlead = len(shape) - aval.ndim
-    if nlead < 0 or any(d not in (1, s) for d, s in zip(aval.shape, shape[nlead:])):
+    if nlead < 0 or builtins.any(d not in (1, s) for d, s in zip(aval.shape, shape[nlead:])):
         raise ValueError(f"Incompatible shapes for broadcasting: {aval.shape} and requested "
                          f"shape {shape}")
     # Squeeze size-1 dims that get expanded, then broadcast_in_dim.

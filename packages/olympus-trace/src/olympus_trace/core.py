@@ -10,6 +10,7 @@ bottom sits `EvalTrace`, which evaluates with the rule installed by `set_eval_ru
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -200,40 +201,47 @@ class Tracer:
         return ""
 
     def _short_repr(self) -> str:
-        return f"traced array with shape {self.aval.str_short()}"
+        return f"traced array with shape {self.aval.str_short(short_dtypes=False)}"
 
     def __repr__(self) -> str:
         return f"Traced<{self.aval}>with<{type(self._trace).__name__}>"
 
     def __bool__(self):
+        _check_bool_conversion(self)
         v = self.to_concrete_value()
         if v is None:
             raise TracerBoolConversionError(self)
         return bool(v)
 
     def __index__(self):
+        if not (self.shape == () and dtypes.is_integer(self.dtype)):
+            raise TypeError("Only integer scalar arrays can be converted to a scalar index.")
         v = self.to_concrete_value()
-        if v is None or not dtypes.is_integer(self.dtype):
+        if v is None:
             raise TracerIntegerConversionError(self)
         return int(v)
 
-    def __int__(self):
+    def _concrete_scalar(self, fun):
+        if self.ndim > 0:
+            raise TypeError("Only scalar arrays can be converted to Python scalars; "
+                            f"got arr.ndim={self.ndim}")
         v = self.to_concrete_value()
         if v is None:
-            raise ConcretizationTypeError(self, self._origin_msg())
-        return int(v)
+            name = fun.__name__
+            raise ConcretizationTypeError(
+                self, f"The problem arose with the `{name}` function. If trying to convert "
+                f"the data type of a value, try using `x.astype({name})` or "
+                f"`jnp.array(x, {name})` instead.")
+        return fun(v)
+
+    def __int__(self):
+        return self._concrete_scalar(int)
 
     def __float__(self):
-        v = self.to_concrete_value()
-        if v is None:
-            raise ConcretizationTypeError(self, self._origin_msg())
-        return float(v)
+        return self._concrete_scalar(float)
 
     def __complex__(self):
-        v = self.to_concrete_value()
-        if v is None:
-            raise ConcretizationTypeError(self, self._origin_msg())
-        return complex(v)
+        return self._concrete_scalar(complex)
 
     def __array__(self, dtype=None, copy=None):
         v = self.to_concrete_value()
@@ -262,7 +270,18 @@ class Tracer:
         )
 
     def __reduce__(self):
-        raise ConcretizationTypeError(self, "Tracers cannot be pickled.")
+        raise ConcretizationTypeError(
+            self, "The error occurred in the __reduce__ method, which may indicate an attempt "
+            "to serialize/pickle a traced value.")
+
+
+def _check_bool_conversion(x) -> None:
+    if x.size == 0:
+        raise ValueError("The truth value of an empty array is ambiguous. Use `array.size > 0` "
+                         "to check that an array is not empty.")
+    if x.size > 1:
+        raise ValueError("The truth value of an array with more than one element is "
+                         "ambiguous. Use a.any() or a.all()")
 
 
 def escaped_tracer_error(t: Tracer) -> UnexpectedTracerError:
@@ -272,9 +291,10 @@ def escaped_tracer_error(t: Tracer) -> UnexpectedTracerError:
     return UnexpectedTracerError(
         "Encountered an unexpected tracer. A function transformed by OLYMPUS had a side "
         "effect, allowing for a reference to an intermediate value with type "
-        f"{t.aval.str_short()} wrapped in a {type(t).__name__} to escape the scope of the "
-        f"transformation.\nOLYMPUS transformations require that functions explicitly return "
-        f"their outputs, and disallow saving intermediate values to global state.{origin}\n"
+        f"{t.aval.str_short(short_dtypes=False)} wrapped in a {type(t).__name__} to escape "
+        "the scope of the transformation.\nOLYMPUS transformations require that functions "
+        "explicitly return their outputs, and disallow saving intermediate values to global "
+        f"state.{origin}\n"
         "To catch the leak earlier, try setting the environment variable "
         "OLYMPUS_CHECK_TRACER_LEAKS or using the `olympus.checking_leaks` context manager."
     )
@@ -290,5 +310,21 @@ def concrete_or_error(force: Callable | None, x: Any, context: str = ""):
     return x if force is None else force(x)
 
 
-def full_lower(x):
-    return x
+class _LeakChecking(threading.local):
+    def __init__(self) -> None:
+        self.enabled = os.environ.get("OLYMPUS_CHECK_TRACER_LEAKS", "") not in ("", "0")
+
+
+leak_checking = _LeakChecking()
+
+
+@contextmanager
+def check_tracer_leaks(enabled: bool = True):
+    """Within this context, a staging trace that ends while one of its tracers is still
+    referenced (e.g. stored in a global) raises UnexpectedTracerError right away."""
+    prev = leak_checking.enabled
+    leak_checking.enabled = enabled
+    try:
+        yield
+    finally:
+        leak_checking.enabled = prev

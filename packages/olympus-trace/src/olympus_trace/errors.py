@@ -1,12 +1,14 @@
-"""Tracing errors, with JAX's types and wording (OLYMPUS names)."""
+"""Tracing errors, with JAX's types and wording (OLYMPUS names).
+
+Messages follow JAX: ``<message>\\nSee <docs>#olympus.errors.<ClassName>``. Messages about a
+tracer use ``tracer._short_repr()`` (``traced array with shape float32[3]``) followed by
+``tracer._origin_msg()`` (empty, or a newline and which function arguments the value
+depends on).
+"""
 
 from __future__ import annotations
 
 _DOCS = "https://docs.olympus.dev/en/latest/errors.html#olympus.errors."
-
-
-class OlympusTypeError(TypeError):
-    """Base of Olympus's TypeErrors."""
 
 
 class _Documented:
@@ -14,61 +16,66 @@ class _Documented:
         return f"{msg}\nSee {_DOCS}{type(self).__name__}"
 
 
+class OlympusTypeError(TypeError):
+    """Base of Olympus's TypeErrors."""
+
+
+class OlympusIndexError(IndexError):
+    """Base of Olympus's IndexErrors."""
+
+
 class ConcretizationTypeError(OlympusTypeError, _Documented):
-    """A traced value was used where a concrete Python value is needed."""
+    """A traced value was used where a concrete Python value is needed.
+
+    `context` says where (e.g. "The problem arose with the `float` function. ..."); the
+    tracer's origin (which arguments it depends on) is appended.
+    """
 
     def __init__(self, tracer=None, context: str = ""):
         if tracer is None:
             super().__init__(self._with_link(context))
             return
-        msg = (
-            f"Abstract tracer value encountered where concrete value is expected: "
-            f"{tracer._short_repr()}\n{context}"
-            "\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
-            "subfunctions instead."
-        )
-        super().__init__(self._with_link(msg.rstrip()))
+        super().__init__(self._with_link(
+            "Abstract tracer value encountered where concrete value is expected: "
+            f"{tracer._short_repr()}\n{context}{tracer._origin_msg()}\n"
+        ))
 
 
 class TracerBoolConversionError(ConcretizationTypeError):
+    """``bool()`` of a traced value (e.g. Python ``if`` on an argument)."""
+
     def __init__(self, tracer):
-        TypeError.__init__(
-            self,
-            self._with_link(
-                f"Attempted boolean conversion of traced array with shape "
-                f"{tracer.aval.str_short()}.\n{tracer._origin_msg()}"
-                "\nIf this is inside a jitted function, consider `static_argnums` for "
-                "arguments used in Python control flow, or structured control flow such as "
-                "`olympus.lax.cond` / `olympus.lax.while_loop`."
-            ),
-        )
+        TypeError.__init__(self, self._with_link(
+            f"Attempted boolean conversion of {tracer._short_repr()}.{tracer._origin_msg()}"
+        ))
 
 
-class TracerIntegerConversionError(ConcretizationTypeError):
+class TracerIntegerConversionError(OlympusIndexError, _Documented):
+    """``__index__`` of a traced integer scalar (e.g. ``range(x)``, ``operator.index(x)``)."""
+
     def __init__(self, tracer):
-        TypeError.__init__(
-            self,
-            self._with_link(
-                f"The __index__() method was called on traced array with shape "
-                f"{tracer.aval.str_short()}.\n{tracer._origin_msg()}"
-            ),
-        )
+        super().__init__(self._with_link(
+            f"The __index__() method was called on {tracer._short_repr()}."
+            f"{tracer._origin_msg()}"
+        ))
 
 
 class TracerArrayConversionError(OlympusTypeError, _Documented):
+    """``np.asarray`` of a traced value."""
+
     def __init__(self, tracer):
-        super().__init__(
-            self._with_link(
-                f"The numpy.ndarray conversion method __array__() was called on traced array "
-                f"with shape {tracer.aval.str_short()}.\n{tracer._origin_msg()}"
-            )
-        )
+        super().__init__(self._with_link(
+            "The numpy.ndarray conversion method __array__() was called on "
+            f"{tracer._short_repr()}{tracer._origin_msg()}"
+        ))
 
 
-class UnexpectedTracerError(Exception, _Documented):
+class UnexpectedTracerError(OlympusTypeError, _Documented):
+    """A tracer used after the transformation that created it has finished."""
+
     def __init__(self, msg: str):
         super().__init__(self._with_link(msg))
 
 
-class KeyReuseError(Exception):
+class KeyReuseError(OlympusTypeError):
     pass

@@ -8,8 +8,10 @@ inline the result into the outer trace).
 
 from __future__ import annotations
 
+import gc
 import inspect
 import os
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -25,7 +27,15 @@ from olympus_ir.core import (
     abstract_eval,
 )
 
-from .core import Trace, Tracer, escaped_tracer_error, get_aval, set_current_trace
+from .core import (
+    Trace,
+    Tracer,
+    escaped_tracer_error,
+    get_aval,
+    leak_checking,
+    set_current_trace,
+)
+from .errors import UnexpectedTracerError
 
 
 class DebugInfo(NamedTuple):
@@ -72,6 +82,13 @@ def user_source_info() -> SourceInfo | None:
     return None
 
 
+def _summarize(src: SourceInfo | None) -> str:
+    """``file:line (function)``, as JAX's source_info_util.summarize."""
+    if src is None:
+        return "unknown"
+    return f"{src.file}:{src.line} ({src.function})"
+
+
 class OlympusprTracer(Tracer):
     __slots__ = ("_aval", "var")
 
@@ -101,11 +118,18 @@ class OlympusprTrace(Trace):
         self.invars: list[Var] = []
         self.constvars: dict[int, tuple[Var, Any]] = {}  # id(value) -> (var, value)
         self.record_source = True
+        self.tracer_refs: list | None = [] if leak_checking.enabled else None
 
     def new_arg(self, aval: ShapedArray) -> OlympusprTracer:
         v = Var(aval)
         self.invars.append(v)
-        return OlympusprTracer(self, aval, v)
+        return self._new_tracer(aval, v)
+
+    def _new_tracer(self, aval: ShapedArray, var: Var) -> OlympusprTracer:
+        t = OlympusprTracer(self, aval, var)
+        if self.tracer_refs is not None:
+            self.tracer_refs.append(weakref.ref(t))
+        return t
 
     def _const_var(self, x: Any, aval: ShapedArray) -> Var:
         entry = self.constvars.get(id(x))
@@ -134,35 +158,51 @@ class OlympusprTrace(Trace):
         if prim.multiple_results:
             outvars = [Var(a) for a in out_aval]
             self.eqns.append(Eqn(prim, atoms, outvars, params, src))
-            return [OlympusprTracer(self, v.aval, v) for v in outvars]
+            return [self._new_tracer(v.aval, v) for v in outvars]
         v = Var(out_aval)
         self.eqns.append(Eqn(prim, atoms, [v], params, src))
-        return OlympusprTracer(self, out_aval, v)
+        return self._new_tracer(out_aval, v)
 
     def origin_msg(self, var: Var) -> str:
-        """Which function arguments `var` depends on, in JAX's words."""
+        """Which function arguments `var` depends on, in JAX's words: empty, or a newline
+        followed by the function being traced and the arguments (or, for values computed
+        from constants only, the operations) the value came from."""
         di = self.debug_info
         if di is None:
             return ""
-        deps = {id(var)}
+        active = {id(var)}
+        cone = []
         for e in reversed(self.eqns):
-            if any(id(o) in deps for o in e.outvars):
-                deps.update(id(i) for i in e.invars if isinstance(i, Var))
-        names = [
-            n for v, n in zip(self.invars, di.arg_names) if id(v) in deps
-        ]
-        if not names:
-            return (f"The error occurred while tracing the function {di.func_src_info} for "
-                    f"{di.traced_for}.")
-        if len(names) == 1:
-            dep = f"the value of the argument {names[0]}"
+            if any(id(o) in active for o in e.outvars):
+                cone.append(e)
+                active.update(id(i) for i in e.invars if isinstance(i, Var))
+        names = [n for v, n in zip(self.invars, di.arg_names) if id(v) in active]
+        origin = (f"The error occurred while tracing the function {di.func_src_info} for "
+                  f"{di.traced_for}. ")
+        if names:
+            if len(names) == 1:
+                args = f"the argument {names[0]}"
+            elif len(names) == 2:
+                args = f"the arguments {names[0]} and {names[1]}"
+            else:
+                args = f"the arguments {', '.join(names[:-1])}, and {names[-1]}"
+            origin += ("This concrete value was not available in Python because it depends on "
+                       f"the value{'s' if len(names) > 1 else ''} of {args}.")
         else:
-            dep = "the values of the arguments " + ", ".join(names[:-1]) + f" and {names[-1]}"
-        return (
-            f"The error occurred while tracing the function {di.func_src_info} for "
-            f"{di.traced_for}. This concrete value was not available in Python because it "
-            f"depends on {dep}."
-        )
+            invar_ids = {id(v) for v in self.invars}
+            progenitors = [e for e in reversed(cone)
+                           if not any(id(i) in invar_ids for i in e.invars)
+                           and not any(isinstance(i, Var) and any(i is o for c in cone
+                                                                   for o in c.outvars)
+                                       for i in e.invars)]
+            if progenitors:
+                lines = [f"  operation {e!r}\n    from line {_summarize(e.source_info)}"
+                         for e in progenitors[:5]]
+                origin += ("This value became a tracer due to OLYMPUS operations on these "
+                           "lines:\n\n" + "\n\n".join(lines))
+                if len(progenitors) > 5:
+                    origin += "\n\n(Additional originating lines are not shown.)"
+        return "\n" + origin
 
     def to_olympuspr(self, outs: Sequence[Any]) -> tuple[ClosedOlympuspr, list[Any]]:
         """Finish: returns the closed olympuspr; consts include outer-trace tracers."""
@@ -192,4 +232,22 @@ def trace_to_olympuspr(
         closed, _ = trace.to_olympuspr(outs)
     finally:
         trace.invalidate()
-    return closed, outs
+    if trace.tracer_refs is not None:
+        del args, outs
+        check_no_leaks(trace)
+    return closed, None
+
+
+def check_no_leaks(trace: OlympusprTrace) -> None:
+    """Raise UnexpectedTracerError if a tracer of the finished `trace` is still alive."""
+    gc.collect()
+    leaked = [t for t in (r() for r in trace.tracer_refs) if t is not None]
+    if leaked:
+        t = leaked[0]
+        refs = [type(r).__name__ for r in gc.get_referrers(t) if r is not leaked]
+        raise UnexpectedTracerError(
+            f"Found {len(leaked)} leaked tracer(s) of {trace.debug_info or 'a trace'}: the "
+            f"first is {t!r}, referenced by objects of type {refs[:5]}. A function "
+            "transformed by OLYMPUS stored an intermediate value outside of the function "
+            "(for example in a global or an attribute)."
+        )

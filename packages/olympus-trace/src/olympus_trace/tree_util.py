@@ -39,6 +39,8 @@ __all__ = [
     "PyTreeDef",
     "SequenceKey",
     "all_leaves",
+    "available_backends",
+    "cpp_registry",
     "default_registry",
     "keystr",
     "olympus_registry",
@@ -77,20 +79,31 @@ KeyPath = tuple  # tuple[KeyEntry, ...]
 # ---------------------------------------------------------------------------
 
 _FORCE_PURE_PYTHON = os.environ.get("OLYMPUS_PURE_PYTHON_PYTREE", "").strip().lower() not in (
-    "", "0", "false", "no", "off")
+    "",
+    "0",
+    "false",
+    "no",
+    "off",
+)
 
 _cpp_pytree: Any = None
 if not _FORCE_PURE_PYTHON:
     try:
         from jaxlib._jax import pytree as _cpp_pytree  # type: ignore[no-redef]
+
         _cpp_pytree.PyTreeRegistry  # noqa: B018 - make sure the API we need exists
     except (ImportError, AttributeError):
         _cpp_pytree = None
 
 
 def _new_registry(module, name: str):
-    reg = module.PyTreeRegistry(enable_none=True, enable_tuple=True, enable_namedtuple=True,
-                                enable_list=True, enable_dict=True)
+    reg = module.PyTreeRegistry(
+        enable_none=True,
+        enable_tuple=True,
+        enable_namedtuple=True,
+        enable_list=True,
+        enable_dict=True,
+    )
     # Lets treedefs pickle: a PyTreeDef pickles its registry by reference.
     reg.__module__ = __name__
     reg.__name__ = name
@@ -225,22 +238,31 @@ def all_leaves(iterable: Iterable[Any], is_leaf: Callable[[Any], bool] | None = 
     return items == tree_leaves(items, is_leaf)
 
 
-def _mismatch_error(fn_name: str, treedef: Any, index: int, other: Any, err: ValueError,
-                    is_leaf: Callable[[Any], bool] | None) -> ValueError:
+def _mismatch_error(
+    fn_name: str,
+    treedef: Any,
+    index: int,
+    other: Any,
+    err: ValueError,
+    is_leaf: Callable[[Any], bool] | None,
+) -> ValueError:
     try:
         other_structure = repr(tree_structure(other, is_leaf))
     except Exception:  # noqa: BLE001 - best effort, the original error is what matters
         other_structure = f"<unflattenable {type(other).__name__}>"
+    label = f"tree argument {index} structure:"
     return ValueError(
         f"{fn_name}: tree argument {index} does not match the structure of the first tree.\n"
-        f"  first tree:      {treedef!r}\n"
-        f"  argument {index}:      {other_structure}\n"
-        f"Each extra tree must have the first tree's structure (or the first tree as a prefix): {err}"
+        f"  {'first tree structure:':<{len(label)}} {treedef!r}\n"
+        f"  {label} {other_structure}\n"
+        "Every extra tree must have the first tree's structure, or extend it at the first "
+        f"tree's leaves. Mismatch: {err}"
     )
 
 
-def _flatten_rest(fn_name: str, treedef: Any, rest: Sequence[Any],
-                  is_leaf: Callable[[Any], bool] | None) -> list[list]:
+def _flatten_rest(
+    fn_name: str, treedef: Any, rest: Sequence[Any], is_leaf: Callable[[Any], bool] | None
+) -> list[list]:
     out = []
     for i, r in enumerate(rest, start=1):
         try:
@@ -250,8 +272,9 @@ def _flatten_rest(fn_name: str, treedef: Any, rest: Sequence[Any],
     return out
 
 
-def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
-             is_leaf: Callable[[Any], bool] | None = None) -> Any:
+def tree_map(
+    f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> Any:
     """Map ``f`` over the leaves of ``tree`` (and the matching subtrees of ``rest``).
 
     Each tree in ``rest`` must have the structure of ``tree`` or have it as a
@@ -261,14 +284,18 @@ def tree_map(f: Callable[..., Any], tree: Any, *rest: Any,
     if not rest:
         return treedef.unflatten([f(x) for x in leaves])
     others = _flatten_rest("tree_map", treedef, rest, is_leaf)
-    return treedef.unflatten([f(*xs) for xs in zip(leaves, *others)])
+    return treedef.unflatten([f(*xs) for xs in zip(leaves, *others, strict=True)])
 
 
 _NO_INITIALIZER = object()
 
 
-def tree_reduce(function: Callable[[T, Any], T], tree: Any, initializer: Any = _NO_INITIALIZER,
-                is_leaf: Callable[[Any], bool] | None = None) -> T:
+def tree_reduce(
+    function: Callable[[T, Any], T],
+    tree: Any,
+    initializer: Any = _NO_INITIALIZER,
+    is_leaf: Callable[[Any], bool] | None = None,
+) -> T:
     """``functools.reduce`` over the leaves of ``tree``."""
     leaves = tree_leaves(tree, is_leaf)
     if initializer is _NO_INITIALIZER:
@@ -294,8 +321,8 @@ def tree_transpose(outer_treedef: Any, inner_treedef: Any | None, pytree_to_tran
     if treedef.num_leaves != inner_size * outer_size:
         expected = outer_treedef.compose(inner_treedef)
         raise TypeError(f"Mismatch\n{treedef}\n != \n{expected}")
-    rows = [flat[i * inner_size:(i + 1) * inner_size] for i in range(outer_size)]
-    subtrees = [outer_treedef.unflatten(col) for col in zip(*rows)]
+    rows = [flat[i * inner_size : (i + 1) * inner_size] for i in range(outer_size)]
+    subtrees = [outer_treedef.unflatten(col) for col in zip(*rows, strict=True)]
     return inner_treedef.unflatten(subtrees)
 
 
@@ -310,35 +337,50 @@ def _path_pred(is_leaf: Callable | None, is_leaf_takes_path: bool) -> Callable |
     return lambda _path, x: is_leaf(x)
 
 
-def tree_flatten_with_path(tree: Any, is_leaf: Callable | None = None, *,
-                           is_leaf_takes_path: bool = False) -> tuple[list[tuple[KeyPath, Any]], Any]:
+def tree_flatten_with_path(
+    tree: Any, is_leaf: Callable | None = None, *, is_leaf_takes_path: bool = False
+) -> tuple[list[tuple[KeyPath, Any]], Any]:
     """Like :func:`tree_flatten` but each leaf comes with its key path."""
     return default_registry.flatten_with_path(tree, _path_pred(is_leaf, is_leaf_takes_path))
 
 
-def tree_leaves_with_path(tree: Any, is_leaf: Callable | None = None, *,
-                          is_leaf_takes_path: bool = False) -> list[tuple[KeyPath, Any]]:
+def tree_leaves_with_path(
+    tree: Any, is_leaf: Callable | None = None, *, is_leaf_takes_path: bool = False
+) -> list[tuple[KeyPath, Any]]:
     """``(key_path, leaf)`` pairs of ``tree``."""
     return default_registry.flatten_with_path(tree, _path_pred(is_leaf, is_leaf_takes_path))[0]
 
 
-def tree_map_with_path(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable | None = None,
-                       is_leaf_takes_path: bool = False) -> Any:
+def tree_map_with_path(
+    f: Callable[..., Any],
+    tree: Any,
+    *rest: Any,
+    is_leaf: Callable | None = None,
+    is_leaf_takes_path: bool = False,
+) -> Any:
     """Like :func:`tree_map` but ``f`` gets the key path first: ``f(path, x, *xs)``."""
-    pairs, treedef = default_registry.flatten_with_path(tree, _path_pred(is_leaf, is_leaf_takes_path))
+    pairs, treedef = default_registry.flatten_with_path(
+        tree, _path_pred(is_leaf, is_leaf_takes_path)
+    )
     if not rest:
         return treedef.unflatten([f(p, x) for p, x in pairs])
     plain_is_leaf = None if is_leaf is None or is_leaf_takes_path else is_leaf
     others = _flatten_rest("tree_map_with_path", treedef, rest, plain_is_leaf)
-    return treedef.unflatten([f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
+    return treedef.unflatten([f(p, x, *xs) for (p, x), *xs in zip(pairs, *others, strict=True)])
 
 
 def _key_value_attrs() -> dict[type, str]:
     attrs = {}
     for b in _BACKENDS.values():
         m = b.module
-        attrs.update({m.DictKey: "key", m.SequenceKey: "idx", m.GetAttrKey: "name",
-                      m.FlattenedIndexKey: "key"})
+        attrs.update(
+            {
+                m.DictKey: "key",
+                m.SequenceKey: "idx",
+                m.GetAttrKey: "name",
+                m.FlattenedIndexKey: "key",
+            }
+        )
     return attrs
 
 
@@ -381,9 +423,12 @@ def _claim_type(nodetype: type, what: str = "") -> None:
     _registered_types.add(nodetype)
 
 
-def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple[Iterable, Hashable]],
-                         unflatten_func: Callable[[Hashable, Iterable], Any],
-                         flatten_with_keys_func: Callable[[Any], tuple[Iterable, Hashable]] | None = None) -> None:
+def register_pytree_node(
+    nodetype: type,
+    flatten_func: Callable[[Any], tuple[Iterable, Hashable]],
+    unflatten_func: Callable[[Hashable, Iterable], Any],
+    flatten_with_keys_func: Callable[[Any], tuple[Iterable, Hashable]] | None = None,
+) -> None:
     """Make ``nodetype`` a pytree node.
 
     ``flatten_func(x) -> (children, aux)``; ``unflatten_func(aux, children) -> x``;
@@ -396,18 +441,23 @@ def register_pytree_node(nodetype: type, flatten_func: Callable[[Any], tuple[Ite
         reg.register_node(nodetype, flatten_func, unflatten_func, flatten_with_keys_func)
 
 
-def register_pytree_with_keys(nodetype: type, flatten_with_keys: Callable[[Any], tuple[Iterable, Hashable]],
-                              unflatten_func: Callable[[Hashable, Iterable], Any],
-                              flatten_func: Callable[[Any], tuple[Iterable, Hashable]] | None = None) -> None:
+def register_pytree_with_keys(
+    nodetype: type,
+    flatten_with_keys: Callable[[Any], tuple[Iterable, Hashable]],
+    unflatten_func: Callable[[Hashable, Iterable], Any],
+    flatten_func: Callable[[Any], tuple[Iterable, Hashable]] | None = None,
+) -> None:
     """Register ``nodetype`` with a key-aware flatten function.
 
     ``flatten_with_keys(x) -> (((key, child), ...), aux)``.  ``flatten_func``
     (children only) is derived from it when not given.
     """
     if flatten_func is None:
+
         def flatten_func(x):
             key_children, aux = flatten_with_keys(x)
             return [c for _, c in key_children], aux
+
     register_pytree_node(nodetype, flatten_func, unflatten_func, flatten_with_keys)
 
 
@@ -422,8 +472,9 @@ def register_pytree_with_keys_class(cls: Typ) -> Typ:
     """Class decorator: like :func:`register_pytree_node_class` but uses
     ``tree_flatten_with_keys()`` (and ``tree_flatten()`` if defined)."""
     flatten_func = operator.methodcaller("tree_flatten") if hasattr(cls, "tree_flatten") else None
-    register_pytree_with_keys(cls, operator.methodcaller("tree_flatten_with_keys"), cls.tree_unflatten,
-                              flatten_func)
+    register_pytree_with_keys(
+        cls, operator.methodcaller("tree_flatten_with_keys"), cls.tree_unflatten, flatten_func
+    )
     return cls
 
 
@@ -434,9 +485,12 @@ def register_static(cls: Typ) -> Typ:
     return cls
 
 
-def register_dataclass(nodetype: Typ, data_fields: Sequence[str] | None = None,
-                       meta_fields: Sequence[str] | None = None,
-                       drop_fields: Sequence[str] = ()) -> Typ:
+def register_dataclass(
+    nodetype: Typ,
+    data_fields: Sequence[str] | None = None,
+    meta_fields: Sequence[str] | None = None,
+    drop_fields: Sequence[str] = (),
+) -> Typ:
     """Register a dataclass-like type whose ``data_fields`` are children and
     ``meta_fields`` are static (part of the treedef; must be hashable).
 
@@ -449,11 +503,13 @@ def register_dataclass(nodetype: Typ, data_fields: Sequence[str] | None = None,
         if (data_fields is None) != (meta_fields is None):
             raise TypeError(
                 "register_dataclass: data_fields and meta_fields must both be given or both be "
-                f"omitted; got data_fields={data_fields!r}, meta_fields={meta_fields!r}.")
+                f"omitted; got data_fields={data_fields!r}, meta_fields={meta_fields!r}."
+            )
         if not dataclasses.is_dataclass(nodetype):
             raise TypeError(
                 "register_dataclass: data_fields and meta_fields are required when nodetype is "
-                f"not a dataclass; got nodetype={nodetype!r}.")
+                f"not a dataclass; got nodetype={nodetype!r}."
+            )
         data_fields, meta_fields = [], []
         for f in dataclasses.fields(nodetype):
             if not f.init or f.name in drop_fields:
@@ -465,10 +521,14 @@ def register_dataclass(nodetype: Typ, data_fields: Sequence[str] | None = None,
         init_fields = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
         given = {*data_fields, *meta_fields}
         if given != init_fields:
-            msg = ("register_dataclass: data_fields and meta_fields must together name exactly the "
-                   "dataclass fields with init=True.")
+            msg = (
+                "register_dataclass: data_fields and meta_fields must together name exactly the "
+                "dataclass fields with init=True."
+            )
             if missing := init_fields - given:
-                msg += f" Missing fields: {sorted(missing)} (add them to drop_fields to ignore them)."
+                msg += (
+                    f" Missing fields: {sorted(missing)} (add them to drop_fields to ignore them)."
+                )
             if unexpected := given - init_fields:
                 msg += f" Unexpected fields: {sorted(unexpected)}."
             raise ValueError(msg)
@@ -482,19 +542,20 @@ def register_dataclass(nodetype: Typ, data_fields: Sequence[str] | None = None,
 # Standard extra node types
 # ---------------------------------------------------------------------------
 
+
 def _register_std_containers() -> None:
     def flatten_ordereddict(x):
         return tuple(x.values()), tuple(x.keys())
 
     def unflatten_ordereddict(keys, values):
-        return collections.OrderedDict(zip(keys, values))
+        return collections.OrderedDict(zip(keys, values, strict=True))
 
     def flatten_defaultdict(d):
         keys = tuple(sorted(d))
         return tuple(d[k] for k in keys), (d.default_factory, keys)
 
     def unflatten_defaultdict(aux, values):
-        return collections.defaultdict(aux[0], zip(aux[1], values))
+        return collections.defaultdict(aux[0], zip(aux[1], values, strict=True))
 
     _claim_type(collections.OrderedDict)
     _claim_type(collections.defaultdict)
@@ -509,10 +570,18 @@ def _register_std_containers() -> None:
             keys = tuple(sorted(d))
             return tuple((dict_key(k), d[k]) for k in keys), (d.default_factory, keys)
 
-        b.registry.register_node(collections.OrderedDict, flatten_ordereddict, unflatten_ordereddict,
-                                 ordereddict_with_keys)
-        b.registry.register_node(collections.defaultdict, flatten_defaultdict, unflatten_defaultdict,
-                                 defaultdict_with_keys)
+        b.registry.register_node(
+            collections.OrderedDict,
+            flatten_ordereddict,
+            unflatten_ordereddict,
+            ordereddict_with_keys,
+        )
+        b.registry.register_node(
+            collections.defaultdict,
+            flatten_defaultdict,
+            unflatten_defaultdict,
+            defaultdict_with_keys,
+        )
 
 
 _register_std_containers()

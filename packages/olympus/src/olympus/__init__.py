@@ -16,6 +16,7 @@ from olympus_runtime import (
     default_backend,
 )
 from olympus_trace import tree_util
+from olympus_trace.core import check_tracer_leaks
 from olympus_trace.make_olympuspr import make_olympuspr
 
 from . import errors, stages
@@ -31,7 +32,10 @@ config._apply_initial()
 
 from . import lax, numpy  # noqa: E402
 
+checking_leaks = check_tracer_leaks
+
 __all__ = [
+    "check_tracer_leaks", "checking_leaks",
     "Array", "ShapeDtypeStruct", "block_until_ready", "config", "device_count", "device_get",
     "device_put", "devices", "default_backend", "errors", "jit", "lax", "local_devices",
     "make_olympuspr", "numpy", "stages", "tree_util", "__version__",

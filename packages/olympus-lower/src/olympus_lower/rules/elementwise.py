@@ -63,6 +63,11 @@ for _name, _fn in {
 @register_lowering("complex")
 def _complex_lowering(ctx, x, y):
     x, y = _bcast(ctx, (x, y))
+    # complex(f16, f16) is complex64: widen the parts to the result's part type.
+    part = dtypes.finfo(ctx.avals_out[0].dtype).dtype
+    shape = _out_shape(ctx)
+    x = mu.convert(x, ctx.avals_in[0].dtype, part, shape)
+    y = mu.convert(y, ctx.avals_in[1].dtype, part, shape)
     return [hlo.complex(x, y)]
 
 

@@ -62,8 +62,12 @@ _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
 def threefry2x32(k0, k1, x0, x1, shape):
     """The Threefry-2x32 hash of counts (x0, x1) under key (k0, k1); all ui32 of `shape`."""
 
+    consts: dict[int, object] = {}
+
     def c(v):
-        return mu.full(shape, v, _U32)
+        if v not in consts:
+            consts[v] = mu.full(shape, v, _U32)
+        return consts[v]
 
     def rotl(v, d):
         return hlo.or_(hlo.shift_left(v, c(d)), hlo.shift_right_logical(v, c(32 - d)))

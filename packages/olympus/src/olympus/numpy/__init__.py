@@ -45,7 +45,7 @@ def asarray(a, dtype=None, copy=None):
         return a if dtype is None else _ops.astype(a, dtype)
     if type(a) in (builtins.bool, int, float, complex) and dtype is None:
         return _rt.device_put(a)
-    if isinstance(a, (list, tuple)) and any(isinstance(x, (_Tracer, _rt.Array)) for x in
+    if isinstance(a, (list, tuple)) and builtins.any(isinstance(x, (_Tracer, _rt.Array)) for x in
                                              _flatten_seq(a)):
         return stack([asarray(x, dtype) for x in a]) if a else _rt.device_put(
             _np.zeros((0,), _canon(dtype) or _dtypes.default_float()))
@@ -135,7 +135,7 @@ def arange(start, stop=None, step=None, dtype=None):
             return _lax.iota(dt, builtins.max(n, 0))
         return _rt.device_put(_np.arange(n, dtype=dt))
     vals = [v for v in (start, stop, step) if v is not None]
-    dt = _canon(dtype) or (_dtypes.default_float() if any(isinstance(v, float) for v in vals)
+    dt = _canon(dtype) or (_dtypes.default_float() if builtins.any(isinstance(v, float) for v in vals)
                            else _dtypes.default_int())
     return _rt.device_put(_np.arange(start, stop, step, dtype=dt))
 

@@ -1,0 +1,438 @@
+"""Compiling StableHLO modules to executables, with an in-memory cache.
+
+`compile` takes a ``jaxlib.mlir.ir.Module`` (the only form ``compile_and_load`` accepts
+together with host callbacks, JAXLIB.md §3), fingerprints its bytecode with sha256, and
+compiles it once per (fingerprint, devices, partitions, donation, options, callbacks),
+even when several threads ask at the same time. `Executable.execute` validates its
+arguments in Python *before* calling into C++: jaxlib silently reinterprets a
+same-size argument of the wrong dtype, and crashes on some sharding mismatches
+(JAXLIB.md §0).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import jaxlib.xla_client as xc
+import numpy as np
+from jaxlib import _jax
+from jaxlib.mlir import ir
+from olympus_ir import ShapedArray, dtypes
+
+from . import backend
+from ._once import OnceMap
+from .sharding import sharding_for
+
+__all__ = ["compile", "Executable", "compile_count", "clear_cache", "XlaRuntimeError",
+           "fingerprint"]
+
+#: The exception jaxlib raises for runtime and compile errors (``JaxRuntimeError``).
+XlaRuntimeError = _jax.JaxRuntimeError
+
+ArrayImpl = _jax.ArrayImpl
+_array_result_handler = _jax.array_result_handler
+
+_MLIR_ELEMENT_TYPES: dict[np.dtype, str] = {
+    dtypes.bool_: "i1",
+    dtypes.int8: "i8", dtypes.int16: "i16", dtypes.int32: "i32", dtypes.int64: "i64",
+    dtypes.uint8: "ui8", dtypes.uint16: "ui16", dtypes.uint32: "ui32", dtypes.uint64: "ui64",
+    dtypes.float16: "f16", dtypes.bfloat16: "bf16", dtypes.float32: "f32",
+    dtypes.float64: "f64", dtypes.complex64: "complex<f32>", dtypes.complex128: "complex<f64>",
+}
+_DTYPE_OF_ELEMENT_TYPE = {v: k for k, v in _MLIR_ELEMENT_TYPES.items()}
+
+_DONATION_ATTRS = ("tf.aliasing_output", "jax.buffer_donor")
+
+_loaded_cache = OnceMap()  # compile key -> (LoadedExecutable, donated arg indices)
+_executables = OnceMap()  # (compile key, avals, committed) -> Executable
+_count_lock = threading.Lock()
+_compile_count = 0
+
+
+def compile_count() -> int:
+    """How many XLA compilations this process has run through `compile`."""
+    return _compile_count
+
+
+def clear_cache() -> None:
+    """Forget every cached executable (the next `compile` of a module compiles again)."""
+    _executables.clear()
+    _loaded_cache.clear()
+
+
+# ----------------------------------------------------------------- module inspection
+
+def fingerprint(module: ir.Module) -> str:
+    """sha256 of the module's MLIR bytecode (hex)."""
+    return hashlib.sha256(_bytecode(module)).hexdigest()
+
+
+def _bytecode(module: ir.Module) -> bytes:
+    buf = io.BytesIO()
+    module.operation.write_bytecode(file=buf)
+    return buf.getvalue()
+
+
+def _main_function(module: ir.Module) -> Any:
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and "sym_name" in op.attributes and (
+            ir.StringAttr(op.attributes["sym_name"]).value == "main"
+        ):
+            return op
+    raise ValueError("compile: the module has no `main` function")
+
+
+def _tensor_spec(t: Any) -> tuple[tuple[int, ...], np.dtype | None] | None:
+    """(shape, dtype) of a static tensor type, or None for tokens/dynamic shapes."""
+    try:
+        rt = ir.RankedTensorType(t)
+    except (ValueError, TypeError):
+        return None
+    if not rt.has_static_shape:
+        return None
+    return tuple(rt.shape), _DTYPE_OF_ELEMENT_TYPE.get(str(rt.element_type))
+
+
+def _signature(main: Any) -> tuple[list, list]:
+    ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+    return [_tensor_spec(t) for t in ftype.inputs], [_tensor_spec(t) for t in ftype.results]
+
+
+def _avals_from(specs: list, what: str) -> list[ShapedArray]:
+    out = []
+    for i, spec in enumerate(specs):
+        if spec is None or spec[1] is None:
+            raise ValueError(
+                f"compile: cannot infer {what}[{i}] from the module's main signature; "
+                f"pass {what} explicitly"
+            )
+        out.append(ShapedArray(spec[0], spec[1]))
+    return out
+
+
+def _to_aval(a: Any) -> ShapedArray:
+    if type(a) is ShapedArray:
+        return a
+    return ShapedArray(a.shape, a.dtype, getattr(a, "weak_type", False))
+
+
+def _check_avals(avals: list, specs: list, what: str) -> None:
+    if len(avals) != len(specs):
+        raise ValueError(
+            f"compile: {len(avals)} {what} were given but the module's main function has "
+            f"{len(specs)} {'arguments' if what == 'in_avals' else 'results'}"
+        )
+    for i, (aval, spec) in enumerate(zip(avals, specs)):
+        if spec is None:
+            continue
+        shape, dt = spec
+        if tuple(aval.shape) != shape or (dt is not None and aval.dtype != dt):
+            mlir = f"tensor<{'x'.join(map(str, shape)) + 'x' if shape else ''}" + (
+                f"{_MLIR_ELEMENT_TYPES.get(dt, '?')}>"
+            )
+            raise ValueError(
+                f"compile: {what}[{i}] is {aval.str_short()} but the module's main function "
+                f"has type {mlir} there"
+            )
+
+
+def _donated_in_module(main: Any, nargs: int) -> set[int]:
+    if "arg_attrs" not in main.attributes:
+        return set()
+    attrs = ir.ArrayAttr(main.attributes["arg_attrs"])
+    return {
+        i for i in range(min(nargs, len(attrs)))
+        if any(name in ir.DictAttr(attrs[i]) for name in _DONATION_ATTRS)
+    }
+
+
+def _with_buffer_donors(module: ir.Module, donate: Sequence[int], nargs: int) -> ir.Module:
+    """A copy of `module` whose `donate` arguments carry ``jax.buffer_donor = true``."""
+    with module.context, ir.Location.unknown():
+        clone = ir.Module.parse(_bytecode(module))
+        main = _main_function(clone)
+        old = (
+            ir.ArrayAttr(main.attributes["arg_attrs"])
+            if "arg_attrs" in main.attributes else None
+        )
+        new = []
+        for i in range(nargs):
+            entries = {}
+            if old is not None and i < len(old):
+                entries = {na.name: na.attr for na in ir.DictAttr(old[i])}
+            if i in donate:
+                entries["jax.buffer_donor"] = ir.BoolAttr.get(True)
+            new.append(ir.DictAttr.get(entries))
+        main.attributes["arg_attrs"] = ir.ArrayAttr.get(new)
+    return clone
+
+
+# ----------------------------------------------------------------- compile
+
+def _compile_options(device_ids: tuple[int, ...], num_partitions: int,
+                     options: tuple[tuple[str, Any], ...]) -> Any:
+    opts = xc.CompileOptions()
+    opts.num_replicas = 1
+    opts.num_partitions = num_partitions
+    opts.device_assignment = xc.DeviceAssignment.create(
+        np.array([list(device_ids)], dtype=np.int32)
+    )
+    if num_partitions > 1:
+        build = opts.executable_build_options
+        build.use_spmd_partitioning = True
+    if options:
+        opts.env_option_overrides = list(options)
+    return opts
+
+
+def _normalize_options(options: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
+    if not options:
+        return ()
+    out = []
+    for k, v in sorted(options.items()):
+        if not isinstance(k, str) or not isinstance(v, (str, bool, int, float)):
+            raise TypeError(
+                f"compile: options must map str to str/bool/int/float, got {k!r}: {v!r}"
+            )
+        out.append((k, v))
+    return tuple(out)
+
+
+def compile(
+    module: ir.Module,
+    *,
+    devices: Sequence[Any] | None = None,
+    num_partitions: int = 1,
+    donated_args: Sequence[int] = (),
+    out_avals: Sequence[Any] | None = None,
+    in_avals: Sequence[Any] | None = None,
+    options: Mapping[str, Any] | None = None,
+    host_callbacks: Sequence[Callable] = (),
+    committed: bool = True,
+) -> Executable:
+    """Compile `module`'s ``main`` for `devices` (default: the default device).
+
+    `in_avals` / `out_avals` are olympus_ir ``ShapedArray`` s (or anything with shape,
+    dtype, weak_type). They are checked against the main function's signature; when
+    omitted they are read from it (with ``weak_type=False``). `out_avals` become the
+    outputs' ``aval`` (so weak types survive). `donated_args` are argument indices whose
+    buffers the executable may reuse; arguments that carry no ``tf.aliasing_output`` /
+    ``jax.buffer_donor`` attribute get ``jax.buffer_donor = true`` (on a copy of the
+    module). `options` are XLA debug options (``{"xla_cpu_enable_fast_math": False}``).
+    `host_callbacks` are passed to ``compile_and_load`` (index k is the module's
+    ``mhlo.backend_config = {index = k}``). Cached: compiling the same module again
+    returns the same `Executable`.
+    """
+    if not isinstance(module, ir.Module):
+        raise TypeError(f"compile: expected a jaxlib.mlir.ir.Module, got {type(module).__name__}")
+    if isinstance(num_partitions, bool) or not isinstance(num_partitions, int) or (
+        num_partitions < 1
+    ):
+        raise ValueError(f"compile: num_partitions must be a positive int, got {num_partitions!r}")
+    if num_partitions != 1:
+        raise NotImplementedError(
+            "compile: executables over several devices (num_partitions > 1) are not "
+            "supported by olympus_runtime yet"
+        )
+    if devices is None:
+        client_devices = backend.devices()
+        if num_partitions > len(client_devices):
+            raise ValueError(
+                f"compile: num_partitions={num_partitions} but there are only "
+                f"{len(client_devices)} devices (set olympus_num_cpu_devices)"
+            )
+        devices = client_devices[:num_partitions]
+    devices = tuple(devices)
+    if len(devices) != num_partitions:
+        raise ValueError(
+            f"compile: {len(devices)} devices given for num_partitions={num_partitions}; "
+            "pass one device per partition"
+        )
+    if len(set(devices)) != len(devices):
+        raise ValueError(f"compile: devices must be distinct, got {list(devices)}")
+
+    main = _main_function(module)
+    in_specs, out_specs = _signature(main)
+    nargs = len(in_specs)
+    in_avals = _avals_from(in_specs, "in_avals") if in_avals is None else [
+        _to_aval(a) for a in in_avals]
+    out_avals = _avals_from(out_specs, "out_avals") if out_avals is None else [
+        _to_aval(a) for a in out_avals]
+    _check_avals(in_avals, in_specs, "in_avals")
+    _check_avals(out_avals, out_specs, "out_avals")
+
+    donate = tuple(sorted({int(i) for i in donated_args}))
+    for i in donate:
+        if not 0 <= i < nargs:
+            raise ValueError(f"compile: donated_args has {i}, but there are {nargs} arguments")
+    already = _donated_in_module(main, nargs)
+    if set(donate) - already:
+        module = _with_buffer_donors(module, set(donate) - already, nargs)
+    donated = tuple(sorted(already | set(donate)))
+
+    opts = _normalize_options(options)
+    callbacks = tuple(host_callbacks)
+    device_ids = tuple(d.id for d in devices)
+    key = (fingerprint(module), device_ids, num_partitions, donated, opts,
+           tuple(id(cb) for cb in callbacks))
+
+    def build_loaded() -> tuple[Any, tuple]:
+        global _compile_count
+        client = backend.get_client()
+        loaded = client.compile_and_load(
+            module,
+            executable_devices=_jax.DeviceList(devices),
+            compile_options=_compile_options(device_ids, num_partitions, opts),
+            host_callbacks=list(callbacks),
+        )
+        with _count_lock:
+            _compile_count += 1
+        return loaded, callbacks  # keeps the callbacks (and so their ids) alive
+
+    loaded, _ = _loaded_cache.get_or_create(key, build_loaded)
+    exe_key = (key, tuple(in_avals), tuple(out_avals), bool(committed))
+    name = _module_name(module)
+    return _executables.get_or_create(
+        exe_key,
+        lambda: Executable(loaded, in_avals, out_avals, devices, key[0], donated,
+                           num_partitions, bool(committed), name),
+    )
+
+
+def _module_name(module: ir.Module) -> str:
+    attrs = module.operation.attributes
+    if "sym_name" in attrs:
+        return ir.StringAttr(attrs["sym_name"]).value
+    return "main"
+
+
+# ----------------------------------------------------------------- executables
+
+class Executable:
+    """A compiled program with prebuilt output handlers and argument checks."""
+
+    __slots__ = (
+        "loaded", "in_avals", "out_avals", "out_handlers", "devices", "fingerprint",
+        "donated_args", "num_partitions", "committed", "name", "in_shardings",
+        "out_shardings", "_in_specs", "_execute_sharded", "_donated_set", "__weakref__",
+    )
+
+    def __init__(self, loaded: Any, in_avals: Sequence[ShapedArray],
+                 out_avals: Sequence[ShapedArray], devices: Sequence[Any], fingerprint: str,
+                 donated_args: Sequence[int], num_partitions: int, committed: bool,
+                 name: str):
+        self.loaded = loaded
+        self.in_avals = tuple(in_avals)
+        self.out_avals = tuple(out_avals)
+        self.devices = tuple(devices)
+        self.fingerprint = fingerprint
+        self.donated_args = tuple(donated_args)
+        self.num_partitions = num_partitions
+        self.committed = committed
+        self.name = name
+        sharding = sharding_for(self.devices[0])
+        self.in_shardings = (sharding,) * len(self.in_avals)
+        self.out_shardings = (sharding,) * len(self.out_avals)
+        self.out_handlers = [
+            _array_result_handler(aval, sharding, committed, _skip_checks=True)
+            for aval in self.out_avals
+        ]
+        self._in_specs = tuple((a.shape, a.dtype, s) for a, s in zip(self.in_avals,
+                                                                      self.in_shardings))
+        self._execute_sharded = loaded.execute_sharded
+        self._donated_set = frozenset(self.donated_args)
+
+    # --- running ----------------------------------------------------------------
+
+    def execute(self, args: Sequence[Any]) -> list[Any]:
+        """Run on `args` (device Arrays matching `in_avals`); return the output Arrays."""
+        specs = self._in_specs
+        if len(args) != len(specs):
+            raise TypeError(
+                f"Executable {self.name} takes {len(specs)} arguments, got {len(args)}"
+            )
+        for i, (a, spec) in enumerate(zip(args, specs)):
+            if type(a) is not ArrayImpl:
+                self._bad_arg(i, a)
+            aval = a.aval
+            if aval.shape != spec[0] or aval.dtype != spec[1] or a._sharding is not spec[2]:
+                self._bad_arg(i, a)
+            if a.is_deleted():
+                self._bad_arg(i, a)
+        if self._donated_set:
+            self._check_donation(args)
+        return self._execute_sharded(args).consume_with_handlers(self.out_handlers)
+
+    __call__ = execute
+
+    def _bad_arg(self, i: int, a: Any) -> None:
+        expected = self.in_avals[i]
+        where = f"Executable {self.name}: argument {i}"
+        if type(a) is not ArrayImpl:
+            raise TypeError(
+                f"{where} must be an olympus Array of type {expected.str_short()}, got "
+                f"{type(a).__name__}"
+            )
+        aval = a.aval
+        if aval.dtype != expected.dtype:
+            raise TypeError(
+                f"{where} has type {aval.str_short()}, but the executable was compiled for "
+                f"{expected.str_short()}"
+            )
+        if tuple(aval.shape) != tuple(expected.shape):
+            raise ValueError(
+                f"{where} has type {aval.str_short()}, but the executable was compiled for "
+                f"{expected.str_short()}"
+            )
+        if a.is_deleted():
+            raise RuntimeError(
+                f"{where} ({aval.str_short()}) has been deleted: it was deleted with "
+                ".delete() or donated to an earlier computation, and cannot be used any more."
+            )
+        expected_sharding = self.in_shardings[i]
+        actual = list(a._sharding._internal_device_list)
+        wanted = list(expected_sharding._internal_device_list)
+        if actual != wanted or a._sharding.memory_kind != expected_sharding.memory_kind:
+            raise ValueError(
+                f"{where} is on {_devices_str(actual)}, but the executable runs on "
+                f"{_devices_str(wanted)}; move it with device_put first"
+            )
+        # Same device, an equivalent sharding object that is not the interned one (made
+        # by another path); accept it by relabelling without copying.
+        return None
+
+    def _check_donation(self, args: Sequence[Any]) -> None:
+        ids: dict[int, int] = {}
+        for i, a in enumerate(args):
+            j = ids.setdefault(id(a), i)
+            if j != i and (i in self._donated_set or j in self._donated_set):
+                raise ValueError(
+                    f"Executable {self.name}: the same Array is passed as arguments {j} and "
+                    f"{i}, and one of them is donated; pass a copy instead"
+                )
+
+    # --- introspection ------------------------------------------------------------
+
+    def cost_analysis(self) -> dict[str, float]:
+        return dict(self.loaded.cost_analysis())
+
+    def memory_analysis(self) -> Any:
+        """The ``CompiledMemoryStats`` (argument/output/temp/alias sizes in bytes)."""
+        return self.loaded.get_compiled_memory_stats()
+
+    def as_text(self) -> str:
+        """The optimized HLO, as XLA will run it."""
+        return self.loaded.hlo_modules()[0].to_string()
+
+    def __repr__(self) -> str:
+        ins = ", ".join(a.str_short() for a in self.in_avals)
+        outs = ", ".join(a.str_short() for a in self.out_avals)
+        return f"Executable({self.name}: ({ins}) -> ({outs}) on {_devices_str(self.devices)})"
+
+
+def _devices_str(devices: Sequence[Any]) -> str:
+    return ", ".join(str(d) for d in devices) if devices else "no device"

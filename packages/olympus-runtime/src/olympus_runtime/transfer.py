@@ -1,0 +1,211 @@
+"""Moving data between the host and devices: `device_put`, `device_get`, `put_numpy`.
+
+Everything goes through ``_jax.batched_device_put`` with
+``HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL``: the data is copied during the call,
+so later writes to the numpy source never show up in the device array (the default
+``ZERO_COPY`` would alias a 64-byte-aligned source, JAXLIB.md §0). The aval handed to C++
+is an ``olympus_ir.ShapedArray`` and becomes ``arr.aval``; C++ does not check it against
+the data, so this module canonicalizes the data to exactly that dtype first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from jaxlib import _jax
+from olympus_ir import ShapedArray, dtypes
+
+from . import backend
+from ._host import to_numpy
+from .sharding import SingleDeviceSharding, sharding_for
+
+__all__ = ["device_put", "device_get", "put_numpy", "block_until_ready"]
+
+ArrayImpl = _jax.ArrayImpl
+_batched_device_put = _jax.batched_device_put
+_COPY_DURING_CALL = _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL
+_ALWAYS_COPY = _jax.ArrayCopySemantics.ALWAYS_COPY
+_x64_config = dtypes.config
+
+
+def put_numpy(x: Any, aval: Any, device: Any, committed: bool = True) -> Any:
+    """The eager fast path: put host data whose dtype already matches `aval` exactly.
+
+    `x` is a numpy array (or numpy/Python scalar) of dtype ``aval.dtype`` and shape
+    ``aval.shape``; `aval` is an olympus_ir ``ShapedArray``; nothing is checked.
+    """
+    return _batched_device_put(
+        aval, sharding_for(device), [x], [device], committed, False, _COPY_DURING_CALL,
+        _x64_config.enable_x64,
+    )
+
+
+def _resolve_device(device: Any) -> tuple[Any, bool]:
+    """(device, committed) for a `device_put` target."""
+    if device is None:
+        return backend.default_device(), False
+    if isinstance(device, SingleDeviceSharding):
+        return device._device, True
+    if isinstance(device, _jax.Device):
+        return device, True
+    raise TypeError(
+        "device_put: device must be a Device, a SingleDeviceSharding or None, got "
+        f"{type(device).__name__}"
+    )
+
+
+def _check_live(x: Any) -> None:
+    if x.is_deleted():
+        raise RuntimeError(
+            f"Array has been deleted with shape={x.aval.str_short()}. It was deleted with "
+            ".delete() or donated to a computation and cannot be used any more."
+        )
+
+
+def _put_array(x: Any, device: Any | None) -> Any:
+    _check_live(x)
+    if device is None:
+        return x
+    dev, _ = _resolve_device(device)
+    sharding = x._sharding
+    if isinstance(sharding, SingleDeviceSharding) and sharding._device is dev:
+        return x
+    target = sharding_for(dev)
+    (out,) = _jax.batched_copy_array_to_devices_with_sharding(
+        [x], [target._internal_device_list], [target], [_ALWAYS_COPY]
+    )
+    return out
+
+
+_PY_SCALARS = (bool, int, float, complex)
+
+
+def _host_leaf(x: Any) -> tuple[np.ndarray, ShapedArray]:
+    """Host data converted to its canonical dtype, and the aval it will have on device."""
+    if isinstance(x, np.generic):
+        x = np.asarray(x)
+    elif isinstance(x, _PY_SCALARS):
+        if isinstance(x, bool):
+            return np.asarray(x, dtypes.bool_), ShapedArray((), dtypes.bool_)
+        if isinstance(x, int):
+            dt = dtypes.default_int()
+            info = np.iinfo(dt)
+            if not info.min <= x <= info.max:
+                raise OverflowError(f"Python int {x} too large to convert to {dt.name}")
+        elif isinstance(x, float):
+            dt = dtypes.default_float()
+        else:
+            dt = dtypes.default_complex()
+        return np.asarray(x, dt), ShapedArray((), dt, weak_type=True)
+    elif not isinstance(x, np.ndarray):
+        raise TypeError(
+            f"device_put: argument of type {type(x).__name__} is not a valid Olympus array "
+            "type (expected an Array, a numpy array, a numpy or Python scalar, or a "
+            "tuple/list/dict of those)"
+        )
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)  # e.g. np.matrix or a masked array: drop the subclass
+    dt = x.dtype
+    if not dt.isnative:
+        dt = dt.newbyteorder("=")
+    try:
+        target = dtypes.canonicalize_dtype(dt)
+    except TypeError:
+        raise TypeError(
+            f"device_put: numpy arrays of dtype {x.dtype} are not supported (got a "
+            f"{type(x).__name__} of dtype {x.dtype})"
+        ) from None
+    if x.dtype != target:
+        x = x.astype(target)
+    return x, ShapedArray(x.shape, target)
+
+
+def _put_leaf(x: Any, device: Any | None) -> Any:
+    if type(x) is ArrayImpl:
+        return _put_array(x, device)
+    host, aval = _host_leaf(x)
+    dev, committed = _resolve_device(device)
+    return _batched_device_put(
+        aval, sharding_for(dev), [host], [dev], committed, False, _COPY_DURING_CALL,
+        _x64_config.enable_x64,
+    )
+
+
+def _tree_map(f: Any, tree: Any) -> Any:
+    t = type(tree)
+    if tree is None:
+        return None
+    if t is tuple or t is list:
+        return t(_tree_map(f, x) for x in tree)
+    if t is dict:
+        return {k: _tree_map(f, v) for k, v in tree.items()}
+    if isinstance(tree, tuple) and hasattr(tree, "_fields"):  # namedtuple
+        return t(*(_tree_map(f, x) for x in tree))
+    return f(tree)
+
+
+def _tree_leaves(tree: Any, out: list) -> list:
+    t = type(tree)
+    if tree is None:
+        pass
+    elif t is tuple or t is list or (isinstance(tree, tuple) and hasattr(tree, "_fields")):
+        for x in tree:
+            _tree_leaves(x, out)
+    elif t is dict:
+        for x in tree.values():
+            _tree_leaves(x, out)
+    else:
+        out.append(tree)
+    return out
+
+
+def device_put(x: Any, device: Any = None) -> Any:
+    """Put `x` (an array, scalar, or tuple/list/dict tree of them) on `device`.
+
+    Python scalars are weakly typed (``int`` -> int32, ``float`` -> float32, ``complex``
+    -> complex64, or their 64-bit versions under x64); ``bool`` is strongly typed.
+    numpy data is canonicalized (64-bit -> 32-bit unless x64) and copied. An `Array`
+    already on `device` (or any Array when `device` is None) is returned as is; one on
+    another device is copied there. With ``device=None`` new arrays go to the default
+    device, uncommitted; with an explicit device they are committed to it.
+    """
+    t = type(x)
+    if t is ArrayImpl:
+        return _put_array(x, device)
+    if t is np.ndarray or t in _PY_SCALARS:
+        return _put_leaf(x, device)
+    return _tree_map(lambda leaf: _put_leaf(leaf, device), x)
+
+
+def _get_leaf(x: Any) -> Any:
+    if type(x) is ArrayImpl:
+        _check_live(x)
+        return to_numpy(x)
+    return x
+
+
+def device_get(tree: Any) -> Any:
+    """Host values of a tree: Arrays become read-only numpy arrays; other leaves pass."""
+    if type(tree) is ArrayImpl:
+        return _get_leaf(tree)
+    leaves = [x for x in _tree_leaves(tree, []) if type(x) is ArrayImpl]
+    for a in leaves:
+        _check_live(a)
+    if leaves:
+        _jax.batched_block_until_ready(leaves)
+    return _tree_map(_get_leaf, tree)
+
+
+def block_until_ready(tree: Any) -> Any:
+    """Wait until every Array in `tree` is computed; return `tree`."""
+    if type(tree) is ArrayImpl:
+        _check_live(tree)
+        tree.block_until_ready()
+        return tree
+    leaves = [x for x in _tree_leaves(tree, []) if type(x) is ArrayImpl]
+    for a in leaves:
+        _check_live(a)
+    if leaves:
+        _jax.batched_block_until_ready(leaves)
+    return tree

@@ -1,0 +1,86 @@
+"""Tiny StableHLO modules for the runtime tests, parsed from MLIR text.
+
+olympus-runtime may not depend on olympus_lower, so tests build their modules here. A
+context is built the way jaxlib expects (JAXLIB.md §1), one per thread (MLIR contexts
+are not thread-safe). The ``ir.ThreadPool`` handed to ``set_thread_pool`` must outlive
+the context: the context does not keep it alive, and compiling a module from a context
+whose pool was garbage-collected crashes the process (SIGSEGV).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+from jaxlib.mlir.dialects import chlo, mhlo, sdy
+from jaxlib.mlir.dialects import stablehlo as hlo
+from olympus_ir import dtypes
+
+_THREAD_POOL = ir.ThreadPool()  # shared by every context; never collected
+_local = threading.local()
+
+MLIR_TYPES = {
+    dtypes.bool_: "i1", dtypes.int8: "i8", dtypes.int16: "i16", dtypes.int32: "i32",
+    dtypes.int64: "i64", dtypes.uint8: "ui8", dtypes.uint16: "ui16", dtypes.uint32: "ui32",
+    dtypes.uint64: "ui64", dtypes.float16: "f16", dtypes.bfloat16: "bf16",
+    dtypes.float32: "f32", dtypes.float64: "f64", dtypes.complex64: "complex<f32>",
+    dtypes.complex128: "complex<f64>",
+}
+
+
+def make_context() -> ir.Context:
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    ctx = ir.Context.__new__(ir.Context)
+    super(ir.Context, ctx).__init__()
+    ctx.append_dialect_registry(registry)
+    ctx.load_all_available_dialects()
+    ctx.set_thread_pool(_THREAD_POOL)
+    sdy.register_dialect(ctx)
+    mhlo.register_mhlo_dialect(ctx)
+    chlo.register_dialect(ctx)
+    hlo.register_dialect(ctx)
+    return ctx
+
+
+def context() -> ir.Context:
+    ctx = getattr(_local, "ctx", None)
+    if ctx is None:
+        ctx = _local.ctx = make_context()
+    return ctx
+
+
+def parse(text: str) -> ir.Module:
+    with context(), ir.Location.unknown():
+        return ir.Module.parse(text)
+
+
+def tensor(shape, dtype) -> str:
+    dims = "".join(f"{d}x" for d in shape)
+    return f"tensor<{dims}{MLIR_TYPES[dtypes.dtype(dtype)]}>"
+
+
+def binary_module(op: str, shape=(3,), dtype="float32", name="jit_f", arg_attrs=("", "")) -> ir.Module:
+    t = tensor(shape, dtype)
+    a0 = f" {{{arg_attrs[0]}}}" if arg_attrs[0] else ""
+    a1 = f" {{{arg_attrs[1]}}}" if arg_attrs[1] else ""
+    return parse(f"""
+module @{name} {{
+  func.func public @main(%a: {t}{a0}, %b: {t}{a1}) -> {t} {{
+    %0 = stablehlo.{op} %a, %b : {t}
+    return %0 : {t}
+  }}
+}}""")
+
+
+def unary_module(op: str, shape=(3,), dtype="float32", name="jit_g", arg_attr="") -> ir.Module:
+    t = tensor(shape, dtype)
+    a0 = f" {{{arg_attr}}}" if arg_attr else ""
+    return parse(f"""
+module @{name} {{
+  func.func public @main(%a: {t}{a0}) -> {t} {{
+    %0 = stablehlo.{op} %a : {t}
+    return %0 : {t}
+  }}
+}}""")

@@ -1,0 +1,126 @@
+"""Olympuspr-to-olympuspr utilities: evaluation (inlining into the current trace),
+dead-code elimination, and partial evaluation (the known/unknown split)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from olympus_ir.core import ClosedOlympuspr, Eqn, Literal, Olympuspr, Var
+
+from .core import bind
+
+#: Primitives with side effects: never removed by DCE.
+effectful_primitives: set = set()
+
+
+def eval_olympuspr(olympuspr: Olympuspr, consts: Sequence[Any], *args: Any) -> list:
+    """Run `olympuspr` by binding each equation in the current trace.
+
+    Under a staging trace this inlines the olympuspr; outside any trace it executes eagerly.
+    """
+    env: dict[int, Any] = {}
+
+    def read(v):
+        return v.val if isinstance(v, Literal) else env[id(v)]
+
+    if len(args) != len(olympuspr.invars):
+        raise TypeError(
+            f"olympuspr takes {len(olympuspr.invars)} arguments, got {len(args)}"
+        )
+    for v, x in zip(olympuspr.constvars, consts):
+        env[id(v)] = x
+    for v, x in zip(olympuspr.invars, args):
+        env[id(v)] = x
+    for eqn in olympuspr.eqns:
+        out = bind(eqn.primitive, *map(read, eqn.invars), **eqn.params)
+        outs = out if eqn.primitive.multiple_results else [out]
+        for v, x in zip(eqn.outvars, outs):
+            env[id(v)] = x
+    return [read(v) for v in olympuspr.outvars]
+
+
+def inline_closed(closed: ClosedOlympuspr, *args: Any) -> list:
+    """Apply a closed olympuspr to `args` in the current trace."""
+    return eval_olympuspr(closed.olympuspr, closed.consts, *args)
+
+
+def dce_olympuspr(olympuspr: Olympuspr, used_outputs: Sequence[bool] | None = None,
+                  prune_invars: bool = False) -> tuple[Olympuspr, list[bool]]:
+    """Remove equations whose results are unused.
+
+    Returns the new olympuspr and, per input, whether it is used. With `prune_invars` the
+    unused inputs are also dropped from the new olympuspr's signature.
+    """
+    if used_outputs is None:
+        used_outputs = [True] * len(olympuspr.outvars)
+    outvars = [v for v, u in zip(olympuspr.outvars, used_outputs) if u]
+    live = {id(v) for v in outvars if isinstance(v, Var)}
+    kept: list[Eqn] = []
+    for eqn in reversed(olympuspr.eqns):
+        if eqn.primitive in effectful_primitives or any(id(v) in live for v in eqn.outvars):
+            kept.append(eqn)
+            live.update(id(v) for v in eqn.invars if isinstance(v, Var))
+    kept.reverse()
+    used_inputs = [id(v) in live for v in olympuspr.invars]
+    invars = [v for v, u in zip(olympuspr.invars, used_inputs) if u] if prune_invars \
+        else olympuspr.invars
+    constvars = [v for v in olympuspr.constvars if id(v) in live]
+    new = olympuspr.replace(constvars=constvars, invars=invars, outvars=outvars, eqns=kept)
+    return new, used_inputs
+
+
+def dce_closed(closed: ClosedOlympuspr) -> ClosedOlympuspr:
+    """DCE a closed olympuspr, dropping unused constants too."""
+    j = closed.olympuspr
+    new, _ = dce_olympuspr(j)
+    keep = {id(v) for v in new.constvars}
+    consts = [c for v, c in zip(j.constvars, closed.consts) if id(v) in keep]
+    return ClosedOlympuspr(new, consts)
+
+
+def partial_eval_olympuspr(
+    olympuspr: Olympuspr, unknowns: Sequence[bool]
+) -> tuple[Olympuspr, Olympuspr, list[bool], int]:
+    """Split `olympuspr` into a known part and an unknown part.
+
+    An equation is unknown if any of its inputs is. The known olympuspr takes the known
+    inputs and returns the known outputs followed by residuals (known values the unknown
+    part needs). The unknown olympuspr takes the residuals followed by the unknown inputs
+    and returns the unknown outputs. Returns (known, unknown, out_unknowns, num_residuals).
+    Constvars are treated as known.
+    """
+    if len(unknowns) != len(olympuspr.invars):
+        raise ValueError("partial_eval_olympuspr: one unknowns flag per input is required")
+    unknown_ids = {id(v) for v, u in zip(olympuspr.invars, unknowns) if u}
+    known_eqns, unknown_eqns = [], []
+    for eqn in olympuspr.eqns:
+        if any(isinstance(v, Var) and id(v) in unknown_ids for v in eqn.invars):
+            unknown_eqns.append(eqn)
+            unknown_ids.update(id(v) for v in eqn.outvars)
+        else:
+            known_eqns.append(eqn)
+
+    def is_unknown(v):
+        return isinstance(v, Var) and id(v) in unknown_ids
+
+    out_unknowns = [is_unknown(v) for v in olympuspr.outvars]
+    # Residuals: known vars (not literals) read by unknown equations or returned as
+    # unknown outputs... known outputs are returned by the known olympuspr directly.
+    defined_unknown = {id(v) for e in unknown_eqns for v in e.outvars}
+    defined_unknown |= {id(v) for v, u in zip(olympuspr.invars, unknowns) if u}
+    residuals: list[Var] = []
+    seen: set[int] = set()
+    for e in unknown_eqns:
+        for v in e.invars:
+            if isinstance(v, Var) and id(v) not in defined_unknown and id(v) not in seen:
+                seen.add(id(v))
+                residuals.append(v)
+    known_in = [v for v, u in zip(olympuspr.invars, unknowns) if not u]
+    known_out = [v for v, u in zip(olympuspr.outvars, out_unknowns) if not u]
+    known = Olympuspr(olympuspr.constvars, known_in, known_out + residuals, known_eqns)
+    known, _ = dce_olympuspr(known)
+    unknown_in = [v for v, u in zip(olympuspr.invars, unknowns) if u]
+    unknown_out = [v for v, u in zip(olympuspr.outvars, out_unknowns) if u]
+    unknown = Olympuspr([], residuals + unknown_in, unknown_out, unknown_eqns)
+    return known, unknown, out_unknowns, len(residuals)
