@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 
 from olympus_ir import (
-    ClosedOlympuspr, Eqn, Literal, Olympuspr, Primitive, ShapedArray, Var, abstract_eval,
+    ClosedOlympuspr,
+    Eqn,
+    Literal,
+    Olympuspr,
+    Primitive,
+    ShapedArray,
+    Var,
+    abstract_eval,
 )
 from olympus_ir import primitives as P
 from olympus_ir.cli import main, to_dot

@@ -51,7 +51,7 @@ c*   c*  c*  c*  c*  c*  c*  c*  c*  c*  c8  c8  c8  c16 c8  c16 c*  c*  c*
 def _parse_table():
     lines = [ln.split() for ln in TABLE.strip().splitlines()]
     cols = lines[0]
-    return {(row[0], c): v for row in lines[1:] for c, v in zip(cols, row[1:])}
+    return {(row[0], c): v for row in lines[1:] for c, v in zip(cols, row[1:], strict=True)}
 
 
 PROMOTION = _parse_table()

@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 from olympus_ir import (
-    ClosedOlympuspr, DropVar, Eqn, Literal, Olympuspr, ShapedArray, Var, dtypes, pp_olympuspr,
+    ClosedOlympuspr,
+    DropVar,
+    Eqn,
+    Literal,
+    Olympuspr,
+    ShapedArray,
+    Var,
+    dtypes,
+    pp_olympuspr,
 )
 from olympus_ir import primitives as P
 from olympus_ir.pretty import Names, encode_name, pp_eqn

@@ -16,14 +16,26 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from olympus_ir import (
-    ClosedOlympuspr, DropVar, Eqn, Literal, Olympuspr, ShapedArray, SourceInfo, Var,
-    abstract_eval, dtypes,
+    ClosedOlympuspr,
+    DropVar,
+    Eqn,
+    Literal,
+    Olympuspr,
+    ShapedArray,
+    SourceInfo,
+    Var,
+    abstract_eval,
+    dtypes,
 )
 from olympus_ir import primitives as P
 from olympus_ir.prims.elementwise import BINARY, COMPARISONS, UNARY
 from olympus_ir.serialize import (
-    from_json, olympuspr_difference, olympusprs_equal, register_param_type,
-    registered_param_types, to_json,
+    from_json,
+    olympuspr_difference,
+    olympusprs_equal,
+    register_param_type,
+    registered_param_types,
+    to_json,
 )
 from olympus_ir.verify import check_olympuspr
 
@@ -42,7 +54,12 @@ class Pair(NamedTuple):
     right: object = ()
 
 
+class Layout(str, enum.Enum):  # a str-mixin enum must stay an enum
+    ROW = "row"
+
+
 register_param_type(Color, "test_serialize.Color")
+register_param_type(Layout, "test_serialize.Layout")
 register_param_type(Pair, "test_serialize.Pair")
 
 
@@ -137,7 +154,8 @@ def test_params_of_every_kind():
         "stype": np.float32, "stype_bf16": ml_dtypes.bfloat16, "float0": dtypes.float0,
         "npint": np.int64(-5), "npbf": np.asarray(1.5, dtypes.bfloat16)[()],
         "array": np.arange(6, dtype=np.uint16).reshape(2, 3), "aval": F3,
-        "prim": P.add_p, "enum": Color.GREEN, "nt": Pair(Color.RED, (np.dtype("f4"), None)),
+        "prim": P.add_p, "enum": Color.GREEN, "strenum": Layout.ROW,
+        "nt": Pair(Color.RED, (np.dtype("f4"), None)),
         "source": SourceInfo("a.py", 1),
         "padding_config": ((1, 2, 0), (0, 0, 1)), "precision": None,
     }
@@ -156,6 +174,7 @@ def test_params_of_every_kind():
     assert type(got["npint"]) is np.int64 and got["npint"] == -5
     assert got["npbf"].dtype == dtypes.bfloat16
     assert got["prim"] is P.add_p and got["enum"] is Color.GREEN
+    assert got["strenum"] is Layout.ROW
     assert type(got["nt"]) is Pair and got["nt"].left is Color.RED
     assert type(got["source"]) is SourceInfo
     assert got["array"].dtype == np.uint16 and got["array"].shape == (2, 3)
@@ -287,18 +306,74 @@ def test_registry_scans_olympus_ir_modules():
         del sys.modules[mod.__name__]
 
 
-def test_indexing_param_types_if_present():
+def _bind_multi(prim, *ins, **params):
+    out = abstract_eval(prim, *[x.aval for x in ins], **params)
+    outs = [Var(a) for a in (out if prim.multiple_results else [out])]
+    return Eqn(prim, list(ins), outs, params), outs
+
+
+def test_real_param_types_and_control_flow():
+    """gather/scatter NamedTuples and enums, RandomAlgorithm (an IntEnum), and cond, while,
+    scan and closed_call holding ClosedOlympusprs, all through the real shape rules."""
     indexing = pytest.importorskip("olympus_ir.prims.indexing")
-    dn_cls = getattr(indexing, "GatherDimensionNumbers", None)
-    mode_cls = getattr(indexing, "GatherScatterMode", None)
-    if dn_cls is None or mode_cls is None:
-        pytest.skip("olympus_ir.prims.indexing has no GatherDimensionNumbers yet")
-    dn = dn_cls(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
-    x = Var(F3)
-    j = Olympuspr([], [x], [x], [Eqn(P.copy_p, [x], [Var(F3)],
-                                     {"dimension_numbers": dn, "mode": list(mode_cls)[0]})])
-    back, _ = round_trip(j)
-    assert type(back.eqns[0].params["dimension_numbers"]) is dn_cls
+    random = pytest.importorskip("olympus_ir.prims.random")
+    pytest.importorskip("olympus_ir.prims.control_flow")
+    reg = registered_param_types()
+    for cls in (indexing.GatherDimensionNumbers, indexing.ScatterDimensionNumbers,
+                indexing.GatherScatterMode, random.RandomAlgorithm):
+        assert reg[cls.__name__] is cls
+
+    f32 = ShapedArray((), np.float32)
+    # body: x -> (x * 2,) ; cond: x -> x < 10
+    bx = Var(f32)
+    be, (by,) = _bind_multi(P.mul_p, bx, Literal(2.0, f32))
+    body = ClosedOlympuspr(Olympuspr([], [bx], [by], [be]), [])
+    cx = Var(f32)
+    ce, (cy,) = _bind_multi(P.lt_p, cx, Literal(10.0, f32))
+    cond_j = ClosedOlympuspr(Olympuspr([], [cx], [cy], [ce]), [])
+    # scan body: (carry, x) -> (carry + x, carry)
+    sc, sx = Var(f32), Var(f32)
+    se, (ss,) = _bind_multi(P.add_p, sc, sx)
+    scan_body = ClosedOlympuspr(Olympuspr([], [sc, sx], [ss, sc], [se]), [])
+
+    x, idx, xs = Var(f32), Var(I32), Var(ShapedArray((5,), np.float32))
+    op = Var(ShapedArray((4, 3), np.float32))
+    ind = Var(ShapedArray((2, 1), np.int32))
+    key = Var(ShapedArray((4,), np.uint32))
+    eqns = []
+    e, (c_out,) = _bind_multi(P.cond_p, idx, x, branches=(body, body))
+    eqns.append(e)
+    e, (w_out,) = _bind_multi(P.while_p, c_out, cond_olympuspr=cond_j, body_olympuspr=body,
+                              cond_nconsts=0, body_nconsts=0)
+    eqns.append(e)
+    e, (carry, ys) = _bind_multi(P.scan_p, w_out, xs, olympuspr=scan_body, length=5,
+                                 reverse=False, num_consts=0, num_carry=1,
+                                 linear=(False, False), unroll=1)
+    eqns.append(e)
+    e, (call_out,) = _bind_multi(P.closed_call_p, carry, call_olympuspr=body)
+    eqns.append(e)
+    dn = indexing.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                         start_index_map=(0,))
+    e, (g,) = _bind_multi(P.gather_p, op, ind, dimension_numbers=dn, slice_sizes=(1, 3),
+                          indices_are_sorted=False, unique_indices=False,
+                          mode=indexing.GatherScatterMode.FILL_OR_DROP, fill_value=None)
+    eqns.append(e)
+    e, (new_key, bits) = _bind_multi(P.rng_bit_generator_p, key, shape=(2, 2),
+                                     dtype=np.dtype(np.uint32),
+                                     algorithm=random.RandomAlgorithm.RNG_PHILOX)
+    eqns.append(e)
+    j = Olympuspr([], [idx, x, xs, op, ind, key], [call_out, ys, g, new_key, bits], eqns)
+    check_olympuspr(j)
+    back, s = round_trip(j)
+    check_olympuspr(back)
+    params = [e.params for e in back.eqns]
+    assert params[0]["branches"][0] is params[0]["branches"][1]  # shared, like the original
+    assert params[4]["dimension_numbers"] == dn
+    assert type(params[4]["dimension_numbers"]) is indexing.GatherDimensionNumbers
+    assert params[4]["mode"] is indexing.GatherScatterMode.FILL_OR_DROP
+    assert params[5]["algorithm"] is random.RandomAlgorithm.RNG_PHILOX
+    assert '"type": "RandomAlgorithm", "member": "RNG_PHILOX"' in s
+    assert '"type": "GatherDimensionNumbers"' in s
 
 
 def test_register_param_type_rejects_bad_registrations():
@@ -594,7 +669,7 @@ def test_random_closed_programs_round_trip(j):
     check_olympuspr(j)
     back, _ = round_trip(j)
     check_olympuspr(back)
-    for a, b in zip(j.consts, back.consts):
+    for a, b in zip(j.consts, back.consts, strict=True):
         assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
 

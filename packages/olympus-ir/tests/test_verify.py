@@ -6,7 +6,15 @@ import numpy as np
 import pytest
 
 from olympus_ir import (
-    ClosedOlympuspr, DropVar, Eqn, Literal, Olympuspr, ShapedArray, Var, abstract_eval, dtypes,
+    ClosedOlympuspr,
+    DropVar,
+    Eqn,
+    Literal,
+    Olympuspr,
+    ShapedArray,
+    Var,
+    abstract_eval,
+    dtypes,
 )
 from olympus_ir import primitives as P
 from olympus_ir.verify import OlympusprTypeError, check_olympuspr

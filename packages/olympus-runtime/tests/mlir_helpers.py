@@ -15,6 +15,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext
 from jaxlib.mlir.dialects import chlo, mhlo, sdy
 from jaxlib.mlir.dialects import stablehlo as hlo
+
 from olympus_ir import dtypes
 
 _THREAD_POOL = ir.ThreadPool()  # shared by every context; never collected

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from conftest import run_python
 from jaxlib import _jax
-from olympus_ir import dtypes
 
 import olympus_runtime as ort
+from olympus_ir import dtypes
 from olympus_runtime import backend, config
 
 

@@ -7,9 +7,9 @@ import collections
 import ml_dtypes
 import numpy as np
 import pytest
-from olympus_ir import ShapedArray, dtypes
 
 import olympus_runtime as ort
+from olympus_ir import ShapedArray, dtypes
 
 X32 = {dtypes.int64: dtypes.int32, dtypes.uint64: dtypes.uint32,
        dtypes.float64: dtypes.float32, dtypes.complex128: dtypes.complex64}

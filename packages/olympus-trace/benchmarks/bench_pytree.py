@@ -5,9 +5,13 @@ Not a test.  Run from the repo root:
     PYTHONPATH=packages/olympus-ir/src:packages/olympus-trace/src \
         python packages/olympus-trace/benchmarks/bench_pytree.py [--repeats 15]
 
-Prints median microseconds per operation for each tree and backend, measured
-through the public ``olympus_trace.tree_util`` API (``tree_flatten`` and
-``tree_unflatten``) so dispatch overhead is included.
+Prints median microseconds per call for each tree and backend:
+
+* ``flatten``: ``registry.flatten(tree)``;
+* ``unflatten``: ``treedef.unflatten(leaves)`` with a reused treedef (the jit
+  output case; the Python backend compiles reused treedefs);
+* ``flat+unflat``: flatten, then unflatten the fresh treedef (what ``tree_map``
+  does).
 """
 
 from __future__ import annotations
@@ -39,44 +43,67 @@ def make_trees() -> dict[str, object]:
     }
 
 
-def time_us(fn, number: int, repeats: int) -> float:
-    """Median over ``repeats`` of the mean time per call (µs) of ``number`` calls."""
-    times = timeit.repeat(fn, number=number, repeat=repeats)
-    return statistics.median(times) / number * 1e6
+def _ops(tree, backend: str) -> dict[str, object]:
+    """Zero-argument callables for each measured operation on ``backend``."""
+    reg = tu._BACKENDS[backend].registry
+    leaves, treedef = reg.flatten(tree)
+    assert treedef.unflatten(leaves) == tree
+
+    def roundtrip():  # what tree_map does: flatten, then unflatten the fresh treedef
+        lv, td = reg.flatten(tree)
+        return td.unflatten(lv)
+
+    return {
+        "flatten": lambda: reg.flatten(tree),
+        "unflatten": lambda: treedef.unflatten(leaves),  # reused treedef (e.g. jit outputs)
+        "roundtrip": roundtrip,
+    }
 
 
-def bench(tree, backend: str, repeats: int) -> tuple[float, float]:
-    with tu._use_backend(backend):
-        flatten, unflatten = tu.tree_flatten, tu.tree_unflatten
-        leaves, treedef = flatten(tree)
-        assert unflatten(treedef, leaves) == tree
-        n_leaves = max(len(leaves), 1)
-        number = max(200, 200_000 // n_leaves)
-        t_flat = time_us(lambda: flatten(tree), number, repeats)
-        t_unflat = time_us(lambda: unflatten(treedef, leaves), number, repeats)
-    return t_flat, t_unflat
+def bench(tree, backends: tuple[str, ...], repeats: int) -> dict[str, dict[str, float]]:
+    """Median µs per call for each backend and operation.
+
+    Backends and operations are interleaved within every repeat so that load
+    changes on a busy machine hit all of them alike.
+    """
+    n_leaves = max(len(tu._BACKENDS[backends[0]].registry.flatten(tree)[0]), 1)
+    number = max(200, 100_000 // n_leaves)
+    ops = {b: _ops(tree, b) for b in backends}
+    samples: dict[str, dict[str, list[float]]] = {b: {op: [] for op in ops[b]} for b in backends}
+    for _ in range(repeats):
+        for b in backends:
+            for op, fn in ops[b].items():
+                samples[b][op].append(timeit.timeit(fn, number=number) / number * 1e6)
+    return {b: {op: statistics.median(v) for op, v in d.items()} for b, d in samples.items()}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--repeats", type=int, default=21)
     args = ap.parse_args()
 
     backends = tu.available_backends()
-    print(f"active backend: {tu.BACKEND}; measuring: {', '.join(backends)}")
+    print(
+        f"active backend: {tu.BACKEND}; measuring: {', '.join(backends)}; "
+        f"median of {args.repeats} interleaved repeats, µs per call"
+    )
     if "cpp" not in backends:
         print("(jaxlib C++ pytree unavailable: python backend only)")
-    header = f"{'tree':<26} {'backend':<7} {'flatten µs':>11} {'unflatten µs':>13} {'total µs':>9}"
+    header = f"{'tree':<26} {'backend':<8} {'flatten':>9} {'unflatten':>10} {'flat+unflat':>12}"
     print(header)
     print("-" * len(header))
     for name, tree in make_trees().items():
-        results = {b: bench(tree, b, args.repeats) for b in backends}
-        for b, (f, u) in results.items():
-            print(f"{name:<26} {b:<7} {f:>11.2f} {u:>13.2f} {f + u:>9.2f}")
-        if "cpp" in results:
-            (cf, cu), (pf, pu) = results["cpp"], results["python"]
+        res = bench(tree, backends, args.repeats)
+        for b in backends:
+            r = res[b]
             print(
-                f"{'':<26} {'speedup':<7} {pf / cf:>10.1f}x {pu / cu:>12.1f}x {(pf + pu) / (cf + cu):>8.1f}x"
+                f"{name:<26} {b:<8} {r['flatten']:>9.2f} {r['unflatten']:>10.2f} {r['roundtrip']:>12.2f}"
+            )
+        if "cpp" in res:
+            c, p = res["cpp"], res["python"]
+            print(
+                f"{'':<26} {'py/cpp':<8} {p['flatten'] / c['flatten']:>8.1f}x "
+                f"{p['unflatten'] / c['unflatten']:>9.1f}x {p['roundtrip'] / c['roundtrip']:>11.1f}x"
             )
 
 

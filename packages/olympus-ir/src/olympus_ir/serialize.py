@@ -167,7 +167,7 @@ def _scan_module(mod: Any) -> None:
 def _scan_olympus_ir() -> None:
     """Register the Enum/NamedTuple classes of every olympus_ir module (importing every
     ``olympus_ir.prims`` family first). Cheap to repeat: modules are scanned once."""
-    from . import prims, primitives  # noqa: F401  (defines every standard primitive)
+    from . import primitives, prims  # noqa: F401  (defines every standard primitive)
 
     for info in pkgutil.iter_modules(prims.__path__):
         name = f"{prims.__name__}.{info.name}"
@@ -269,9 +269,7 @@ class _Encoder:
         return out
 
     def value(self, v: Any, where: str) -> Any:
-        if v is None or isinstance(v, (bool, str)):
-            return v
-        if isinstance(v, enum.Enum):
+        if isinstance(v, enum.Enum):  # first: an IntEnum is an int, a str-mixin enum a str
             name = _name_of_type(type(v))
             if name is None:
                 raise ValueError(
@@ -280,6 +278,8 @@ class _Encoder:
                     "olympus_ir.serialize.register_param_type)"
                 )
             return {"kind": "enum", "type": name, "member": v.name}
+        if v is None or isinstance(v, (bool, str)):
+            return v
         if type(v) is int:
             return v
         if type(v) is float:
@@ -805,7 +805,7 @@ def _first_difference(a: Any, b: Any, where: str) -> str | None:
     if isinstance(a, tuple) and not _is_namedtuple_type(type(a)) or isinstance(a, list):
         if len(a) != len(b):
             return f"{where}: length {len(a)} vs {len(b)}"
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
             d = _first_difference(x, y, f"{where}[{i}]")
             if d:
                 return d
@@ -865,7 +865,7 @@ def _body_difference(a: Olympuspr, b: Olympuspr, where: str) -> str | None:
     def same_atoms(xs, ys, w):
         if len(xs) != len(ys):
             return f"{w}: {len(xs)} vs {len(ys)} items"
-        for i, (x, y) in enumerate(zip(xs, ys)):
+        for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
             d = same_atom(x, y, f"{w}[{i}]")
             if d:
                 return d
@@ -877,7 +877,7 @@ def _body_difference(a: Olympuspr, b: Olympuspr, where: str) -> str | None:
             return d
     if len(a.eqns) != len(b.eqns):
         return f"{where}: {len(a.eqns)} vs {len(b.eqns)} equations"
-    for i, (e, f) in enumerate(zip(a.eqns, b.eqns)):
+    for i, (e, f) in enumerate(zip(a.eqns, b.eqns, strict=True)):
         w = f"{where}.eqns[{i}]"
         if e.primitive is not f.primitive:
             return f"{w}: primitive {e.primitive} vs {f.primitive}"

@@ -115,7 +115,7 @@ class _Checker:
                 f"closed olympuspr has {len(closed.consts)} consts for {len(j.constvars)} "
                 "constvars",
             )
-        for k, (v, c) in enumerate(zip(j.constvars, closed.consts)):
+        for k, (v, c) in enumerate(zip(j.constvars, closed.consts, strict=True)):
             if not isinstance(v, Var):
                 continue  # reported by check_body
             if hasattr(c, "shape") and hasattr(c, "dtype"):
@@ -201,7 +201,7 @@ class _Checker:
                 eqn_error(
                     f"expected {len(expected)} results, found {len(eqn.outvars)} outvars"
                 )
-            for k, (v, want) in enumerate(zip(eqn.outvars, expected)):
+            for k, (v, want) in enumerate(zip(eqn.outvars, expected, strict=True)):
                 if not isinstance(v, Var):
                     eqn_error(f"result {k} must be a Var, found {type(v).__name__} {v!r}")
                 got = v.aval

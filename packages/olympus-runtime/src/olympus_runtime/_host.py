@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 from jaxlib import _jax
+
 from olympus_ir import dtypes
 
 __all__ = ["to_numpy", "NEEDS_DLPACK"]

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 from jaxlib import _jax
+
 from olympus_ir import ShapedArray, dtypes
 
 from ._host import _capsule_pointer, _DLManagedTensor, to_numpy

@@ -13,7 +13,6 @@ import importlib.metadata
 import importlib.util
 import os
 import pkgutil
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

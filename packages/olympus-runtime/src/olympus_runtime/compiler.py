@@ -21,6 +21,7 @@ import jaxlib.xla_client as xc
 import numpy as np
 from jaxlib import _jax
 from jaxlib.mlir import ir
+
 from olympus_ir import ShapedArray, dtypes
 
 from . import backend
@@ -126,7 +127,7 @@ def _check_avals(avals: list, specs: list, what: str) -> None:
             f"compile: {len(avals)} {what} were given but the module's main function has "
             f"{len(specs)} {'arguments' if what == 'in_avals' else 'results'}"
         )
-    for i, (aval, spec) in enumerate(zip(avals, specs)):
+    for i, (aval, spec) in enumerate(zip(avals, specs, strict=True)):
         if spec is None:
             continue
         shape, dt = spec
@@ -341,8 +342,8 @@ class Executable:
             _array_result_handler(aval, sharding, committed, _skip_checks=True)
             for aval in self.out_avals
         ]
-        self._in_specs = tuple((a.shape, a.dtype, s) for a, s in zip(self.in_avals,
-                                                                      self.in_shardings))
+        self._in_specs = tuple((a.shape, a.dtype, s) for a, s in zip(
+            self.in_avals, self.in_shardings, strict=True))
         self._execute_sharded = loaded.execute_sharded
         self._donated_set = frozenset(self.donated_args)
 
@@ -355,7 +356,7 @@ class Executable:
             raise TypeError(
                 f"Executable {self.name} takes {len(specs)} arguments, got {len(args)}"
             )
-        for i, (a, spec) in enumerate(zip(args, specs)):
+        for i, (a, spec) in enumerate(zip(args, specs, strict=True)):
             if type(a) is not ArrayImpl:
                 self._bad_arg(i, a)
             aval = a.aval

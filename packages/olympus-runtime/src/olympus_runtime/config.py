@@ -23,6 +23,7 @@ import threading
 from typing import Any
 
 from jaxlib import _jax
+
 from olympus_ir import dtypes
 
 __all__ = [

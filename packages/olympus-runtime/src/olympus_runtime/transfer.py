@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from jaxlib import _jax
+
 from olympus_ir import ShapedArray, dtypes
 
 from . import backend

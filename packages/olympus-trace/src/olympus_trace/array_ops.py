@@ -250,8 +250,10 @@ def invert(x):
 def astype(x, dtype):
     x = _to_array_operand(x)
     dt = dtypes.canonicalize_dtype(dtype)
-    if aval_of(x).dtype != dtypes.bool_ and dt == dtypes.bool_:
-        return not_equal(x, lax.convert_element_type(0, aval_of(x).dtype))
+    src = aval_of(x).dtype
+    if dtypes.is_complex(src) and dt == dtypes.bool_:
+        # convert_element_type(complex, bool) does not mean "nonzero"; compare instead.
+        return lax.ne(x, lax.convert_element_type(0, src))
     return lax.convert_element_type(x, dt, False)
 
 
@@ -342,45 +344,73 @@ def expand_dims(x, axis):
 # --- reductions ---------------------------------------------------------------------------
 
 
-def _reduction(x, axis, keepdims, lax_fn, dtype=None, upcast_bool=True):
+def _upcast_f16(dt):
+    return dtypes.float32 if dt in (dtypes.float16, dtypes.bfloat16) else dt
+
+
+def _expand_dims_like_jax(x, axes, shape):
+    """Re-insert the reduced `axes` as size-1 dims (JAX's lax.expand_dims: broadcast_in_dim)."""
+    out_shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
+    kept = tuple(i for i in range(len(shape)) if i not in axes)
+    return lax.broadcast_in_dim(x, out_shape, kept)
+
+
+def _reduction(x, axis, keepdims, lax_fn, dtype=None, promote_integers=False,
+               upcast_f16=False, bool_fn=None):
+    """JAX's jnp reduction recipe: pick the result dtype (small ints and bools promoted to
+    the default int for sum/prod), compute in float32 for 16-bit floats, reduce, re-insert
+    kept dims, convert to the result dtype."""
     x = _to_array_operand(x)
     aval = aval_of(x)
     axes = _axes(axis, aval.ndim)
     if dtype is not None:
-        x = lax.convert_element_type(x, dtype)
-    elif upcast_bool and (aval.dtype == dtypes.bool_ or (
-            dtypes.is_integer(aval.dtype) and aval.dtype.itemsize < 4)):
-        x = lax.convert_element_type(
-            x, dtypes.default_int() if not dtypes.is_unsigned_int(aval.dtype)
-            else dtypes.canonicalize_dtype(np.uint64))
+        result_dtype = dtypes.canonicalize_dtype(dtype)
+    else:
+        result_dtype = aval.dtype
+        if promote_integers:
+            if result_dtype == dtypes.bool_:
+                result_dtype = dtypes.default_int()
+            elif dtypes.is_unsigned_int(result_dtype):
+                uint = dtypes.canonicalize_dtype(np.uint64)
+                if result_dtype.itemsize < uint.itemsize:
+                    result_dtype = uint
+            elif dtypes.is_integer(result_dtype):
+                if result_dtype.itemsize < dtypes.default_int().itemsize:
+                    result_dtype = dtypes.default_int()
+    computation_dtype = _upcast_f16(result_dtype) if upcast_f16 else result_dtype
+    x = lax.convert_element_type(x, computation_dtype)
+    if computation_dtype == dtypes.bool_ and bool_fn is not None:
+        lax_fn = bool_fn
     out = lax_fn(x, axes)
     if keepdims:
-        out = lax.reshape(out, tuple(1 if i in axes else d for i, d in enumerate(aval.shape)))
-    return out
+        out = _expand_dims_like_jax(out, axes, aval.shape)
+    return lax.convert_element_type(out, result_dtype)
 
 
 def sum(x, axis=None, dtype=None, keepdims=False):  # noqa: A001
-    return _reduction(x, axis, keepdims, lax.reduce_sum, dtype)
+    return _reduction(x, axis, keepdims, lax.reduce_sum, dtype, promote_integers=True,
+                      upcast_f16=True, bool_fn=lax.reduce_or)
 
 
 def prod(x, axis=None, dtype=None, keepdims=False):
-    return _reduction(x, axis, keepdims, lax.reduce_prod, dtype)
+    return _reduction(x, axis, keepdims, lax.reduce_prod, dtype, promote_integers=True,
+                      upcast_f16=True, bool_fn=lax.reduce_and)
 
 
 def max(x, axis=None, keepdims=False):  # noqa: A001
-    return _reduction(x, axis, keepdims, lax.reduce_max, upcast_bool=False)
+    return _reduction(x, axis, keepdims, lax.reduce_max, bool_fn=lax.reduce_or)
 
 
 def min(x, axis=None, keepdims=False):  # noqa: A001
-    return _reduction(x, axis, keepdims, lax.reduce_min, upcast_bool=False)
+    return _reduction(x, axis, keepdims, lax.reduce_min, bool_fn=lax.reduce_and)
 
 
 def all(x, axis=None, keepdims=False):  # noqa: A001
-    return _reduction(astype(x, bool), axis, keepdims, lax.reduce_and, upcast_bool=False)
+    return _reduction(astype(x, bool), axis, keepdims, lax.reduce_and)
 
 
 def any(x, axis=None, keepdims=False):  # noqa: A001
-    return _reduction(astype(x, bool), axis, keepdims, lax.reduce_or, upcast_bool=False)
+    return _reduction(astype(x, bool), axis, keepdims, lax.reduce_or)
 
 
 def mean(x, axis=None, dtype=None, keepdims=False):
@@ -390,8 +420,11 @@ def mean(x, axis=None, dtype=None, keepdims=False):
     n = int(np.prod([aval.shape[a] for a in axes]))
     if dtype is None:
         dtype = aval.dtype if dtypes.is_inexact(aval.dtype) else dtypes.default_float()
-    s = sum(lax.convert_element_type(x, dtype, aval.weak_type), axis, None, keepdims)
-    return true_divide(s, n)
+    dtype = dtypes.canonicalize_dtype(dtype)
+    computation_dtype = _upcast_f16(dtype)
+    s = sum(x, axis, computation_dtype, keepdims)
+    out = lax.div(s, lax.convert_element_type(n, computation_dtype))
+    return lax.convert_element_type(out, dtype)
 
 
 def _arg_reduction(x, axis, keepdims, lax_fn):
@@ -424,38 +457,62 @@ def argmin(x, axis=None, keepdims=False):
 
 
 def matmul(a, b):
+    """JAX's jnp.matmul: one dot_general (batch dims where both operands have them, size-1
+    batch dims squeezed), then a transpose into NumPy's output order if needed."""
     a, b = promote_dtypes(a, b)
     aa, ba = aval_of(a), aval_of(b)
-    if aa.ndim == 0 or ba.ndim == 0:
-        raise ValueError("matmul: inputs must be at least 1-D, got shapes "
-                         f"{aa.shape} and {ba.shape}")
-    a_vec, b_vec = aa.ndim == 1, ba.ndim == 1
-    if a_vec:
-        a = lax.reshape(a, (1, aa.shape[0]))
-    if b_vec:
-        b = lax.reshape(b, (ba.shape[0], 1))
-    aa, ba = aval_of(a), aval_of(b)
-    if aa.shape[-1] != ba.shape[-2]:
-        raise ValueError(
-            f"matmul: size mismatch in contracted dimension: shapes {aa.shape} and {ba.shape}"
-        )
-    batch = broadcast_shapes(aa.shape[:-2], ba.shape[:-2])
-    a = broadcast_to(a, batch + aa.shape[-2:])
-    b = broadcast_to(b, batch + ba.shape[-2:])
-    nb = len(batch)
-    out = lax.dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))))
-    oshape = aval_of(out).shape
-    if a_vec and b_vec:
-        return lax.reshape(out, oshape[:-2])
-    if a_vec:
-        return lax.reshape(out, oshape[:-2] + oshape[-1:])
-    if b_vec:
-        return lax.reshape(out, oshape[:-1])
-    return out
+    for i, av in enumerate((aa, ba)):
+        if av.ndim < 1:
+            raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has "
+                             f"ndim {av.ndim}")
+    out_dtype = aa.dtype
+    out_weak = aa.weak_type and ba.weak_type
+    a_is_mat, b_is_mat = aa.ndim > 1, ba.ndim > 1
+    a_batch_dims = aa.shape[:-2] if a_is_mat else ()
+    b_batch_dims = ba.shape[:-2] if b_is_mat else ()
+    nbatch = builtins.max(len(a_batch_dims), len(b_batch_dims))
+    a_batch_dims = (None,) * (nbatch - len(a_batch_dims)) + tuple(a_batch_dims)
+    b_batch_dims = (None,) * (nbatch - len(b_batch_dims)) + tuple(b_batch_dims)
+    a_squeeze, b_squeeze, a_batch, b_batch = [], [], [], []
+    idx_batch, idx_a_other, idx_b_other = [], [], []
+    for i, (da, db) in enumerate(zip(a_batch_dims, b_batch_dims)):
+        if da is None:
+            idx_b_other.append(i)
+        elif db is None:
+            idx_a_other.append(i)
+        elif da == 1:
+            idx_b_other.append(i)
+            a_squeeze.append(len(idx_batch) + len(idx_a_other) + len(a_squeeze))
+        elif db == 1:
+            idx_a_other.append(i)
+            b_squeeze.append(len(idx_batch) + len(idx_b_other) + len(b_squeeze))
+        elif da == db:
+            a_batch.append(len(idx_batch) + len(idx_a_other))
+            b_batch.append(len(idx_batch) + len(idx_b_other))
+            idx_batch.append(i)
+        else:
+            raise ValueError(f"Incompatible shapes for matmul arguments: {aa.shape} and "
+                             f"{ba.shape}")
+    if a_is_mat:
+        idx_a_other.append(nbatch)
+    if b_is_mat:
+        idx_b_other.append(nbatch + a_is_mat)
+    perm = np.argsort(np.array(idx_batch + idx_a_other + idx_b_other, dtype=np.int64))
+    a = lax.squeeze(a, a_squeeze)
+    b = lax.squeeze(b, b_squeeze)
+    na, nb_ = aval_of(a).ndim, aval_of(b).ndim
+    out = lax.dot_general(a, b, (((na - 1,), (nb_ - 1 - b_is_mat,)),
+                                 (tuple(a_batch), tuple(b_batch))),
+                          preferred_element_type=out_dtype)
+    out = lax.transpose(out, tuple(int(p) for p in perm))
+    return lax.convert_element_type(out, out_dtype, out_weak)
 
 
 def where(cond, x, y):
-    cond = astype(cond, bool)
+    cond = _to_array_operand(cond)
+    cdt = aval_of(cond).dtype
+    if cdt != dtypes.bool_:
+        cond = lax.ne(cond, lax.convert_element_type(0, cdt))
     x, y = promote_dtypes(x, y)
     shape = broadcast_shapes(aval_of(cond).shape, aval_of(x).shape, aval_of(y).shape)
     cond, x, y = (broadcast_to(v, shape) for v in (cond, x, y))
@@ -501,13 +558,21 @@ def getitem(x, idx):
     array_idx = [i for i in idx if not (i is None or isinstance(i, builtins.slice)
                                         or _is_static_int(i))]
     if array_idx:
+        if (builtins.all(_is_dynamic_scalar_int(i) for i in array_idx)
+                and not builtins.any(i is None for i in idx)
+                and builtins.all(i.step in (None, 1) or _is_simple_reverse(i)
+                                 for i in idx if isinstance(i, builtins.slice))):
+            return _dynamic_scalar_getitem(x, idx)
         return _advanced_getitem(x, idx)
 
-    # Static basic indexing: one slice, then reshape for ints/None.
-    starts, limits, strides, out_shape, rev_dims = [], [], [], [], []
+    # Static basic indexing: one (strided) slice, squeeze the integer-indexed dims, then
+    # insert the None dims with broadcast_in_dim (as JAX's expand_dims does).
+    starts, limits, strides, out_shape, rev_dims, int_dims = [], [], [], [], [], []
+    new_axes = []
     dim = 0
     for i in idx:
         if i is None:
+            new_axes.append(len(out_shape))
             out_shape.append(1)
             continue
         d = shape[dim]
@@ -519,6 +584,7 @@ def getitem(x, idx):
             starts.append(j)
             limits.append(j + 1)
             strides.append(1)
+            int_dims.append(dim)
         else:
             start, stop, step = i.indices(d)
             if step < 0:
@@ -538,98 +604,154 @@ def getitem(x, idx):
                                                                          strides):
         x = lax.slice(x, starts, limits, strides if builtins.any(s != 1 for s in strides)
                       else None)
-    return lax.reshape(x, tuple(out_shape))
+    x = lax.squeeze(x, int_dims)
+    if new_axes:
+        x = lax.broadcast_in_dim(x, tuple(out_shape),
+                                 tuple(k for k in range(len(out_shape)) if k not in new_axes))
+    return x
+
+
+def _is_simple_reverse(i) -> bool:
+    return i.start is None and i.stop is None and i.step == -1
+
+
+def _is_dynamic_scalar_int(i) -> bool:
+    """A scalar integer index that is not a Python/NumPy int (e.g. a traced integer)."""
+    if i is None or isinstance(i, (builtins.slice, list, tuple)) or _is_static_int(i):
+        return False
+    try:
+        a = get_aval(i)
+    except TypeError:
+        return False
+    return a.shape == () and dtypes.is_integer(a.dtype)
+
+
+def _dynamic_scalar_getitem(x, idx):
+    """Ints, unit-stride or reversing slices and scalar integer arrays (e.g. tracers): one
+    dynamic_slice, then squeeze the integer-indexed dims (JAX's rewriting of such indexing).
+    Negative dynamic indices wrap once; out-of-range ones are clamped like XLA."""
+    shape = aval_of(x).shape
+    rev_dims = [d for d, i in enumerate(idx) if isinstance(i, builtins.slice)
+                and _is_simple_reverse(i)]
+    if rev_dims:
+        x = lax.rev(x, rev_dims)
+    idt = dtypes.default_int()
+    starts, sizes, int_dims = [], [], []
+    for d, (i, n) in enumerate(zip(idx, shape)):
+        if isinstance(i, builtins.slice):
+            start, stop, _ = (0, n, 1) if d in rev_dims else i.indices(n)
+            starts.append(np.array(start, idt)[()])
+            sizes.append(builtins.max(0, stop - start))
+            continue
+        if _is_static_int(i):
+            j = int(i)
+            if not -n <= j < n:
+                raise IndexError(f"index {j} is out of bounds for axis {d} with size {n}")
+            starts.append(np.array(j % n, idt)[()])
+        else:
+            j = lax.convert_element_type(i, idt)
+            starts.append(lax.select(lax.lt(j, 0), lax.add(j, n), j))
+        sizes.append(1)
+        int_dims.append(d)
+    x = lax.dynamic_slice(x, starts, sizes)
+    return lax.squeeze(x, int_dims)
 
 
 def _advanced_getitem(x, idx):
-    """Traced scalar ints use dynamic_slice; integer arrays use gather."""
+    """Integer-array indexing (NumPy's advanced indexing) with one gather.
+
+    `idx` has one entry per dimension plus Nones. Once any integer array is present,
+    static integers count as (scalar) advanced indices too, as in NumPy/JAX. The advanced
+    indices broadcast together; their result dims replace the indexed dims if the advanced
+    entries are adjacent in `idx`, and go first otherwise. Out-of-range indices are clamped
+    (JAX's default gather mode for reads); negative ones wrap once.
+    """
+    from olympus_ir.primitives import gather_p
     from olympus_ir.prims.indexing import GatherDimensionNumbers, GatherScatterMode
 
     from .core import bind
 
-    shape = aval_of(x).shape
-    # Normalize: expand None first as reshape at the end is complex; handle only
-    # index tuples without None here.
-    if builtins.any(i is None for i in idx):
-        no_none = tuple(i for i in idx if i is not None)
-        out = _advanced_getitem(x, no_none)
-        return _insert_new_axes(out, idx)
+    idt = dtypes.default_int()
+    # Entries by position in idx: kind is "none", "slice" or "adv".
+    kinds = []
     arrays, array_dims = [], []
-    basic = []
-    for dim, i in enumerate(idx):
-        if isinstance(i, builtins.slice) or _is_static_int(i):
-            basic.append((dim, i))
+    dim = 0
+    for i in idx:
+        if i is None:
+            kinds.append("none")
+            continue
+        if isinstance(i, builtins.slice):
+            kinds.append("slice")
         else:
-            i = _to_array_operand(i)
-            a = aval_of(i)
-            if a.dtype == dtypes.bool_:
-                raise IndexError(
-                    "Array boolean indices must be concrete; got a traced boolean index. Use "
-                    "olympus.numpy.where instead."
-                )
-            if not dtypes.is_integer(a.dtype):
-                raise IndexError(f"Indexer must have integer or boolean type, got indexer with "
-                                 f"type {a.dtype}")
+            kinds.append("adv")
+            if _is_static_int(i):
+                n = aval_of(x).shape[dim]
+                j = int(i)
+                if not -n <= j < n:
+                    raise IndexError(f"index {j} is out of bounds for axis {dim} with size {n}")
+                i = np.array(j % n, idt)
+            else:
+                i = _to_array_operand(i)
+                a = aval_of(i)
+                if a.dtype == dtypes.bool_:
+                    raise IndexError(
+                        "Array boolean indices must be concrete; got a traced boolean index. "
+                        "Use olympus.numpy.where instead."
+                    )
+                if not dtypes.is_integer(a.dtype):
+                    raise IndexError("Indexer must have integer or boolean type, got indexer "
+                                     f"with type {a.dtype}")
+                i = lax.convert_element_type(i, idt)
+                i = where(less(i, 0), add(i, aval_of(x).shape[dim]), i)
             arrays.append(i)
             array_dims.append(dim)
-    # Apply basic slices first on the other dims (keep dims so positions stay valid).
-    sl = tuple(i if not _is_static_int(i) else builtins.slice(int(i) % shape[d],
-                                                              int(i) % shape[d] + 1)
-               for d, i in basic)
-    full = [builtins.slice(None)] * len(shape)
-    for (d, _), s in zip(basic, sl):
-        full[d] = s
-    if builtins.any(s != builtins.slice(None) for s in full):
-        x = getitem(x, tuple(full))
+        dim += 1
+    adv_pos = [k for k, kind in enumerate(kinds) if kind == "adv"]
+    contiguous = adv_pos == list(range(adv_pos[0], adv_pos[0] + len(adv_pos)))
+    # Apply the slices first (the advanced dims are kept whole).
+    full = tuple(builtins.slice(None) if kind == "adv" else i
+                 for i, kind in zip(idx, kinds) if kind != "none")
+    if builtins.any(s_ != builtins.slice(None) for s_ in full):
+        x = getitem(x, full)
     shape = aval_of(x).shape
-    # Broadcast the index arrays, wrap negatives, and stack them as gather indices.
     ishape = broadcast_shapes(*(aval_of(a).shape for a in arrays))
-    cols = []
-    for a, d in zip(arrays, array_dims):
-        a = lax.convert_element_type(a, dtypes.default_int())
-        a = where(less(a, 0), add(a, shape[d]), a)
-        a = broadcast_to(a, ishape)
-        cols.append(lax.reshape(a, ishape + (1,)))
+    cols = [lax.reshape(broadcast_to(a, ishape), ishape + (1,)) for a in arrays]
     indices = lax.concatenate(cols, len(ishape)) if len(cols) > 1 else cols[0]
-    offset_dims_src = [d for d in range(len(shape)) if d not in array_dims]
-    contiguous = array_dims == list(range(array_dims[0], array_dims[0] + len(array_dims)))
-    batch_pos = array_dims[0] if contiguous else 0
+    slice_dims = [d for d in range(len(shape)) if d not in array_dims]
     nb = len(ishape)
-    offset_dims = tuple(
-        (k if k < batch_pos else k + nb) for k, _ in enumerate(offset_dims_src)
-    )
+    if contiguous:
+        batch_pos = builtins.sum(1 for k in range(adv_pos[0]) if kinds[k] == "slice")
+    else:
+        batch_pos = 0
+    offset_dims = tuple(k if k < batch_pos else k + nb for k in range(len(slice_dims)))
     dn = GatherDimensionNumbers(
         offset_dims=offset_dims, collapsed_slice_dims=tuple(array_dims),
         start_index_map=tuple(array_dims))
     slice_sizes = tuple(1 if d in array_dims else shape[d] for d in range(len(shape)))
-    out = bind(
-        __import__("olympus_ir.primitives", fromlist=["gather_p"]).gather_p, x, indices,
-        dimension_numbers=dn, slice_sizes=slice_sizes, indices_are_sorted=False,
-        unique_indices=False, mode=GatherScatterMode.CLIP, fill_value=None)
-    # Drop the kept size-1 dims that came from static integer indices.
-    int_dims = [d for d, i in basic if _is_static_int(i)]
-    if int_dims:
-        # Position of original dim d in the output.
-        pos = {}
-        for k, d in enumerate(offset_dims_src):
-            pos[d] = offset_dims[k]
-        out = lax.reshape(out, tuple(s for k, s in enumerate(aval_of(out).shape)
-                                     if k not in {pos[d] for d in int_dims}))
-    return out
-
-
-def _insert_new_axes(out, idx):
-    # Only supports None at positions relative to the non-None indices when no advanced
-    # index moves axes; adequate for common `x[:, None]`-style uses.
-    shape = list(aval_of(out).shape)
-    pos = 0
-    for i in idx:
-        if i is None:
-            shape.insert(pos, 1)
-            pos += 1
-        elif not _is_static_int(i):
-            pos += 1
-    return lax.reshape(out, tuple(shape))
+    out = bind(gather_p, x, indices, dimension_numbers=dn, slice_sizes=slice_sizes,
+               indices_are_sorted=False, unique_indices=False, mode=GatherScatterMode.CLIP,
+               fill_value=None)
+    if "none" not in kinds:
+        return out
+    # Insert the None dims (JAX's expand_dims: broadcast_in_dim).
+    out_shape, kept = [], []
+    ndone = 0
+    oshape = aval_of(out).shape
+    if not contiguous:
+        out_shape.extend(oshape[:nb])
+        kept.extend(range(nb))
+        ndone = nb
+    batch_done = not contiguous
+    for kind in kinds:
+        if kind == "none":
+            out_shape.append(1)
+        elif kind == "slice" or not batch_done:
+            n = 1 if kind == "slice" else nb
+            kept.extend(range(len(out_shape), len(out_shape) + n))
+            out_shape.extend(oshape[ndone:ndone + n])
+            ndone += n
+            batch_done = batch_done or kind == "adv"
+    return lax.broadcast_in_dim(out, tuple(out_shape), tuple(kept))
 
 
 def dynamic_index(x, i, axis=0):

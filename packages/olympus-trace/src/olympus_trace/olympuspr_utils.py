@@ -88,7 +88,9 @@ def partial_eval_olympuspr(
     inputs and returns the known outputs followed by residuals (known values the unknown
     part needs). The unknown olympuspr takes the residuals followed by the unknown inputs
     and returns the unknown outputs. Returns (known, unknown, out_unknowns, num_residuals).
-    Constvars are treated as known.
+    Constvars are treated as known: the known olympuspr keeps all of `olympuspr`'s
+    constvars (close it with the same consts); the unknown one has none (constants it
+    reads are residuals).
     """
     if len(unknowns) != len(olympuspr.invars):
         raise ValueError("partial_eval_olympuspr: one unknowns flag per input is required")
@@ -120,6 +122,8 @@ def partial_eval_olympuspr(
     known_out = [v for v, u in zip(olympuspr.outvars, out_unknowns) if not u]
     known = Olympuspr(olympuspr.constvars, known_in, known_out + residuals, known_eqns)
     known, _ = dce_olympuspr(known)
+    # Keep every constvar so the known olympuspr closes over the original consts.
+    known = known.replace(constvars=olympuspr.constvars)
     unknown_in = [v for v, u in zip(olympuspr.invars, unknowns) if u]
     unknown_out = [v for v, u in zip(olympuspr.outvars, out_unknowns) if u]
     unknown = Olympuspr([], residuals + unknown_in, unknown_out, unknown_eqns)

@@ -1,6 +1,6 @@
 """The ahead-of-time stages API: Wrapped -> Traced -> Lowered -> Compiled."""
 
-from ._src.jit import Jitted as Wrapped
+from ._src.jit import Wrapped
 from ._src.stages import ArgInfo, Compiled, Lowered, OutInfo, Traced
 
 __all__ = ["Wrapped", "Traced", "Lowered", "Compiled", "ArgInfo", "OutInfo"]

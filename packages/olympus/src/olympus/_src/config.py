@@ -49,12 +49,16 @@ class Config:
 
             rt.set_num_cpu_devices(int(value))
         elif name == "olympus_disable_jit":
+            import olympus_runtime as rt
+
             value = bool(value)
+            rt.config.set_disable_jit(value)  # the C++ jit fast path reads this state
         self._values[name] = value
 
     def _apply_initial(self) -> None:
-        if self._values["olympus_enable_x64"]:
-            self.update("olympus_enable_x64", True)
+        for name in ("olympus_enable_x64", "olympus_disable_jit"):
+            if self._values[name]:
+                self.update(name, True)
 
 
 config = Config()

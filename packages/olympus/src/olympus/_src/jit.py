@@ -11,11 +11,13 @@ import functools
 import inspect
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import olympus_runtime as rt
+from jaxlib import _jax
 from olympus_ir.avals import ShapedArray
+from olympus_ir.dtypes import config as _dtype_config
 from olympus_lower import lower_olympuspr
 from olympus_trace import tree_util
 from olympus_trace.core import EvalTrace, Tracer, trace_ctx
@@ -33,6 +35,25 @@ _cache_by_id: dict = {}  # for callables that cannot be weakly referenced
 
 #: Counters for tests and benchmarks: how many traces, lowerings and compiles happened.
 counters = {"trace": 0, "lower": 0, "compile": 0}
+
+
+class FastpathData(NamedTuple):
+    """What jaxlib's C++ jit fast path needs to run a signature without Python."""
+
+    xla_executable: Any
+    out_pytree_def: Any
+    in_shardings: Any
+    out_shardings: Any
+    out_avals: Any
+    out_committed: Any
+    kept_var_bitvec: Any
+    in_device_local_layouts: Any
+    const_args: Any
+
+
+#: One C++ executable cache for every jit: keyed by (function, options), so `jit(f)` made
+#: again in a loop reuses what an earlier `jit(f)` compiled.
+_cpp_cache = _jax.PjitFunctionCache(4096)
 
 
 def _per_fun_cache(fun) -> dict:
@@ -104,6 +125,8 @@ class SpecializedCall:
         self.donated_mask = self._donation_mask(dyn_args, dyn_kwargs, args, nums)
         self.executable = None
         self.lowered = None
+        self._hoisted: list = []
+        self._fastpath = None
 
     def _donation_mask(self, dyn_args, dyn_kwargs, args, nums):
         w = self.wrapped
@@ -167,6 +190,16 @@ class SpecializedCall:
         return [x if type(x) is _Array else rt.device_put(x)
                 for x, e in zip(leaves, self.in_avals)]
 
+    def fastpath_data(self):
+        """The C++ fast path's record for this signature (None: stay on the Python path)."""
+        if self._fastpath is None and not self._hoisted and self.executable is not None:
+            exe = self.executable
+            n = len(self.in_avals)
+            self._fastpath = FastpathData(
+                exe.loaded, self.out_tree, list(exe.in_shardings), list(exe.out_shardings),
+                list(self.out_avals), [True] * len(self.out_avals), [True] * n, [None] * n, [])
+        return self._fastpath
+
     def execute(self, exe, arrays):
         if self._hoisted:
             arrays = self._hoisted + list(arrays)
@@ -180,8 +213,13 @@ def _leaf_aval(x) -> ShapedArray:
     return abstractify(x)
 
 
-class Jitted(stages.Stage):
-    """What `olympus.jit` returns (`olympus.stages.Wrapped`)."""
+class Jitted:
+    """The state behind one `olympus.jit(fun, ...)`: options and the signature cache.
+
+    Calls normally go through jaxlib's C++ `PjitFunction` (see `jit`), which runs a known
+    signature without Python; it calls `cache_miss` for new signatures, tracers, and
+    arguments it cannot handle. `python_call` is the same logic without C++.
+    """
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                  keep_unused):
@@ -198,17 +236,15 @@ class Jitted(stages.Stage):
             fun, donate_argnums, donate_argnames)
         self._keep_unused = keep_unused
         self._options = (self._static_argnums, self._static_argnames, self._donate_argnums,
-                         self._donate_argnames)
+                         self._donate_argnames, bool(keep_unused))
         self._calls = _per_fun_cache(fun)
-        functools.update_wrapper(self, fun, updated=())
-
-    def __get__(self, obj, objtype=None):
-        if obj is None:
-            return self
-        return functools.partial(self, obj)
 
     def _signature(self, args, kwargs):
         nums, names = self._static_argnums, self._static_argnames
+        if not nums and not names:
+            leaves, tree = tree_util.tree_flatten((args, kwargs))
+            return (self._options, _dtype_config.enable_x64, tree,
+                    *map(_leaf_sig, leaves)), leaves
         nargs = len(args)
         statics = []
         dyn = []
@@ -225,8 +261,8 @@ class Jitted(stages.Stage):
             else:
                 kw_dyn[k] = v
         leaves, tree = tree_util.tree_flatten((tuple(dyn), kw_dyn))
-        return (self._options, tree, tuple(statics), tuple(sorted(kw_static)),
-                tuple(_leaf_sig(x) for x in leaves)), leaves
+        return (self._options, _dtype_config.enable_x64, tree, tuple(statics),
+                tuple(sorted(kw_static)), *map(_leaf_sig, leaves)), leaves
 
     def _specialize(self, args, kwargs, in_avals=None):
         key, leaves = self._signature(args, kwargs)
@@ -237,18 +273,26 @@ class Jitted(stages.Stage):
             call = self._calls[key] = SpecializedCall(self, args, kwargs, in_avals)
         return call, leaves
 
-    def __call__(self, *args, **kwargs):
+    def python_call(self, *args, **kwargs):
         if type(trace_ctx.trace) is not EvalTrace or config.olympus_disable_jit:
             return self._fun(*args, **kwargs)
         call, leaves = self._specialize(args, kwargs)
         exe = call.executable or call.compile()
-        arrays = [x if type(x) is _Array else rt.device_put(x)
-                  for x, a in zip(leaves, call.in_avals)]
+        arrays = [x if type(x) is _Array else rt.device_put(x) for x in leaves]
         return call.execute(exe, arrays)
 
+    def cache_miss(self, *args, **kwargs):
+        """Called by the C++ fast path: returns (outputs, fast-path data or None)."""
+        if type(trace_ctx.trace) is not EvalTrace or config.olympus_disable_jit:
+            return self._fun(*args, **kwargs), None, False
+        call, leaves = self._specialize(args, kwargs)
+        exe = call.executable or call.compile()
+        arrays = [x if type(x) is _Array else rt.device_put(x) for x in leaves]
+        outs = call.execute(exe, arrays)
+        return outs, call.fastpath_data(), False
+
     def trace(self, *args, **kwargs) -> stages.Traced:
-        leaves_all = tree_util.tree_leaves((args, kwargs))
-        stages.check_not_traced(leaves_all)
+        stages.check_not_traced(tree_util.tree_leaves((args, kwargs)))
         call, _ = self._specialize(args, kwargs)
         return stages.Traced(call)
 
@@ -256,20 +300,14 @@ class Jitted(stages.Stage):
         return self.trace(*args, **kwargs).lower()
 
     def eval_shape(self, *args, **kwargs):
-        call, _ = self._specialize(args, kwargs)
         from olympus_ir.avals import ShapeDtypeStruct
 
+        call, _ = self._specialize(args, kwargs)
         return tree_util.tree_unflatten(call.out_tree, [
             ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in call.out_avals])
 
     def clear_cache(self):
         self._calls.clear()
-
-    def _cache_size(self) -> int:
-        return len(self._calls)
-
-    def __repr__(self) -> str:
-        return f"<olympus.jit of {self._fun!r}>"
 
 
 def _hashable_static(v, where):
@@ -281,6 +319,15 @@ def _hashable_static(v, where):
             f"to hash an object of type {type(v)}, {v}. The error was:\nTypeError: {e}"
         ) from None
     return v
+
+
+def _shard_arg_fallback(x, sharding, layout):
+    """The C++ fast path's hook for argument types it cannot place itself."""
+    return rt.device_put(x)
+
+
+#: The type of what `jit` returns (jaxlib's C++ PjitFunction, carrying Olympus attributes).
+Wrapped = _jax.PjitFunction
 
 
 def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | None = None,
@@ -296,5 +343,20 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
                                  static_argnames=static_argnames,
                                  donate_argnums=donate_argnums,
                                  donate_argnames=donate_argnames, keep_unused=keep_unused)
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                  keep_unused)
+    state = Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                   keep_unused)
+    name = getattr(fun, "__name__", type(fun).__name__)
+    wrapped = _jax.pjit(
+        name, fun, state.cache_miss, list(state._static_argnums),
+        list(state._static_argnames), ("olympus", state._options), tree_util.cpp_registry,
+        _shard_arg_fallback, _cpp_cache)
+    try:
+        functools.update_wrapper(wrapped, fun, updated=())
+    except AttributeError:  # pragma: no cover - exotic callables
+        pass
+    wrapped._olympus_jit = state
+    wrapped.trace = state.trace
+    wrapped.lower = state.lower
+    wrapped.eval_shape = state.eval_shape
+    wrapped.clear_cache = state.clear_cache
+    return wrapped
