@@ -21,7 +21,7 @@ from . import backend
 from ._host import to_numpy
 from .sharding import SingleDeviceSharding, sharding_for
 
-__all__ = ["device_put", "device_get", "put_numpy", "block_until_ready"]
+__all__ = ["device_put", "device_get", "put_numpy", "block_until_ready", "aval_for"]
 
 ArrayImpl = _jax.ArrayImpl
 _batched_device_put = _jax.batched_device_put
@@ -81,14 +81,37 @@ def _put_array(x: Any, device: Any | None) -> Any:
 
 _PY_SCALARS = (bool, int, float, complex)
 
+# Building a ShapedArray validates its shape in Python (a few µs); device_put reuses them.
+_avals: dict[tuple, ShapedArray] = {}
+_MAX_AVALS = 4096
+# (numpy dtype, x64) -> canonical dtype, for native-byte-order numpy dtypes.
+_canonical: dict[tuple[np.dtype, bool], np.dtype] = {}
 
-def _host_leaf(x: Any) -> tuple[np.ndarray, ShapedArray]:
+
+def aval_for(shape: tuple[int, ...], dtype: np.dtype, weak_type: bool = False) -> ShapedArray:
+    """An interned-ish ``ShapedArray`` (cached by shape, dtype and weak type)."""
+    key = (shape, dtype, weak_type)
+    aval = _avals.get(key)
+    if aval is None:
+        if len(_avals) >= _MAX_AVALS:
+            _avals.clear()
+        aval = _avals[key] = ShapedArray(shape, dtype, weak_type)
+    return aval
+
+
+def _host_leaf(x: Any) -> tuple[Any, ShapedArray]:
     """Host data converted to its canonical dtype, and the aval it will have on device."""
+    if type(x) is np.ndarray:
+        target = _canonical.get((x.dtype, _x64_config.enable_x64))
+        if target is not None:  # fast path: a supported, native-order dtype
+            if x.dtype is not target and x.dtype != target:
+                x = x.astype(target)
+            return x, aval_for(x.shape, target)
     if isinstance(x, np.generic):
         x = np.asarray(x)
     elif isinstance(x, _PY_SCALARS):
         if isinstance(x, bool):
-            return np.asarray(x, dtypes.bool_), ShapedArray((), dtypes.bool_)
+            return np.asarray(x, dtypes.bool_), aval_for((), dtypes.bool_)
         if isinstance(x, int):
             dt = dtypes.default_int()
             info = np.iinfo(dt)
@@ -98,7 +121,7 @@ def _host_leaf(x: Any) -> tuple[np.ndarray, ShapedArray]:
             dt = dtypes.default_float()
         else:
             dt = dtypes.default_complex()
-        return np.asarray(x, dt), ShapedArray((), dt, weak_type=True)
+        return np.asarray(x, dt), aval_for((), dt, True)
     elif not isinstance(x, np.ndarray):
         raise TypeError(
             f"device_put: argument of type {type(x).__name__} is not a valid Olympus array "
@@ -117,9 +140,11 @@ def _host_leaf(x: Any) -> tuple[np.ndarray, ShapedArray]:
             f"device_put: numpy arrays of dtype {x.dtype} are not supported (got a "
             f"{type(x).__name__} of dtype {x.dtype})"
         ) from None
+    if x.dtype.isnative:
+        _canonical[(x.dtype, _x64_config.enable_x64)] = target
     if x.dtype != target:
         x = x.astype(target)
-    return x, ShapedArray(x.shape, target)
+    return x, aval_for(x.shape, target)
 
 
 def _put_leaf(x: Any, device: Any | None) -> Any:

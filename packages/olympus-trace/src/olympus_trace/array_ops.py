@@ -85,10 +85,9 @@ def broadcast_to(x, shape):
     if nlead < 0 or builtins.any(d not in (1, s) for d, s in zip(aval.shape, shape[nlead:])):
         raise ValueError(f"Incompatible shapes for broadcasting: {aval.shape} and requested "
                          f"shape {shape}")
-    # Squeeze size-1 dims that get expanded, then broadcast_in_dim.
+    # Squeeze size-1 dims that get expanded, then broadcast_in_dim (as JAX does).
     keep = [i for i, (d, s) in enumerate(zip(aval.shape, shape[nlead:])) if d == s]
-    if len(keep) != aval.ndim:
-        x = lax.reshape(x, tuple(aval.shape[i] for i in keep))
+    x = lax.squeeze(x, [i for i in range(aval.ndim) if i not in keep])
     return lax.broadcast_in_dim(x, shape, tuple(nlead + i for i in keep))
 
 
@@ -121,7 +120,8 @@ def add(x, y):
 
 
 def subtract(x, y):
-    _check_not_bool("subtract", *promote_dtypes(x, y))
+    x, y = promote_dtypes(x, y)
+    _check_not_bool("subtract", x, y)
     return _elementwise(lax.sub, x, y)
 
 

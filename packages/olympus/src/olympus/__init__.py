@@ -22,6 +22,18 @@ from olympus_trace.make_olympuspr import make_olympuspr
 from . import errors, stages
 from ._src import eager as _eager
 from ._src.array_methods import install as _install_array_methods
+from ._src.api import (
+    grad,
+    hessian,
+    jacfwd,
+    jacrev,
+    jvp,
+    linearize,
+    stop_gradient,
+    value_and_grad,
+    vjp,
+    vmap,
+)
 from ._src.config import config
 from ._src.jit import jit
 from .__about__ import __version__
@@ -35,7 +47,8 @@ from . import lax, numpy  # noqa: E402
 checking_leaks = check_tracer_leaks
 
 __all__ = [
-    "check_tracer_leaks", "checking_leaks",
+    "check_tracer_leaks", "checking_leaks", "grad", "hessian", "jacfwd", "jacrev", "jvp",
+    "linearize", "stop_gradient", "value_and_grad", "vjp", "vmap",
     "Array", "ShapeDtypeStruct", "block_until_ready", "config", "device_count", "device_get",
     "device_put", "devices", "default_backend", "errors", "jit", "lax", "local_devices",
     "make_olympuspr", "numpy", "stages", "tree_util", "__version__",

@@ -1,0 +1,160 @@
+"""cond, while, scan and closed_call, including nesting and sub-olympuspr consts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _lower_util import Builder, closed_fn, lit, run
+
+from olympus_ir import ShapedArray
+from olympus_ir import primitives as P
+
+F32 = np.dtype(np.float32)
+I32 = np.dtype(np.int32)
+
+
+def A(shape, dt):
+    return ShapedArray(shape, dt)
+
+
+def test_cond_three_branches():
+    x_aval, y_aval = A((3,), F32), A((), I32)
+    br0 = closed_fn([x_aval, y_aval], lambda b, x, y: [b.eqn(P.neg_p, x), y])
+    br1 = closed_fn([x_aval, y_aval], lambda b, x, y: [
+        b.eqn(P.mul_p, x, lit(2.0, F32)), b.eqn(P.add_p, y, lit(1, I32))])
+    # A branch with its own constant (embedded inside the region).
+    bc = Builder()
+    x, y = bc.arg(x_aval), bc.arg(y_aval)
+    c = bc.const(np.array([10.0, 20.0, 30.0], F32))
+    br2 = bc.build([bc.eqn(P.add_p, x, c), y])
+    b = Builder()
+    idx, vx, vy = b.arg((), I32), b.arg(x_aval), b.arg(y_aval)
+    outs = b.eqn(P.cond_p, idx, vx, vy, branches=(br0, br1, br2))
+    closed = b.build(outs)
+    xs = np.array([1.0, 2.0, 3.0], F32)
+    wants = {0: (-xs, 5), 1: (2 * xs, 6), 2: (xs + [10, 20, 30], 5)}
+    lowered = None
+    for i, (wx, wy) in wants.items():
+        lowered, (ox, oy) = run(closed, np.int32(i), xs, np.int32(5))
+        np.testing.assert_array_equal(ox, wx)
+        assert oy == wy
+    text = lowered.as_text()
+    assert "stablehlo.case(%arg0)" in text and text.count("stablehlo.return") == 3
+    assert "dense<[1.000000e+01, 2.000000e+01, 3.000000e+01]>" in text
+
+
+def test_while_with_consts():
+    # cond: i < n (n a cond const); body: i + 1, acc * k (k a body const)
+    cond = closed_fn([A((), I32), A((), I32), A((2,), F32)],
+                     lambda b, n, i, acc: [b.eqn(P.lt_p, i, n)])
+    body = closed_fn([A((2,), F32), A((), I32), A((2,), F32)],
+                     lambda b, k, i, acc: [b.eqn(P.add_p, i, lit(1, I32)),
+                                           b.eqn(P.mul_p, acc, k)])
+    b = Builder()
+    n, k, i0, acc0 = b.arg((), I32), b.arg((2,), F32), b.arg((), I32), b.arg((2,), F32)
+    outs = b.eqn(P.while_p, n, k, i0, acc0, cond_olympuspr=cond, body_olympuspr=body,
+                 cond_nconsts=1, body_nconsts=1)
+    lowered, (i, acc) = run(b.build(outs), np.int32(5), np.array([2.0, 0.5], F32),
+                            np.int32(0), np.array([1.0, 1.0], F32))
+    assert i == 5
+    np.testing.assert_array_equal(acc, [32.0, 1 / 32])
+    text = lowered.as_text()
+    assert "stablehlo.while(" in text
+    # zero iterations
+    from _lower_util import execute
+    i, acc = execute(lowered, np.int32(0), np.array([2.0, 0.5], F32), np.int32(3),
+                     np.array([7.0, 7.0], F32))
+    assert i == 3 and (acc == 7).all()
+
+
+def _scan_body():
+    # (c, carry, x) -> (carry + x * c, [carry, x * 2])
+    def body(b, c, carry, x):
+        xc = b.eqn(P.mul_p, x, c)
+        new = b.eqn(P.add_p, carry, xc)
+        return [new, carry, b.eqn(P.mul_p, x, lit(2.0, F32))]
+    return closed_fn([A((), F32), A((3,), F32), A((3,), F32)], body)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan(reverse):
+    n = 4
+    xs = np.arange(n * 3, dtype=F32).reshape(n, 3)
+    b = Builder()
+    c, carry0, vxs = b.arg((), F32), b.arg((3,), F32), b.arg((n, 3), F32)
+    outs = b.eqn(P.scan_p, c, carry0, vxs, olympuspr=_scan_body(), length=n, reverse=reverse,
+                 num_consts=1, num_carry=1, linear=(False,) * 3, unroll=1)
+    lowered, (carry, ys_carry, ys2) = run(b.build(outs), np.float32(0.5),
+                                          np.ones(3, F32), xs)
+    order = range(n - 1, -1, -1) if reverse else range(n)
+    acc = np.ones(3, F32)
+    want_ys = np.zeros((n, 3), F32)
+    for t in order:
+        want_ys[t] = acc
+        acc = acc + xs[t] * 0.5
+    np.testing.assert_allclose(carry, acc)
+    np.testing.assert_allclose(ys_carry, want_ys)
+    np.testing.assert_allclose(ys2, xs * 2)
+    text = lowered.as_text()
+    assert "stablehlo.while(" in text
+    assert "stablehlo.dynamic_slice" in text and "stablehlo.dynamic_update_slice" in text
+
+
+def test_scan_length_zero_and_no_xs():
+    # length 0: carry passes through, ys are empty
+    body = closed_fn([A((), I32)], lambda b, c: [b.eqn(P.add_p, c, lit(1, I32)), c])
+    b = Builder()
+    c0 = b.arg((), I32)
+    outs0 = b.eqn(P.scan_p, c0, olympuspr=body, length=0, reverse=False, num_consts=0,
+                  num_carry=1, linear=(False,), unroll=1)
+    outs5 = b.eqn(P.scan_p, c0, olympuspr=body, length=5, reverse=False, num_consts=0,
+                  num_carry=1, linear=(False,), unroll=True)
+    _, (c_0, ys_0, c_5, ys_5) = run(b.build([*outs0, *outs5]), np.int32(3))
+    assert c_0 == 3 and ys_0.shape == (0,)
+    assert c_5 == 8
+    np.testing.assert_array_equal(ys_5, [3, 4, 5, 6, 7])
+
+
+def test_closed_call_and_nesting():
+    inner = closed_fn([A((2,), F32)], lambda b, x: [b.eqn(P.sin_p, x)])
+    # closed_call inside a cond branch, cond inside a scan body
+    br_call = closed_fn([A((2,), F32)], lambda b, x: b.eqn(P.closed_call_p, x,
+                                                          call_olympuspr=inner))
+    br_id = closed_fn([A((2,), F32)], lambda b, x: [x])
+
+    def scan_body(b, carry, i):
+        (y,) = b.eqn(P.cond_p, i, carry, branches=(br_id, br_call))
+        return [y]
+
+    body = closed_fn([A((2,), F32), A((), I32)], scan_body)
+    b = Builder()
+    x, idx = b.arg((2,), F32), b.arg((3,), I32)
+    (out,) = b.eqn(P.scan_p, x, idx, olympuspr=body, length=3, reverse=False, num_consts=0,
+                   num_carry=1, linear=(False, False), unroll=1)
+    (direct,) = b.eqn(P.closed_call_p, x, call_olympuspr=inner)
+    lowered, (o, d) = run(b.build([out, direct]), np.array([0.5, 1.0], F32),
+                          np.array([1, 0, 1], np.int32))
+    np.testing.assert_allclose(o, np.sin(np.sin(np.array([0.5, 1.0]))), rtol=1e-6)
+    np.testing.assert_allclose(d, np.sin(np.array([0.5, 1.0])), rtol=1e-6)
+    text = lowered.as_text()
+    assert "func.call" not in text and text.count("stablehlo.sine") == 2
+
+
+def test_cond_inside_while_with_literal_outputs():
+    br0 = closed_fn([A((), I32)], lambda b, v: [lit(100, I32)])
+    br1 = closed_fn([A((), I32)], lambda b, v: [b.eqn(P.add_p, v, lit(1, I32))])
+    cond = closed_fn([A((), I32)], lambda b, v: [b.eqn(P.lt_p, v, lit(50, I32))])
+
+    def body(b, v):
+        small = b.eqn(P.lt_p, v, lit(10, I32))
+        sel = b.eqn(P.convert_element_type_p, small, new_dtype=I32, weak_type=False)
+        (r,) = b.eqn(P.cond_p, sel, v, branches=(br0, br1))
+        return [r]
+
+    bodyc = closed_fn([A((), I32)], body)
+    b = Builder()
+    v = b.arg((), I32)
+    (out,) = b.eqn(P.while_p, v, cond_olympuspr=cond, body_olympuspr=bodyc, cond_nconsts=0,
+                   body_nconsts=0)
+    _, (o,) = run(b.build([out]), np.int32(0))
+    assert o == 100

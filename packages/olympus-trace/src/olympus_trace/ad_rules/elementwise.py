@@ -1,0 +1,320 @@
+"""JVP and transpose rules for elementwise primitives."""
+
+from __future__ import annotations
+
+from olympus_ir import primitives as P
+
+from .. import lax_ops as lax
+from ..ad import Zero, add_tangents, instantiate, is_undefined_primal, jvp_rules, \
+    transpose_rules
+from ..core import bind, get_aval
+from ._util import aval_of, scalar, unbroadcast
+
+
+def _out_shape(*xs):
+    shapes = [get_aval(x).shape for x in xs]
+    return max(shapes, key=len)
+
+
+def _fit(t, shape):
+    """Broadcast a (rank-0) tangent to the output shape."""
+    if isinstance(t, Zero):
+        return t
+    if get_aval(t).shape != shape:
+        return lax.broadcast_in_dim(t, shape, ())
+    return t
+
+
+def defjvp_unary(prim, deriv):
+    """d prim(x) = deriv(x, prim(x)) * dx."""
+
+    def rule(primals, tangents, **params):
+        (x,), (t,) = primals, tangents
+        y = bind(prim, x, **params)
+        if isinstance(t, Zero):
+            return y, Zero(aval_of(t))
+        return y, lax.mul(t, deriv(x, y, **params))
+
+    jvp_rules[prim] = rule
+
+
+def deflinear_unary(prim, transpose):
+    def rule(primals, tangents, **params):
+        (x,), (t,) = primals, tangents
+        y = bind(prim, x, **params)
+        return y, (t if isinstance(t, Zero) else bind(prim, t, **params))
+
+    jvp_rules[prim] = rule
+    transpose_rules[prim] = lambda ct, x, **params: [
+        Zero(x.aval) if isinstance(ct, Zero) else transpose(ct, **params)]
+
+
+def _zero_jvp(prim):
+    def rule(primals, tangents, **params):
+        y = bind(prim, *primals, **params)
+        outs = y if prim.multiple_results else [y]
+        from ..ad import tangent_aval
+
+        zs = [Zero(tangent_aval(get_aval(o))) for o in outs]
+        return y, (zs if prim.multiple_results else zs[0])
+
+    jvp_rules[prim] = rule
+
+
+# Piecewise-constant and boolean-valued functions have zero derivative.
+for _p in (P.sign_p, P.floor_p, P.ceil_p, P.round_p, P.is_finite_p, P.eq_p, P.ne_p, P.lt_p,
+           P.le_p, P.gt_p, P.ge_p, P.and_p, P.or_p, P.xor_p, P.not_p, P.population_count_p,
+           P.clz_p, P.shift_left_p, P.shift_right_arithmetic_p, P.shift_right_logical_p,
+           P.nextafter_p, P.stop_gradient_p):
+    _zero_jvp(_p)
+
+deflinear_unary(P.neg_p, lambda ct: lax.neg(ct))
+deflinear_unary(P.copy_p, lambda ct: ct)
+deflinear_unary(P.real_p, lambda ct: lax.complex(ct, lax._scalar_like(0, get_aval(ct).dtype,
+                                                                        False)))
+deflinear_unary(P.conj_p, lambda ct: lax.conj(ct))
+deflinear_unary(P.reduce_precision_p, lambda ct, **p: bind(P.reduce_precision_p, ct, **p))
+
+defjvp_unary(P.exp_p, lambda x, y: y)
+defjvp_unary(P.exp2_p, lambda x, y: lax.mul(y, scalar(0.6931471805599453, x)))
+defjvp_unary(P.log_p, lambda x, y: lax.div(scalar(1, x), x))
+defjvp_unary(P.log1p_p, lambda x, y: lax.div(scalar(1, x), lax.add(x, scalar(1, x))))
+defjvp_unary(P.expm1_p, lambda x, y: lax.add(y, scalar(1, x)))
+defjvp_unary(P.tanh_p, lambda x, y: lax.sub(scalar(1, x), lax.mul(y, y)))
+defjvp_unary(P.logistic_p, lambda x, y: lax.mul(y, lax.sub(scalar(1, x), y)))
+defjvp_unary(P.sin_p, lambda x, y: lax.cos(x))
+defjvp_unary(P.cos_p, lambda x, y: lax.neg(lax.sin(x)))
+defjvp_unary(P.tan_p, lambda x, y: lax.add(scalar(1, x), lax.mul(y, y)))
+defjvp_unary(P.asin_p, lambda x, y: lax.rsqrt(lax.sub(scalar(1, x), lax.mul(x, x))))
+defjvp_unary(P.acos_p, lambda x, y: lax.neg(lax.rsqrt(lax.sub(scalar(1, x), lax.mul(x, x)))))
+defjvp_unary(P.atan_p, lambda x, y: lax.div(scalar(1, x), lax.add(scalar(1, x), lax.mul(x, x))))
+defjvp_unary(P.sinh_p, lambda x, y: lax.cosh(x))
+defjvp_unary(P.cosh_p, lambda x, y: lax.sinh(x))
+defjvp_unary(P.asinh_p, lambda x, y: lax.rsqrt(lax.add(lax.mul(x, x), scalar(1, x))))
+defjvp_unary(P.acosh_p, lambda x, y: lax.rsqrt(lax.sub(lax.mul(x, x), scalar(1, x))))
+defjvp_unary(P.atanh_p, lambda x, y: lax.div(scalar(1, x), lax.sub(scalar(1, x),
+                                                                    lax.mul(x, x))))
+defjvp_unary(P.sqrt_p, lambda x, y: lax.div(scalar(0.5, x), y))
+defjvp_unary(P.rsqrt_p, lambda x, y: lax.mul(scalar(-0.5, x), lax.div(y, x)))
+defjvp_unary(P.cbrt_p, lambda x, y: lax.div(scalar(1 / 3, x), lax.mul(y, y)))
+defjvp_unary(P.square_p, lambda x, y: lax.mul(scalar(2, x), x))
+defjvp_unary(P.erf_p, lambda x, y: lax.mul(scalar(1.1283791670955126, x),
+                                           lax.exp(lax.neg(lax.mul(x, x)))))
+defjvp_unary(P.erfc_p, lambda x, y: lax.mul(scalar(-1.1283791670955126, x),
+                                            lax.exp(lax.neg(lax.mul(x, x)))))
+defjvp_unary(P.erf_inv_p, lambda x, y: lax.mul(scalar(0.886226925452758, x),
+                                               lax.exp(lax.mul(y, y))))
+defjvp_unary(P.lgamma_p, lambda x, y: lax.digamma(x))
+defjvp_unary(P.abs_p, lambda x, y: lax.sign(x))
+
+
+def _integer_pow_jvp(primals, tangents, *, y):
+    (x,), (t,) = primals, tangents
+    out = lax.integer_pow(x, y)
+    if isinstance(t, Zero):
+        return out, t
+    if y == 0:
+        return out, Zero(aval_of(t))
+    d = lax.mul(scalar(y, x), lax.integer_pow(x, y - 1)) if y != 1 else None
+    return out, (t if d is None else lax.mul(t, d))
+
+
+jvp_rules[P.integer_pow_p] = _integer_pow_jvp
+
+
+def _digamma_jvp(primals, tangents):
+    raise NotImplementedError("Differentiation rule for 'digamma' not implemented")
+
+
+jvp_rules[P.digamma_p] = _digamma_jvp
+
+
+# --- binary -----------------------------------------------------------------------------------
+
+
+def _add_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = lax.add(x, y)
+    shape = get_aval(out).shape
+    return out, add_tangents(_fit(tx, shape), _fit(ty, shape))
+
+
+def _sub_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = lax.sub(x, y)
+    shape = get_aval(out).shape
+    if isinstance(ty, Zero):
+        return out, _fit(tx, shape)
+    nty = lax.neg(_fit(ty, shape))
+    return out, add_tangents(_fit(tx, shape), nty)
+
+
+def _mul_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = lax.mul(x, y)
+    a = Zero(aval_of(tx)) if isinstance(tx, Zero) else lax.mul(tx, y)
+    b = Zero(aval_of(ty)) if isinstance(ty, Zero) else lax.mul(x, ty)
+    shape = get_aval(out).shape
+    return out, add_tangents(_fit(a, shape), _fit(b, shape))
+
+
+def _div_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = lax.div(x, y)
+    shape = get_aval(out).shape
+    a = Zero(aval_of(tx)) if isinstance(tx, Zero) else lax.div(tx, y)
+    b = Zero(aval_of(ty)) if isinstance(ty, Zero) else lax.neg(
+        lax.mul(ty, lax.div(out, y)))
+    return out, add_tangents(_fit(a, shape), _fit(b, shape))
+
+
+def _max_min_jvp(prim, pick_x):
+    def rule(primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        out = bind(prim, x, y)
+        shape = get_aval(out).shape
+        tx = _fit(instantiate(tx), shape) if not isinstance(tx, Zero) else tx
+        ty = _fit(instantiate(ty), shape) if not isinstance(ty, Zero) else ty
+        xb = x if get_aval(x).shape == shape else lax.broadcast_in_dim(x, shape, ())
+        yb = y if get_aval(y).shape == shape else lax.broadcast_in_dim(y, shape, ())
+        # Ties split the gradient evenly, as JAX does.
+        gt = pick_x(xb, yb)
+        eq = lax.eq(xb, yb)
+        half = scalar(0.5, out)
+        zero = lax.broadcast_in_dim(scalar(0, out), shape, ())
+        one = lax.broadcast_in_dim(scalar(1, out), shape, ())
+        wx = lax.select(eq, lax.broadcast_in_dim(half, shape, ()), lax.select(gt, one, zero))
+        wy = lax.sub(one, wx)
+        a = Zero(aval_of(tx)) if isinstance(tx, Zero) else lax.mul(tx, wx)
+        b = Zero(aval_of(ty)) if isinstance(ty, Zero) else lax.mul(ty, wy)
+        return out, add_tangents(_fit(a, shape), _fit(b, shape))
+
+    return rule
+
+
+def _pow_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = lax.pow(x, y)
+    shape = get_aval(out).shape
+    a = Zero(aval_of(tx)) if isinstance(tx, Zero) else lax.mul(
+        tx, lax.mul(y, lax.pow(x, lax.sub(y, scalar(1, y)))))
+    if isinstance(ty, Zero):
+        b = Zero(aval_of(ty))
+    else:
+        # d/dy x**y = log(x) * x**y, defined as 0 where x == 0 (JAX's convention).
+        safe_log = lax.select(lax.eq(x, scalar(0, x)) if get_aval(x).shape == () else
+                              lax.eq(x, lax.broadcast_in_dim(scalar(0, x), get_aval(x).shape,
+                                                             ())),
+                              lax.broadcast_in_dim(scalar(0, x), get_aval(x).shape, ()),
+                              lax.log(x))
+        b = lax.mul(ty, lax.mul(safe_log, out))
+    return out, add_tangents(_fit(a, shape), _fit(b, shape))
+
+
+def _atan2_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = lax.atan2(x, y)
+    shape = get_aval(out).shape
+    denom = lax.add(lax.mul(x, x), lax.mul(y, y))
+    a = Zero(aval_of(tx)) if isinstance(tx, Zero) else lax.mul(tx, lax.div(y, denom))
+    b = Zero(aval_of(ty)) if isinstance(ty, Zero) else lax.mul(ty, lax.div(lax.neg(x), denom))
+    return out, add_tangents(_fit(a, shape), _fit(b, shape))
+
+
+def _rem_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = lax.rem(x, y)
+    shape = get_aval(out).shape
+    a = _fit(tx, shape)
+    if isinstance(ty, Zero):
+        return out, a
+    q = lax.round(lax.div(lax.sub(x, out), y))
+    return out, add_tangents(a, _fit(lax.neg(lax.mul(ty, q)), shape))
+
+
+def _complex_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = lax.complex(x, y)
+    tx = instantiate(tx)
+    ty = instantiate(ty)
+    return out, lax.complex(tx, ty)
+
+
+jvp_rules[P.add_p] = _add_jvp
+jvp_rules[P.sub_p] = _sub_jvp
+jvp_rules[P.mul_p] = _mul_jvp
+jvp_rules[P.div_p] = _div_jvp
+jvp_rules[P.max_p] = _max_min_jvp(P.max_p, lax.gt)
+jvp_rules[P.min_p] = _max_min_jvp(P.min_p, lax.lt)
+jvp_rules[P.pow_p] = _pow_jvp
+jvp_rules[P.atan2_p] = _atan2_jvp
+jvp_rules[P.rem_p] = _rem_jvp
+jvp_rules[P.complex_p] = _complex_jvp
+
+
+# --- transposes of the linear binary ops ----------------------------------------------------
+
+
+def _add_transpose(ct, x, y):
+    return [unbroadcast(ct, x.aval) if is_undefined_primal(x) else None,
+            unbroadcast(ct, y.aval) if is_undefined_primal(y) else None]
+
+
+def _sub_transpose(ct, x, y):
+    return [unbroadcast(ct, x.aval) if is_undefined_primal(x) else None,
+            unbroadcast(lax.neg(ct) if not isinstance(ct, Zero) else ct, y.aval)
+            if is_undefined_primal(y) else None]
+
+
+def _mul_transpose(ct, x, y):
+    if isinstance(ct, Zero):
+        return [Zero(x.aval) if is_undefined_primal(x) else None,
+                Zero(y.aval) if is_undefined_primal(y) else None]
+    if is_undefined_primal(x):
+        return [unbroadcast(lax.mul(ct, y), x.aval), None]
+    return [None, unbroadcast(lax.mul(x, ct), y.aval)]
+
+
+def _div_transpose(ct, x, y):
+    if isinstance(ct, Zero):
+        return [Zero(x.aval), None]
+    return [unbroadcast(lax.div(ct, y), x.aval), None]
+
+
+def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding=None):
+    from olympus_ir import dtypes
+
+    (x,), (t,) = primals, tangents
+    out = bind(P.convert_element_type_p, x, new_dtype=new_dtype, weak_type=weak_type,
+               sharding=sharding)
+    from ..ad import tangent_aval
+
+    if isinstance(t, Zero) or not dtypes.is_inexact(new_dtype) or not dtypes.is_inexact(
+            get_aval(x).dtype):
+        return out, Zero(tangent_aval(get_aval(out)))
+    return out, bind(P.convert_element_type_p, t, new_dtype=new_dtype, weak_type=weak_type,
+                     sharding=sharding)
+
+
+def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding=None):
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    return [bind(P.convert_element_type_p, ct, new_dtype=x.aval.dtype,
+                 weak_type=x.aval.weak_type, sharding=sharding)]
+
+
+transpose_rules[P.add_p] = _add_transpose
+transpose_rules[P.sub_p] = _sub_transpose
+transpose_rules[P.mul_p] = _mul_transpose
+transpose_rules[P.div_p] = _div_transpose
+jvp_rules[P.convert_element_type_p] = _convert_jvp
+transpose_rules[P.convert_element_type_p] = _convert_transpose

@@ -1,0 +1,517 @@
+"""The transformation APIs: jvp, linearize, vjp, grad, value_and_grad, jacfwd, jacrev,
+hessian, vmap. Each flattens pytrees and calls the flat machinery in olympus-trace."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from olympus_ir import dtypes
+from olympus_trace import ad, batching, tree_util
+from olympus_trace import array_ops as ops
+from olympus_trace import lax_ops as lax
+from olympus_trace.core import get_aval
+from olympus_trace.staging import DebugInfo, fun_source_info
+
+import olympus_trace.ad_rules  # noqa: F401  (fills the rule tables)
+import olympus_trace.batching_rules  # noqa: F401
+
+
+def _flat_fun(fun, in_tree, out_store):
+    def flat(*leaves):
+        args = tree_util.tree_unflatten(in_tree, list(leaves))
+        out = fun(*args)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        out_store.append(out_tree)
+        return out_leaves
+
+    return flat
+
+
+def _check_callable(fun, name):
+    if not callable(fun):
+        raise TypeError(f"{name} requires a callable argument, got {fun!r}")
+
+
+def _to_jnp_arrays(leaves, what):
+    out = []
+    for x in leaves:
+        try:
+            get_aval(x)
+        except TypeError:
+            raise TypeError(
+                f"{what} arguments must be arrays or scalars, got {type(x).__name__}: {x!r}"
+            ) from None
+        out.append(x)
+    return out
+
+
+# --- forward mode -----------------------------------------------------------------------------
+
+
+def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
+    """``(fun(*primals), d fun(primals)[tangents])``."""
+    _check_callable(fun, "jvp")
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(
+            "primal and tangent arguments to olympus.jvp must be tuples or lists; found "
+            f"{type(primals).__name__} and {type(tangents).__name__}."
+        )
+    p_leaves, p_tree = tree_util.tree_flatten(tuple(primals))
+    t_leaves, t_tree = tree_util.tree_flatten(tuple(tangents))
+    if p_tree != t_tree:
+        raise TypeError(
+            "primal and tangent arguments to olympus.jvp must have the same tree structure; "
+            f"primals have tree structure {p_tree} whereas tangents have tree structure "
+            f"{t_tree}."
+        )
+    store: list = []
+    aux_store: list = []
+
+    def f(*args):
+        out = fun(*args)
+        if has_aux:
+            out, aux = out
+            aux_store.append(aux)
+        return out
+
+    flat = _flat_fun(f, p_tree, store)
+    out_p, out_t = ad.jvp_flat(flat, _to_jnp_arrays(p_leaves, "jvp"), t_leaves)
+    out_tree = store[0]
+    res = (tree_util.tree_unflatten(out_tree, out_p), tree_util.tree_unflatten(out_tree, out_t))
+    return (*res, aux_store[0]) if has_aux else res
+
+
+def linearize(fun: Callable, *primals, has_aux: bool = False):
+    """``(fun(*primals), f_jvp)`` where `f_jvp` evaluates the JVP at `primals` cheaply."""
+    _check_callable(fun, "linearize")
+    p_leaves, p_tree = tree_util.tree_flatten(primals)
+    store: list = []
+    aux_store: list = []
+
+    def f(*args):
+        out = fun(*args)
+        if has_aux:
+            out, aux = out
+            aux_store.append(aux)
+        return out
+
+    outs, lin = ad.linearize_flat(_flat_fun(f, p_tree, store), p_leaves)
+    out_tree = store[0]
+
+    def f_jvp(*tangents):
+        t_leaves, t_tree = tree_util.tree_flatten(tangents)
+        if t_tree != p_tree:
+            raise ValueError(f"linearized function called on tangents with tree structure "
+                             f"{t_tree}, expected {p_tree}")
+        return tree_util.tree_unflatten(out_tree, [ad.instantiate(t) for t in
+                                                   lin.jvp(t_leaves)])
+
+    out = tree_util.tree_unflatten(out_tree, outs)
+    return (out, f_jvp, aux_store[0]) if has_aux else (out, f_jvp)
+
+
+# --- reverse mode -----------------------------------------------------------------------------
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False):
+    """``(fun(*primals), f_vjp)`` where ``f_vjp(ct)`` pulls an output cotangent back."""
+    _check_callable(fun, "vjp")
+    p_leaves, p_tree = tree_util.tree_flatten(primals)
+    _to_jnp_arrays(p_leaves, "vjp")
+    store: list = []
+    aux_store: list = []
+
+    def f(*args):
+        out = fun(*args)
+        if has_aux:
+            out, aux = out
+            aux_store.append(aux)
+        return out
+
+    dbg = DebugInfo("vjp", fun_source_info(fun), ())
+    outs, lin = ad.linearize_flat(_flat_fun(f, p_tree, store), p_leaves, dbg)
+    out_tree = store[0]
+    out_avals = [get_aval(o) for o in outs]
+
+    def f_vjp(ct):
+        ct_leaves, ct_tree = tree_util.tree_flatten(ct)
+        if ct_tree != out_tree:
+            raise ValueError(
+                "Tree structure of cotangent input "
+                f"{ct_tree}, does not match structure of primal output {out_tree}."
+            )
+        for c, a in zip(ct_leaves, out_avals):
+            ca = get_aval(c)
+            if ca.shape != a.shape:
+                raise ValueError(
+                    f"Shape of cotangent input to vjp pullback function {ca.shape} must be "
+                    f"the same as the shape of corresponding primal input {a.shape}."
+                )
+        cts = lin.transpose(ct_leaves)
+        cts = [_zeros_for(p) if isinstance(c, ad.Zero) else c for c, p in zip(cts, p_leaves)]
+        return tuple(tree_util.tree_unflatten(p_tree, cts))
+
+    out = tree_util.tree_unflatten(out_tree, outs)
+    return (out, f_vjp, aux_store[0]) if has_aux else (out, f_vjp)
+
+
+def _zeros_for(p):
+    a = get_aval(p)
+    if dtypes.is_inexact(a.dtype):
+        return lax.broadcast_in_dim(np.zeros((), a.dtype), a.shape, ())
+    return np.zeros(a.shape, dtypes.float0)
+
+
+def _argnums_tuple(argnums, nargs, fname):
+    tup = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in tup:
+        if not isinstance(a, int):
+            raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
+        if not -nargs <= a < nargs:
+            raise TypeError(
+                f"{fname}: differentiating with respect to argnums={argnums} requires at "
+                f"least {max(tup) + 1} positional arguments to be passed by the caller, but "
+                f"got only {nargs} positional arguments."
+            )
+    return tup
+
+
+def _check_input_dtype(x, holomorphic, allow_int, fname):
+    for leaf in tree_util.tree_leaves(x):
+        dt = get_aval(leaf).dtype
+        if holomorphic:
+            if not dtypes.is_complex(dt):
+                raise TypeError(f"{fname} with holomorphic=True requires inputs with complex "
+                                f"dtype, but got {dt.name}.")
+        elif not dtypes.is_inexact(dt) and not allow_int:
+            raise TypeError(
+                f"{fname} requires real- or complex-valued inputs (input dtype that is a "
+                f"sub-dtype of np.inexact), but got {dt.name}. If you want to use Boolean- or "
+                "integer-valued inputs, use vjp or set allow_int to True."
+            )
+
+
+def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False, allow_int: bool = False,
+                   reduce_axes: tuple = ()):
+    """A function returning ``(fun(*args), gradient of fun w.r.t. args[argnums])``."""
+    _check_callable(fun, "value_and_grad")
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        fname = "value_and_grad" if not getattr(value_and_grad_f, "_as_grad", False) else "grad"
+        nums = _argnums_tuple(argnums, len(args), fname)
+        dyn = tuple(args[i] for i in nums)
+        _check_input_dtype(dyn, holomorphic, allow_int, fname)
+
+        def f_partial(*dyn_args):
+            full = list(args)
+            for i, a in zip(nums, dyn_args):
+                full[i] = a
+            return fun(*full, **kwargs)
+
+        if has_aux:
+            ans, pullback, aux = vjp(f_partial, *dyn, has_aux=True)
+        else:
+            ans, pullback = vjp(f_partial, *dyn)
+        leaves = tree_util.tree_leaves(ans)
+        if tree_util.tree_structure(ans).num_leaves != 1 or get_aval(leaves[0]).shape != ():
+            if len(leaves) == 1:
+                what = f"had shape: {get_aval(leaves[0]).shape}"
+            else:
+                what = f"was a pytree with {len(leaves)} leaves"
+            raise TypeError(f"Gradient only defined for scalar-output functions. Output {what}.")
+        dt = get_aval(leaves[0]).dtype
+        if holomorphic:
+            if not dtypes.is_complex(dt):
+                raise TypeError("grad with holomorphic=True requires outputs with complex "
+                                f"dtype, but got {dt.name}.")
+        elif not dtypes.is_float(dt):
+            raise TypeError(
+                f"{fname} requires real-valued outputs (output dtype that is a sub-dtype of "
+                f"np.floating), but got {dt.name}. For holomorphic differentiation, pass "
+                "holomorphic=True. For differentiation of non-holomorphic functions involving "
+                "complex outputs, use olympus.vjp directly."
+            )
+        ct = tree_util.tree_unflatten(tree_util.tree_structure(ans),
+                                      [lax.broadcast_in_dim(np.ones((), dt), (), ())])
+        g = pullback(ct)
+        g = g[0] if isinstance(argnums, int) else g
+        return ((ans, aux), g) if has_aux else (ans, g)
+
+    return value_and_grad_f
+
+
+def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False, allow_int: bool = False, reduce_axes: tuple = ()):
+    """The gradient of scalar-valued `fun` with respect to ``args[argnums]``."""
+    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
+    vg._as_grad = True
+
+    @functools.wraps(fun)
+    def grad_f(*args, **kwargs):
+        out = vg(*args, **kwargs)
+        return (out[1], out[0][1]) if has_aux else out[1]
+
+    return grad_f
+
+
+def _std_basis(leaves):
+    """Identity matrices: one batch of unit tangents per flat input element."""
+    sizes = [int(np.prod(get_aval(x).shape)) for x in leaves]
+    n = sum(sizes)
+    eye = np.eye(n, dtype=np.float32)
+    out, off = [], 0
+    for x, s in zip(leaves, sizes):
+        a = get_aval(x)
+        dt = a.dtype if dtypes.is_inexact(a.dtype) else dtypes.default_float()
+        out.append(eye[:, off:off + s].reshape((n,) + a.shape).astype(dt))
+        off += s
+    return out, n
+
+
+def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False):
+    """Jacobian by forward mode: one JVP per input element, batched with vmap."""
+
+    def jac(*args, **kwargs):
+        nums = _argnums_tuple(argnums, len(args), "jacfwd")
+        dyn = tuple(args[i] for i in nums)
+        _check_input_dtype(dyn, holomorphic, False, "jacfwd")
+
+        def f_partial(*d):
+            full = list(args)
+            for i, a in zip(nums, d):
+                full[i] = a
+            return fun(*full, **kwargs)
+
+        leaves, tree = tree_util.tree_flatten(dyn)
+        basis, n = _std_basis(leaves)
+
+        def push(*ts):
+            out = jvp(f_partial, dyn, tree_util.tree_unflatten(tree, list(ts)),
+                      has_aux=has_aux)
+            return (out[1], out[2]) if has_aux else out[1]
+
+        res = vmap(push, in_axes=0, out_axes=-1)(*basis)
+        tangents, aux = (res if has_aux else (res, None))
+        if has_aux:
+            aux = tree_util.tree_map(lambda a: a[..., 0] if False else a, aux)
+        jac_tree = tree_util.tree_map(lambda t: _split_last(t, leaves, isinstance(argnums,
+                                                                                 int)),
+                                      tangents)
+        return (jac_tree, _aux_first(f_partial, dyn)) if has_aux else jac_tree
+
+    return jac
+
+
+def _aux_first(f, dyn):
+    return f(*dyn)[1]
+
+
+def _split_last(t, leaves, single):
+    """Split the trailing basis axis of `t` back into the input leaves' shapes."""
+    outs, off = [], 0
+    a = get_aval(t)
+    for x in leaves:
+        xs = get_aval(x).shape
+        s = int(np.prod(xs))
+        part = ops.getitem(t, (Ellipsis, slice(off, off + s)))
+        outs.append(ops.reshape(part, a.shape[:-1] + xs))
+        off += s
+    return outs[0] if single and len(outs) == 1 else tuple(outs)
+
+
+def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False, allow_int: bool = False):
+    """Jacobian by reverse mode: one VJP per output element, batched with vmap."""
+
+    def jac(*args, **kwargs):
+        nums = _argnums_tuple(argnums, len(args), "jacrev")
+        dyn = tuple(args[i] for i in nums)
+        _check_input_dtype(dyn, holomorphic, allow_int, "jacrev")
+
+        def f_partial(*d):
+            full = list(args)
+            for i, a in zip(nums, d):
+                full[i] = a
+            return fun(*full, **kwargs)
+
+        if has_aux:
+            y, pullback, aux = vjp(f_partial, *dyn, has_aux=True)
+        else:
+            y, pullback = vjp(f_partial, *dyn)
+        y_leaves, y_tree = tree_util.tree_flatten(y)
+        basis, n = _std_basis(y_leaves)
+        cts = vmap(lambda *c: pullback(tree_util.tree_unflatten(y_tree, list(c))))(*basis)
+        # cts: tuple over dyn args, each leaf with leading axis n (the flat outputs).
+        out_per_y = []
+        off = 0
+        for yl in y_leaves:
+            ys = get_aval(yl).shape
+            s = int(np.prod(ys))
+            part = tree_util.tree_map(
+                lambda c: ops.reshape(ops.getitem(c, slice(off, off + s)),
+                                      ys + get_aval(c).shape[1:]), cts)
+            out_per_y.append(part[0] if isinstance(argnums, int) else part)
+            off += s
+        jac_tree = tree_util.tree_unflatten(y_tree, out_per_y)
+        return (jac_tree, aux) if has_aux else jac_tree
+
+    return jac
+
+
+def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False):
+    """The Hessian: forward-over-reverse (`jacfwd(jacrev(fun))`)."""
+    return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                  has_aux=has_aux, holomorphic=holomorphic)
+
+
+# --- vmap -------------------------------------------------------------------------------------
+
+
+def _flatten_axes(what, tree, axes, kws=False):
+    """Broadcast an in_axes/out_axes prefix tree over `tree`'s leaves."""
+    proxy = object()
+    leaves_dummy = tree_util.tree_unflatten(tree, [proxy] * tree.num_leaves)
+    out = []
+
+    def add(ax, sub):
+        n = len(tree_util.tree_leaves(sub))
+        out.extend([ax] * n)
+
+    try:
+        if isinstance(axes, (int, type(None))):
+            return [axes] * tree.num_leaves
+        # axes is a pytree prefix of the tree.
+        _match_prefix(axes, leaves_dummy, add)
+    except (TypeError, ValueError) as e:
+        raise ValueError(
+            f"{what} specification must be a tree prefix of the corresponding value, got "
+            f"specification {axes} for value tree {tree}."
+        ) from e
+    return out
+
+
+def _match_prefix(axes, value, add):
+    if axes is None or isinstance(axes, int):
+        add(axes, value)
+        return
+    if isinstance(axes, (tuple, list)) and isinstance(value, (tuple, list)):
+        if len(axes) != len(value):
+            raise ValueError("length mismatch")
+        for a, v in zip(axes, value):
+            _match_prefix(a, v, add)
+        return
+    if isinstance(axes, dict) and isinstance(value, dict):
+        if set(axes) != set(value):
+            raise ValueError("keys mismatch")
+        for k in sorted(value):
+            _match_prefix(axes[k], value[k], add)
+        return
+    raise TypeError(f"cannot match {type(axes).__name__} to {type(value).__name__}")
+
+
+def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None,
+         axis_size: int | None = None, spmd_axis_name: Any = None):
+    """Vectorize `fun` over the `in_axes` of its arguments."""
+    _check_callable(fun, "vmap")
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    if not (in_axes is None or isinstance(in_axes, (int, tuple, dict))):
+        raise TypeError(
+            "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
+            f"positional arguments passed to the function, but got {in_axes}."
+        )
+
+    @functools.wraps(fun)
+    def vmap_f(*args, **kwargs):
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise ValueError(
+                "vmap in_axes must be an int, None, or a tuple of entries corresponding to "
+                "the positional arguments passed to the function, but got "
+                f"len(in_axes)={len(in_axes)}, len(args)={len(args)}"
+            )
+        leaves, tree = tree_util.tree_flatten((args, kwargs))
+        axes_spec = (in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args),
+                     {k: 0 for k in kwargs})
+        dims = _flatten_axes("vmap in_axes", tree, axes_spec)
+        sizes = {}
+        canon = []
+        for i, (x, d) in enumerate(zip(leaves, dims)):
+            if d is None:
+                canon.append(None)
+                continue
+            nd = get_aval(x).ndim
+            if not -nd <= d < nd:
+                raise ValueError(
+                    f"vmap was requested to map its argument along axis {d}, which implies "
+                    f"that its rank should be at least {(d + 1) if d >= 0 else -d}, but is "
+                    f"only {nd} (its shape is {get_aval(x).shape})"
+                )
+            d %= nd
+            canon.append(d)
+            sizes.setdefault(get_aval(x).shape[d], []).append(i)
+        if len(sizes) > 1:
+            names = _arg_names(fun, leaves, tree)
+            lines = [f"  {names[i]} of shape {get_aval(leaves[i]).shape} and axis "
+                     f"{canon[i]} has size {s}" for s, idx in sizes.items() for i in idx]
+            raise ValueError(
+                "vmap got inconsistent sizes for array axes to be mapped:\n" + "\n".join(lines)
+            )
+        if sizes:
+            size = next(iter(sizes))
+            if axis_size is not None and axis_size != size:
+                raise ValueError(f"vmap got axis_size={axis_size} but the mapped arguments "
+                                 f"have size {size}")
+        elif axis_size is not None:
+            size = axis_size
+        else:
+            raise ValueError("vmap must have at least one non-None value in in_axes")
+        store: list = []
+
+        def flat(*xs):
+            a, k = tree_util.tree_unflatten(tree, list(xs))
+            out = fun(*a, **k)
+            out_leaves, out_tree = tree_util.tree_flatten(out)
+            store.append(out_tree)
+            return out_leaves
+
+        def out_dims_fn(n):
+            return _flatten_axes("vmap out_axes", store[0], out_axes)
+
+        outs = batching.vmap_flat(flat, batching.AxisData(size, axis_name, spmd_axis_name),
+                                  leaves, canon, out_dims_fn)
+        return tree_util.tree_unflatten(store[0], outs)
+
+    return vmap_f
+
+
+def _arg_names(fun, leaves, tree):
+    try:
+        params = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        params = []
+    paths = [p for p, _ in tree_util.tree_flatten_with_path(
+        tree_util.tree_unflatten(tree, [0] * len(leaves)))[0]]
+    names = []
+    for p in paths:
+        s = tree_util.keystr(p)
+        # ((args...), kwargs): the first key selects args/kwargs.
+        if s.startswith("[0][") and params:
+            idx = int(s[4:s.index("]", 4)])
+            rest = s[s.index("]", 4) + 1:]
+            nm = params[idx] if idx < len(params) else f"args[{idx}]"
+            names.append(f"argument {nm}{rest}")
+        else:
+            names.append(f"argument {s}")
+    return names
+
+
+def stop_gradient(x):
+    return tree_util.tree_map(lax.stop_gradient, x)
