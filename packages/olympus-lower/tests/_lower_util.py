@@ -140,7 +140,7 @@ def execute(lowered: LoweredModule, *args: Any, x64: bool | None = None,
     if len(all_args) != lowered.num_args:
         raise TypeError(f"expected {lowered.num_args} arguments, got {len(all_args)}")
     bufs = []
-    for aval, x in zip(lowered.in_avals, all_args):
+    for aval, x in zip(lowered.in_avals, all_args, strict=True):
         x = np.asarray(x, dtype=aval.dtype)
         assert x.shape == aval.shape, (x.shape, aval)
         bufs.append(_jax.batched_device_put(
@@ -150,7 +150,7 @@ def execute(lowered: LoweredModule, *args: Any, x64: bool | None = None,
     handlers = [_jax.array_result_handler(a, cpu.sharding, True, _skip_checks=True)
                 for a in lowered.out_avals]
     outs = exe.execute_sharded(bufs).consume_with_handlers(handlers)
-    return [_to_numpy(o, a) for o, a in zip(outs, lowered.out_avals)]
+    return [_to_numpy(o, a) for o, a in zip(outs, lowered.out_avals, strict=True)]
 
 
 _bits_exes: dict = {}

@@ -39,7 +39,7 @@ def test_cond_three_branches():
         np.testing.assert_array_equal(ox, wx)
         assert oy == wy
     text = lowered.as_text()
-    assert "stablehlo.case(%arg0)" in text and text.count("stablehlo.return") == 3
+    assert "\"stablehlo.case\"(%arg0)" in text and text.count("stablehlo.return") == 3
     assert "dense<[1.000000e+01, 2.000000e+01, 3.000000e+01]>" in text
 
 

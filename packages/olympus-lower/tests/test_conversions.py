@@ -38,7 +38,7 @@ def test_convert_element_type_to_every_dtype(src):
     if src != np.bool_:
         # to bool is `x != 0`, never a convert
         assert "stablehlo.compare NE" in text
-    for d, got in zip(targets, results):
+    for d, got in zip(targets, results, strict=True):
         assert got.dtype == d
         if d == np.bool_:
             want = x != 0

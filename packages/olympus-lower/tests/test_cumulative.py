@@ -62,7 +62,7 @@ def test_cumulative(dt):
     assert "padding = dense<[[0, 0], [4, 0]]> : tensor<2x2xi64>" in text
     assert "padding = dense<[[0, 0], [0, 4]]> : tensor<2x2xi64>" in text
     assert "window_dimensions = array<i64: 1, 5>" in text
-    for (name, axis, reverse), got in zip(checks, results):
+    for (name, axis, reverse), got in zip(checks, results, strict=True):
         want = _ref(name, x, axis, reverse)
         tol = dict(rtol=3e-2, atol=3e-2) if dt in (bf16, np.float16) else {}
         assert_close(got, want, dt, err_msg=f"{name} axis={axis} rev={reverse} {dt}", **tol)

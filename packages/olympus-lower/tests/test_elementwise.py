@@ -139,7 +139,7 @@ def test_float_elementwise(dt):
         assert op in text, op
     assert f"tensor<2x5x{short}>" in text
     assert f"stablehlo.compare LT, %arg3, %arg0, FLOAT : (tensor<2x5x{short}>" in text
-    for (name, ref, args), got in zip(checks, results):
+    for (name, ref, args), got in zip(checks, results, strict=True):
         want = ref(*[inputs[a].astype(np.float64) for a in args])
         out_dt = BOOL if got.dtype == np.bool_ else dt
         assert_close(got, want, out_dt, err_msg=f"{name} {dt}", **_loose(name, dt))
@@ -161,7 +161,7 @@ def test_float64_elementwise(x64):
         checks.append((name, ref, (a1, a2)))
     lowered, results = run(b.build(outs), *inputs.values(), x64=True)
     assert "tensor<2x5xf64>" in lowered.as_text()
-    for (name, ref, args), got in zip(checks, results):
+    for (name, ref, args), got in zip(checks, results, strict=True):
         assert got.dtype == np.float64
         want = ref(*[inputs[a] for a in args])
         tol = dict(rtol=1e-9, atol=1e-10) if name in ("lgamma", "digamma", "erf_inv") else {}
@@ -186,7 +186,7 @@ def _tdiv(x, y):
         q = abs(a) // abs(b)
         return q if (a < 0) == (b < 0) else -q
 
-    out = [one(a, b) for a, b in zip(x.ravel(), y.ravel())]
+    out = [one(a, b) for a, b in zip(x.ravel(), y.ravel(), strict=True)]
     return np.array([np.array(v).astype(x.dtype) for v in out]).reshape(x.shape)
 
 
@@ -265,7 +265,7 @@ def test_int_elementwise(dt, request):
         assert f"{ct} : (tensor<2x5x" in text
         short = ("ui" if dtypes.is_unsigned_int(dt) else "i") + str(8 * dt.itemsize)
         assert f"tensor<2x5x{short}>" in text
-        for (name, ref), got in zip(checks, results):
+        for (name, ref), got in zip(checks, results, strict=True):
             want = ref()
             np.testing.assert_array_equal(got, want, err_msg=f"{name} {dt}")
 
@@ -312,7 +312,7 @@ def test_bool_elementwise():
     refs.append(("copy", x))
     lowered, results = run(b.build(outs), x, y)
     assert "UNSIGNED : (tensor<2x5xi1>" in lowered.as_text()
-    for (name, want), got in zip(refs, results):
+    for (name, want), got in zip(refs, results, strict=True):
         np.testing.assert_array_equal(got, want, err_msg=name)
 
 
@@ -348,7 +348,7 @@ def test_complex_elementwise():
     lowered, results = run(b.build(outs), x, y, re)
     text = lowered.as_text()
     assert "tensor<2x5xcomplex<f32>>" in text and "stablehlo.complex" in text
-    for (name, want), got in zip(refs, results):
+    for (name, want), got in zip(refs, results, strict=True):
         assert_close(got, want, got.dtype, err_msg=name, rtol=1e-5, atol=1e-5)
 
 
@@ -397,7 +397,7 @@ def test_integer_pow_by_squaring():
     text = lowered.as_text()
     # x**13 by squaring: 3 squarings + 2 multiplies into the accumulator.
     assert text.count("stablehlo.multiply") == 0 + 0 + 1 + 3 + 3 + 5 + 0 + 2
-    for y, got in zip(ys, outs):
+    for y, got in zip(ys, outs, strict=True):
         assert_close(got, x.astype(np.float64) ** y, dt, err_msg=f"y={y}", rtol=1e-5)
 
 

@@ -145,7 +145,7 @@ def test_gather_modes(dt):
     assert "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], " \
            "index_vector_dim = 1" in text
     assert "operand_batching_dims = [0], start_indices_batching_dims = [0]" in text
-    for (name, want, _), got in zip(checks, results):
+    for (name, want, _), got in zip(checks, results, strict=True):
         _eq(got, want, f"{name} {dt}")
 
 
@@ -200,7 +200,7 @@ def test_scatter_family(dt):
     assert '"stablehlo.scatter"' in text and "stablehlo.clamp" in text
     assert "update_window_dims = [1], inserted_window_dims = [0], " \
            "scatter_dims_to_operand_dims = [0], index_vector_dim = 1" in text
-    for (kind, mode, want), got in zip(checks, results):
+    for (kind, mode, want), got in zip(checks, results, strict=True):
         _eq(got, want, f"{kind} {mode} {dt}")
 
 

@@ -59,7 +59,7 @@ def test_dot_general(dt):
     wants = [A @ B, np.einsum("bik,bjk->bij", BA, BB), V @ V, np.multiply.outer(A, V),
              B.T @ A.T]
     for name, got, want in zip(["mm", "bmm", "vdot", "outer", "mmt"],
-                               [mm, bmm, vdot, outer, mmt], wants):
+                               [mm, bmm, vdot, outer, mmt], wants, strict=True):
         assert got.dtype == dt, name
         if dt == np.bool_:
             want = want != 0

@@ -79,11 +79,11 @@ def test_rng_bit_generator(algorithm):
     text = lowered.as_text()
     name = {"RNG_DEFAULT": "DEFAULT", "RNG_THREE_FRY": "THREE_FRY",
             "RNG_PHILOX": "PHILOX"}[algorithm.name]
-    assert f"stablehlo.rng_bit_generator %" in text and f"algorithm = {name}" in text
+    assert "stablehlo.rng_bit_generator %" in text and f"algorithm = {name}" in text
     assert "(tensor<2xui64>) -> (tensor<2xui64>, tensor<1000xui32>)" in text
     r1 = execute(lowered, key)
     r2 = execute(lowered, key)
-    for a, c in zip(r1, r2):  # deterministic
+    for a, c in zip(r1, r2, strict=True):  # deterministic
         np.testing.assert_array_equal(a, c)
     new_key, bits = r1[0], r1[1]
     assert new_key.dtype == U32 and new_key.shape == (4,)

@@ -70,7 +70,7 @@ def test_reductions(dt):
     lowered, results = run(b.build(outs), x, e)
     text = lowered.as_text()
     assert "stablehlo.reduce(" in text
-    for (name, axes, want), got in zip(checks, results):
+    for (name, axes, want), got in zip(checks, results, strict=True):
         msg = f"{name} {axes} {dt}"
         if name.startswith("arg"):
             assert got.dtype == np.int32

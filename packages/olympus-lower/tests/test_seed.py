@@ -153,7 +153,7 @@ def test_donation_aliasing_and_buffer_donor():
     b = Builder()
     x = b.arg((3,), np.float32)
     y = b.arg((3,), np.float32)
-    z = b.arg((2,), np.int32)
+    b.arg((2,), np.int32)
     out = b.eqn(P.add_p, x, y)
     closed = b.build([out])
     text = lower_olympuspr(closed, name="d", donated=(0, 1, 2)).as_text()
@@ -254,7 +254,7 @@ def test_bytecode_and_portable_artifact():
     with get_context():
         back = _jax.mlir.deserialize_portable_artifact(art)
     assert "stablehlo.multiply" in str(back)
-    with pytest.raises(Exception):
+    with pytest.raises(RuntimeError, match="less than minimum supported"):
         lowered.portable_artifact("0.0.1")
 
 

@@ -86,7 +86,7 @@ def test_shape_ops(dt):
         assert op in text, op
     if dt != np.bool_:
         assert "stablehlo.iota dim = 1" in text
-    for (_, want, name), got in zip(checks, results):
+    for (_, want, name), got in zip(checks, results, strict=True):
         _eq(got, want, f"{name} {dt}")
 
 

@@ -92,8 +92,10 @@ def test_in_avals_are_checked_against_the_module():
         ort.compile(binary_module("add"), in_avals=[ShapedArray((3,), np.float32)])
     with pytest.raises(TypeError, match="expected a jaxlib.mlir.ir.Module, got str"):
         ort.compile("module {}")
-    with pytest.raises(NotImplementedError, match="num_partitions > 1"):
-        ort.compile(binary_module("add"), num_partitions=2)
+    with pytest.raises(ValueError, match="num_partitions=3 but there are only 2 devices"):
+        ort.compile(binary_module("add"), num_partitions=3)
+    with pytest.raises(ValueError, match="1 devices given for num_partitions=2"):
+        ort.compile(binary_module("add"), num_partitions=2, devices=ort.devices()[:1])
 
 
 def test_argument_validation():

@@ -55,7 +55,7 @@ class Names:
 def _pp_param_value(v: Any, names: Names, indent: int) -> str:
     if isinstance(v, (Olympuspr, ClosedOlympuspr)):
         j = v.olympuspr if isinstance(v, ClosedOlympuspr) else v
-        return _pp(j, names, indent + 2)
+        return _pp(j, names, indent)
     if isinstance(v, (tuple, list)) and v and all(
         isinstance(x, (Olympuspr, ClosedOlympuspr)) for x in v
     ):

@@ -23,6 +23,7 @@ from jaxlib import _jax
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
+
 from olympus_ir import ClosedOlympuspr, DropVar, Literal, Olympuspr, ShapedArray, SourceInfo
 
 from .context import get_context
@@ -80,7 +81,7 @@ class LoweringRuleContext:
                 f"{len(jpr.invars)} inputs"
             )
         consts = [ir_constant(np.asarray(c, v.aval.dtype))
-                  for v, c in zip(jpr.constvars, closed.consts)]
+                  for v, c in zip(jpr.constvars, closed.consts, strict=True)]
         return self._lowerer.lower_body(jpr, consts, list(operands))
 
 
@@ -99,9 +100,9 @@ class _Lowerer:
     def lower_body(self, jpr: Olympuspr, const_vals: Sequence[ir.Value],
                    arg_vals: Sequence[ir.Value]) -> list[ir.Value]:
         env: dict[Any, ir.Value] = {}
-        for v, x in zip(jpr.constvars, const_vals):
+        for v, x in zip(jpr.constvars, const_vals, strict=True):
             env[v] = x
-        for v, x in zip(jpr.invars, arg_vals):
+        for v, x in zip(jpr.invars, arg_vals, strict=True):
             env[v] = x
 
         def read(a: Any) -> ir.Value:
@@ -128,7 +129,8 @@ class _Lowerer:
                 except (NotImplementedError, LoweringError):
                     raise
                 except Exception as e:
-                    e.add_note(f"while lowering equation `{eqn!r}` of {self.name!r}")
+                    if hasattr(e, "add_note"):  # Python >= 3.11
+                        e.add_note(f"while lowering equation `{eqn!r}` of {self.name!r}")
                     raise
             if isinstance(outs, ir.Value):
                 outs = [outs]
@@ -138,7 +140,7 @@ class _Lowerer:
                     f"lowering rule for '{prim.name}' returned {len(outs)} values for "
                     f"{len(eqn.outvars)} outputs"
                 )
-            for v, o in zip(eqn.outvars, outs):
+            for v, o in zip(eqn.outvars, outs, strict=True):
                 expected = aval_to_ir_type(v.aval)
                 if o.type != expected:
                     raise LoweringError(
@@ -256,7 +258,7 @@ def lower_olympuspr(
         )
     donation = _donation_mask(donated, n_in)
 
-    const_vals = [np.asarray(c, dtype=v.aval.dtype) for v, c in zip(jpr.constvars, closed.consts)]
+    const_vals = [np.asarray(c, dtype=v.aval.dtype) for v, c in zip(jpr.constvars, closed.consts, strict=True)]
     hoisted_idx = tuple(
         i for i, c in enumerate(const_vals)
         if const_hoist_threshold is not None and c.nbytes > const_hoist_threshold

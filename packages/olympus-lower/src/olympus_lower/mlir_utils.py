@@ -14,6 +14,7 @@ import ml_dtypes
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
+
 from olympus_ir import ShapedArray, dtypes
 
 __all__ = [
@@ -126,7 +127,7 @@ def broadcast_scalar_operands(
     shape = tuple(shape)
     return [
         broadcast_to(x, a, shape) if a.shape == () and shape != () else x
-        for x, a in zip(operands, avals)
+        for x, a in zip(operands, avals, strict=True)
     ]
 
 

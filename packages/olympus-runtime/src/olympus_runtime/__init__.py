@@ -24,7 +24,7 @@ from .backend import (
 from .compiler import Executable, XlaRuntimeError, clear_cache, compile, compile_count
 from .config import set_num_cpu_devices, set_x64, x64_enabled
 from .eager import EagerCache, execute_single
-from .sharding import SingleDeviceSharding, sharding_for
+from .sharding import GSPMDSharding, SingleDeviceSharding, sharding_for
 from .transfer import block_until_ready, device_get, device_put, put_numpy
 
 __all__ = [
@@ -34,7 +34,7 @@ __all__ = [
     "get_client", "devices", "local_devices", "device_count", "local_device_count",
     "default_backend", "default_device", "process_index",
     "PluginInfo", "discover_plugins", "make_plugin_client",
-    "SingleDeviceSharding", "sharding_for",
+    "SingleDeviceSharding", "GSPMDSharding", "sharding_for",
     "device_put", "device_get", "put_numpy", "block_until_ready",
     "compile", "Executable", "compile_count", "clear_cache", "XlaRuntimeError",
     "EagerCache", "execute_single",

@@ -31,6 +31,7 @@ from jaxlib import _jax
 from olympus_ir import ShapedArray, dtypes
 
 from ._host import _capsule_pointer, _DLManagedTensor, to_numpy
+from ._multi import value_of
 from .transfer import put_numpy
 
 __all__ = ["Array", "register_array_methods", "PATCH_MARKER"]
@@ -110,7 +111,7 @@ def _value(self: Any) -> np.ndarray:
     """The array's value as a read-only numpy array (zero-copy on CPU)."""
     if self.is_deleted():
         raise _deleted_error(self)
-    return to_numpy(self)
+    return value_of(self)
 
 
 def _is_single_device(self: Any) -> bool:
@@ -339,8 +340,12 @@ def _iter(self: Any):
 
 def _iter_rows(self: Any, aval: Any):
     value = _value(self)
-    device = self.device
-    committed = self._committed
+    if _is_single_device(self):
+        device, committed = self.device, self._committed
+    else:  # rows of a sharded array go to the default device, like jax's
+        from .backend import default_device
+
+        device, committed = default_device(), False
     row_aval = ShapedArray(aval.shape[1:], aval.dtype, aval.weak_type)
     for i in range(aval.shape[0]):
         yield put_numpy(value[i, ...], row_aval, device, committed)
@@ -353,13 +358,11 @@ def _repr(self: Any) -> str:
     dtype_str += ", weak_type=True)" if aval.weak_type else ")"
     if self.is_deleted():
         return f"{prefix}<deleted>, shape={tuple(aval.shape)}, {dtype_str}"
-    if not _is_single_device(self):
-        return f"{prefix}{tuple(aval.shape)}, {dtype_str}"
     line_width = np.get_printoptions()["linewidth"]
     if math.prod(aval.shape) == 0:
         s = f"[], shape={tuple(aval.shape)}"
     else:
-        s = np.array2string(to_numpy(self), prefix=prefix, suffix=",", separator=", ",
+        s = np.array2string(value_of(self), prefix=prefix, suffix=",", separator=", ",
                             max_line_width=line_width)
     last_line_len = len(s) - s.rfind("\n") + 1
     sep = " " * len(prefix) if last_line_len + len(dtype_str) + 1 > line_width else " "

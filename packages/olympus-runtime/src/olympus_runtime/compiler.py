@@ -26,7 +26,7 @@ from olympus_ir import ShapedArray, dtypes
 
 from . import backend
 from ._once import OnceMap
-from .sharding import sharding_for
+from .sharding import GSPMDSharding, sharding_for
 
 __all__ = ["compile", "Executable", "compile_count", "clear_cache", "XlaRuntimeError",
            "fingerprint"]
@@ -175,7 +175,8 @@ def _with_buffer_donors(module: ir.Module, donate: Sequence[int], nargs: int) ->
 # ----------------------------------------------------------------- compile
 
 def _compile_options(device_ids: tuple[int, ...], num_partitions: int,
-                     options: tuple[tuple[str, Any], ...]) -> Any:
+                     options: tuple[tuple[str, Any], ...], shardy: bool,
+                     propagate_to_outputs: list[bool]) -> Any:
     opts = xc.CompileOptions()
     opts.num_replicas = 1
     opts.num_partitions = num_partitions
@@ -185,9 +186,27 @@ def _compile_options(device_ids: tuple[int, ...], num_partitions: int,
     if num_partitions > 1:
         build = opts.executable_build_options
         build.use_spmd_partitioning = True
+        build.use_shardy_partitioner = shardy
+        build.allow_spmd_sharding_propagation_to_output = propagate_to_outputs
     if options:
         opts.env_option_overrides = list(options)
     return opts
+
+
+def _uses_shardy(module: ir.Module) -> bool:
+    return any(op.operation.name == "sdy.mesh" for op in module.body.operations)
+
+
+def _unsharded_results(main: Any, nresults: int) -> list[bool]:
+    """Per result: True if it carries no sharding attribute (XLA may choose one)."""
+    if "res_attrs" not in main.attributes:
+        return [True] * nresults
+    attrs = ir.ArrayAttr(main.attributes["res_attrs"])
+    out = []
+    for i in range(nresults):
+        d = ir.DictAttr(attrs[i]) if i < len(attrs) else None
+        out.append(d is None or not ("sdy.sharding" in d or "mhlo.sharding" in d))
+    return out
 
 
 def _normalize_options(options: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
@@ -234,11 +253,6 @@ def compile(
         num_partitions < 1
     ):
         raise ValueError(f"compile: num_partitions must be a positive int, got {num_partitions!r}")
-    if num_partitions != 1:
-        raise NotImplementedError(
-            "compile: executables over several devices (num_partitions > 1) are not "
-            "supported by olympus_runtime yet"
-        )
     if devices is None:
         client_devices = backend.devices()
         if num_partitions > len(client_devices):
@@ -287,7 +301,10 @@ def compile(
         loaded = client.compile_and_load(
             module,
             executable_devices=_jax.DeviceList(devices),
-            compile_options=_compile_options(device_ids, num_partitions, opts),
+            compile_options=_compile_options(
+                device_ids, num_partitions, opts, _uses_shardy(module),
+                _unsharded_results(main, len(out_specs)),
+            ),
             host_callbacks=list(callbacks),
         )
         with _count_lock:
@@ -335,12 +352,18 @@ class Executable:
         self.num_partitions = num_partitions
         self.committed = committed
         self.name = name
-        sharding = sharding_for(self.devices[0])
-        self.in_shardings = (sharding,) * len(self.in_avals)
-        self.out_shardings = (sharding,) * len(self.out_avals)
+        if num_partitions == 1:
+            sharding = sharding_for(self.devices[0])
+            self.in_shardings = (sharding,) * len(self.in_avals)
+            self.out_shardings = (sharding,) * len(self.out_avals)
+        else:
+            self.in_shardings = tuple(
+                GSPMDSharding(self.devices, op) for op in loaded.get_parameter_shardings())
+            self.out_shardings = tuple(
+                GSPMDSharding(self.devices, op) for op in loaded.get_output_shardings())
         self.out_handlers = [
             _array_result_handler(aval, sharding, committed, _skip_checks=True)
-            for aval in self.out_avals
+            for aval, sharding in zip(self.out_avals, self.out_shardings, strict=True)
         ]
         self._in_specs = tuple((a.shape, a.dtype, s) for a, s in zip(
             self.in_avals, self.in_shardings, strict=True))
@@ -394,16 +417,25 @@ class Executable:
                 f"{where} ({aval.str_short()}) has been deleted: it was deleted with "
                 ".delete() or donated to an earlier computation, and cannot be used any more."
             )
-        expected_sharding = self.in_shardings[i]
-        actual = list(a._sharding._internal_device_list)
-        wanted = list(expected_sharding._internal_device_list)
-        if actual != wanted or a._sharding.memory_kind != expected_sharding.memory_kind:
+        expected = self.in_shardings[i]
+        actual = a._sharding
+        actual_devices = list(actual._internal_device_list)
+        wanted_devices = list(expected._internal_device_list)
+        if actual_devices != wanted_devices or actual.memory_kind != expected.memory_kind:
             raise ValueError(
-                f"{where} is on {_devices_str(actual)}, but the executable runs on "
-                f"{_devices_str(wanted)}; move it with device_put first"
+                f"{where} is on {_devices_str(actual_devices)}, but the executable runs on "
+                f"{_devices_str(wanted_devices)}; move it with device_put first"
             )
-        # Same device, an equivalent sharding object that is not the interned one (made
-        # by another path); accept it by relabelling without copying.
+        ndim = len(aval.shape)
+        if len(wanted_devices) > 1 and (
+            actual._to_xla_hlo_sharding(ndim) != expected._to_xla_hlo_sharding(ndim)
+        ):
+            raise ValueError(
+                f"{where} has sharding {actual._to_xla_hlo_sharding(ndim)}, but the "
+                f"executable expects {expected._to_xla_hlo_sharding(ndim)}; reshard it "
+                "with device_put first"
+            )
+        # An equivalent sharding object that is not the interned one: fine to pass.
         return None
 
     def _check_donation(self, args: Sequence[Any]) -> None:

@@ -14,12 +14,13 @@ option measured (JAXLIB.md §9, "Sharding hashing dominates").
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import jaxlib.xla_client as xc
 from jaxlib import _jax
 
-__all__ = ["SingleDeviceSharding", "sharding_for"]
+__all__ = ["SingleDeviceSharding", "GSPMDSharding", "sharding_for"]
 
 _REPLICATED = xc.HloSharding.replicate()
 
@@ -116,3 +117,140 @@ def _sharding_from_device_id(device_id: int, memory_kind: str) -> SingleDeviceSh
         if d.id == device_id:
             return SingleDeviceSharding(d, memory_kind=memory_kind)
     raise ValueError(f"no device with id {device_id} in this process")
+
+
+# ------------------------------------------------------------------ several devices
+
+_gspmd_interned: dict[tuple, GSPMDSharding] = {}
+
+
+class GSPMDSharding(_jax.GSPMDSharding):
+    """An array laid out over several devices as an XLA ``HloSharding`` describes.
+
+    ``GSPMDSharding(devices, xla_client.HloSharding.iota_tile([4]))`` splits dimension 0
+    over 4 devices; ``HloSharding.replicate()`` copies the array to each of them. The
+    device list is the *logical* order the HloSharding's device indices refer to (and
+    the order of an executable's partitions). Interned like `SingleDeviceSharding`:
+    one object per (devices, sharding, memory kind), compared by identity.
+    """
+
+    def __new__(cls, devices: Sequence[Any], hlo_sharding: Any, *,
+                memory_kind: str | None = None):
+        devices = tuple(devices)
+        if not isinstance(hlo_sharding, xc.HloSharding):
+            hlo_sharding = xc.HloSharding.from_proto(hlo_sharding)  # an OpSharding
+        key = (devices, str(hlo_sharding), memory_kind)
+        s = _gspmd_interned.get(key)
+        if s is not None:
+            return s
+        with _intern_lock:
+            s = _gspmd_interned.get(key)
+            if s is None:
+                if not devices:
+                    raise ValueError("GSPMDSharding needs at least one device")
+                if not (hlo_sharding.is_replicated() or hlo_sharding.is_tiled()):
+                    raise NotImplementedError(
+                        f"GSPMDSharding supports replicated and tiled shardings, not {hlo_sharding}"
+                    )
+                if hlo_sharding.is_tiled() and hlo_sharding.num_devices() != len(devices):
+                    raise ValueError(
+                        f"sharding {hlo_sharding} spans {hlo_sharding.num_devices()} devices "
+                        f"but {len(devices)} were given"
+                    )
+                s = super().__new__(cls, _jax.DeviceList(devices), hlo_sharding)
+                _jax.GSPMDSharding.__init__(
+                    s, _jax.DeviceList(devices), hlo_sharding, memory_kind=memory_kind
+                )
+                s = _gspmd_interned.setdefault((devices, str(hlo_sharding), s._memory_kind), s)
+                _gspmd_interned[key] = s
+        return s
+
+    def __init__(self, devices: Sequence[Any], hlo_sharding: Any, *,
+                 memory_kind: str | None = None):
+        pass  # initialized (once) by __new__
+
+    @property
+    def memory_kind(self) -> str:
+        return self._memory_kind
+
+    def _to_xla_hlo_sharding(self, num_dimensions: int) -> Any:
+        return self._hlo_sharding
+
+    @property
+    def device_set(self) -> set:
+        return set(self._internal_device_list)
+
+    @property
+    def _device_assignment(self) -> tuple:
+        return tuple(self._internal_device_list)
+
+    @property
+    def num_devices(self) -> int:
+        return len(self._internal_device_list)
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return self._hlo_sharding.is_replicated()
+
+    @property
+    def is_fully_addressable(self) -> bool:
+        return self._internal_device_list.is_fully_addressable
+
+    def _tiles(self, ndim: int) -> tuple[list[int], list[int]]:
+        """(tiles per array dimension, device index per tile in row-major tile order)."""
+        hlo = self._hlo_sharding
+        if hlo.is_replicated():
+            return [1] * ndim, list(range(len(self._internal_device_list)))
+        dims = list(hlo.tile_assignment_dimensions())
+        if len(dims) == ndim + 1 and hlo.replicate_on_last_tile_dim():
+            pass
+        elif len(dims) != ndim or hlo.subgroup_types():
+            raise NotImplementedError(f"sharding {hlo} for a rank-{ndim} array")
+        return dims, list(hlo.tile_assignment_devices())
+
+    def shard_shape(self, global_shape: Sequence[int]) -> tuple[int, ...]:
+        dims, _ = self._tiles(len(global_shape))
+        for d, n in zip(global_shape, dims, strict=False):
+            if d % n:
+                raise ValueError(
+                    f"sharding {self._hlo_sharding} does not divide shape "
+                    f"{tuple(global_shape)} evenly"
+                )
+        return tuple(d // n for d, n in zip(global_shape, dims, strict=False))
+
+    def devices_indices_map(self, global_shape: Sequence[int]) -> dict[Any, tuple[slice, ...]]:
+        """device -> the index (a tuple of slices) of the global array it holds."""
+        global_shape = tuple(global_shape)
+        shard = self.shard_shape(global_shape)
+        dims, tile_devices = self._tiles(len(global_shape))
+        devices = list(self._internal_device_list)
+        out: dict[Any, tuple[slice, ...]] = {}
+        for tile, dev_index in enumerate(tile_devices):
+            coords = []
+            for n in reversed(dims):
+                coords.append(tile % n)
+                tile //= n
+            coords.reverse()
+            out[devices[dev_index]] = tuple(
+                slice(c * s, (c + 1) * s) for c, s in zip(coords, shard, strict=False)
+            )
+        return out
+
+    def __repr__(self) -> str:
+        devs = ", ".join(str(d) for d in self._internal_device_list)
+        return f"GSPMDSharding({self._hlo_sharding}, devices=[{devs}])"
+
+    def __reduce__(self):
+        return (_gspmd_from_ids, (tuple(d.id for d in self._internal_device_list),
+                                  str(self._hlo_sharding), self._memory_kind))
+
+
+def _gspmd_from_ids(ids: tuple[int, ...], hlo: str, memory_kind: str) -> GSPMDSharding:
+    from .backend import devices
+
+    by_id = {d.id: d for d in devices()}
+    try:
+        devs = [by_id[i] for i in ids]
+    except KeyError as e:
+        raise ValueError(f"no device with id {e.args[0]} in this process") from None
+    return GSPMDSharding(devs, xc.HloSharding.from_string(hlo), memory_kind=memory_kind)

@@ -18,8 +18,8 @@ from jaxlib import _jax
 from olympus_ir import ShapedArray, dtypes
 
 from . import backend
-from ._host import to_numpy
-from .sharding import SingleDeviceSharding, sharding_for
+from ._multi import value_of
+from .sharding import GSPMDSharding, SingleDeviceSharding, sharding_for
 
 __all__ = ["device_put", "device_get", "put_numpy", "block_until_ready", "aval_for"]
 
@@ -43,16 +43,16 @@ def put_numpy(x: Any, aval: Any, device: Any, committed: bool = True) -> Any:
 
 
 def _resolve_device(device: Any) -> tuple[Any, bool]:
-    """(device, committed) for a `device_put` target."""
+    """(device or GSPMDSharding, committed) for a `device_put` target."""
     if device is None:
         return backend.default_device(), False
     if isinstance(device, SingleDeviceSharding):
         return device._device, True
-    if isinstance(device, _jax.Device):
+    if isinstance(device, (_jax.Device, GSPMDSharding)):
         return device, True
     raise TypeError(
-        "device_put: device must be a Device, a SingleDeviceSharding or None, got "
-        f"{type(device).__name__}"
+        "device_put: device must be a Device, a SingleDeviceSharding, a GSPMDSharding or "
+        f"None, got {type(device).__name__}"
     )
 
 
@@ -60,21 +60,40 @@ def _check_live(x: Any) -> None:
     if x.is_deleted():
         raise RuntimeError(
             f"Array has been deleted with shape={x.aval.str_short()}. It was deleted with "
-            ".delete() or donated to a computation and cannot be used any more."
+            ".delete() or donated to a computation, and cannot be used any more."
         )
+
+
+def _put_sharded(host: Any, aval: Any, sharding: GSPMDSharding) -> Any:
+    """Split host data into the shards `sharding` lays out, one per device."""
+    host = np.asarray(host)
+    index = sharding.devices_indices_map(host.shape)
+    devices = list(sharding._internal_device_list)
+    return _batched_device_put(
+        aval, sharding, [host[index[d]] for d in devices], devices, True, False,
+        _COPY_DURING_CALL, _x64_config.enable_x64,
+    )
 
 
 def _put_array(x: Any, device: Any | None) -> Any:
     _check_live(x)
     if device is None:
         return x
-    dev, _ = _resolve_device(device)
+    target, _ = _resolve_device(device)
     sharding = x._sharding
-    if isinstance(sharding, SingleDeviceSharding) and sharding._device is dev:
+    if sharding is target:
         return x
-    target = sharding_for(dev)
+    source_devices = sharding._internal_device_list
+    if isinstance(target, GSPMDSharding) or len(source_devices) != 1:
+        # Resharding goes through the host (simple and always correct).
+        if isinstance(target, GSPMDSharding):
+            return _put_sharded(value_of(x), x.aval, target)
+        return put_numpy(value_of(x), x.aval, target)
+    if source_devices[0] is target:
+        return x
+    dest = sharding_for(target)
     (out,) = _jax.batched_copy_array_to_devices_with_sharding(
-        [x], [target._internal_device_list], [target], [_ALWAYS_COPY]
+        [x], [dest._internal_device_list], [dest], [_ALWAYS_COPY]
     )
     return out
 
@@ -152,6 +171,8 @@ def _put_leaf(x: Any, device: Any | None) -> Any:
         return _put_array(x, device)
     host, aval = _host_leaf(x)
     dev, committed = _resolve_device(device)
+    if type(dev) is GSPMDSharding:
+        return _put_sharded(host, aval, dev)
     return _batched_device_put(
         aval, sharding_for(dev), [host], [dev], committed, False, _COPY_DURING_CALL,
         _x64_config.enable_x64,
@@ -207,7 +228,7 @@ def device_put(x: Any, device: Any = None) -> Any:
 def _get_leaf(x: Any) -> Any:
     if type(x) is ArrayImpl:
         _check_live(x)
-        return to_numpy(x)
+        return value_of(x)
     return x
 
 

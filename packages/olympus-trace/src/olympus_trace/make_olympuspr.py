@@ -36,13 +36,19 @@ def arg_names_of(fun: Callable, args: Sequence, kwargs: dict, static_argnums=(),
         sig = inspect.signature(fun)
         ba = sig.bind(*args, **kwargs)
         names = []
-        params = list(sig.parameters)
+        positional = [p for p in sig.parameters.values() if p.kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        var = [p.name for p in sig.parameters.values()
+               if p.kind == inspect.Parameter.VAR_POSITIONAL]
         for i, a in enumerate(args):
             if i in static_argnums:
                 continue
-            nm = params[i] if i < len(params) else f"args[{i}]"
-            if i < len(params) and sig.parameters[nm].kind == inspect.Parameter.VAR_POSITIONAL:
-                nm = f"{nm}[{i - params.index(nm)}]"
+            if i < len(positional):
+                nm = positional[i].name
+            elif var:
+                nm = f"{var[0]}[{i - len(positional)}]"
+            else:
+                nm = f"args[{i}]"
             names.extend(_leaf_names(nm, a))
         for k in sorted(kwargs):
             if k in static_argnames:

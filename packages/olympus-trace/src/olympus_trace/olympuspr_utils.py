@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from olympus_ir import dtypes
 from olympus_ir.core import ClosedOlympuspr, Eqn, Literal, Olympuspr, Var
 
 from .core import bind
@@ -22,7 +23,7 @@ def eval_olympuspr(olympuspr: Olympuspr, consts: Sequence[Any], *args: Any) -> l
     env: dict[int, Any] = {}
 
     def read(v):
-        return v.val if isinstance(v, Literal) else env[id(v)]
+        return _literal_value(v) if isinstance(v, Literal) else env[id(v)]
 
     if len(args) != len(olympuspr.invars):
         raise TypeError(
@@ -38,6 +39,16 @@ def eval_olympuspr(olympuspr: Olympuspr, consts: Sequence[Any], *args: Any) -> l
         for v, x in zip(eqn.outvars, outs):
             env[id(v)] = x
     return [read(v) for v in olympuspr.outvars]
+
+
+def _literal_value(lit: Literal):
+    """A literal's value, weak-typed again (a Python scalar) if the literal was weak, so
+    re-binding the equation gives the same avals."""
+    if lit.aval.weak_type and lit.aval.shape == ():
+        py = lit.val.item() if hasattr(lit.val, "item") else lit.val
+        if type(py) in (int, float, complex) and dtypes.python_scalar_dtype(py) == lit.aval.dtype:
+            return py
+    return lit.val
 
 
 def inline_closed(closed: ClosedOlympuspr, *args: Any) -> list:

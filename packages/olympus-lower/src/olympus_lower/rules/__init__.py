@@ -6,13 +6,6 @@
 
 import olympus_ir.primitives  # noqa: F401  (defines every primitive before rules bind)
 
-from ._registry import (
-    get_lowering_rule,
-    lowering_rules,
-    pending_rules,
-    register_lowering,
-    resolve_pending,
-)
 from . import (  # noqa: E402,F401  (importing registers the rules)
     control_flow,
     conversions,
@@ -24,6 +17,13 @@ from . import (  # noqa: E402,F401  (importing registers the rules)
     reductions,
     shape_ops,
     sorting,
+)
+from ._registry import (
+    get_lowering_rule,
+    lowering_rules,
+    pending_rules,
+    register_lowering,
+    resolve_pending,
 )
 
 resolve_pending()

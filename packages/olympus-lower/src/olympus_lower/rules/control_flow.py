@@ -29,7 +29,7 @@ def _cond_lowering(ctx, index, *operands, branches):
     if np.dtype(idx_aval.dtype) != np.int32:
         index = mu.convert(index, idx_aval.dtype, np.int32, ())
     case = hlo.CaseOp(out_types, index, len(branches))
-    for region, branch in zip(case.regions, branches):
+    for region, branch in zip(case.regions, branches, strict=True):
         block = ir.Block.create_at_start(region, [])
         with ir.InsertionPoint(block):
             outs = ctx.lower_sub(branch, operands)
@@ -80,6 +80,9 @@ def _scan_lowering(ctx, *operands, olympuspr, length, reverse, num_consts, num_c
     y_avals = avals_out[n_k:]
     i32 = np.dtype(np.int32)
     ys_init = [mu.zeros_like(a) for a in y_avals]
+    if length == 0:
+        # No iterations: the carry passes through and every ys is empty.
+        return [*operands[n_c:n_c + n_k], *ys_init]
     types = ([mu.tensor_type((), i32)]
              + [mu.aval_to_ir_type(a) for a in avals_in]
              + [mu.aval_to_ir_type(a) for a in y_avals])
@@ -96,13 +99,13 @@ def _scan_lowering(ctx, *operands, olympuspr, length, reverse, num_consts, num_c
         t = hlo.subtract(mu.ir_constant(np.int32(length - 1)), i) if reverse else i
         zero = mu.ir_constant(np.int32(0))
         x_t = []
-        for x, a in zip(xs, x_avals):
+        for x, a in zip(xs, x_avals, strict=True):
             sl = hlo.dynamic_slice(x, [t] + [zero] * (a.ndim - 1), [1, *a.shape[1:]])
             x_t.append(mu.reshape(sl, a.shape[1:]))
         outs = ctx.lower_sub(olympuspr, [*consts, *carry, *x_t])
         new_carry, y_t = outs[:n_k], outs[n_k:]
         new_ys = []
-        for y, yt, a in zip(ys, y_t, y_avals):
+        for y, yt, a in zip(ys, y_t, y_avals, strict=True):
             upd = mu.reshape(yt, (1, *a.shape[1:]))
             new_ys.append(hlo.dynamic_update_slice(y, upd, [t] + [zero] * (a.ndim - 1)))
         i1 = hlo.add(i, mu.ir_constant(np.int32(1)))

@@ -12,6 +12,7 @@ import math
 
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
+
 from olympus_ir import dtypes
 
 from .. import mlir_utils as mu

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
+
 from olympus_ir import dtypes
 from olympus_ir.prims.indexing import GatherScatterMode
 
@@ -37,7 +38,7 @@ def _index_dtype(avals) -> np.dtype:
 
 def _start_indices(indices, avals):
     idt = _index_dtype(avals)
-    return [mu.convert(v, a.dtype, idt, ()) for v, a in zip(indices, avals)]
+    return [mu.convert(v, a.dtype, idt, ()) for v, a in zip(indices, avals, strict=True)]
 
 
 @register_lowering("dynamic_slice")

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
+
 from olympus_ir import dtypes
 
 from .. import mlir_utils as mu

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
+
 from olympus_ir import dtypes
 
 from .. import mlir_utils as mu
@@ -19,7 +20,7 @@ from ._registry import register_lowering
 
 def reduce_values(operands, init_values, dtypes_, axes, out_shapes, body):
     """Variadic ``stablehlo.reduce`` over `axes`; `body(*accs, *xs)` -> new accs."""
-    out_types = [mu.tensor_type(s, d) for s, d in zip(out_shapes, dtypes_)]
+    out_types = [mu.tensor_type(s, d) for s, d in zip(out_shapes, dtypes_, strict=True)]
     op = hlo.ReduceOp(out_types, list(operands), list(init_values), [int(a) for a in axes])
     scalars = [mu.scalar_type(d) for d in dtypes_]
     mu.build_region(op.body, scalars + scalars, body)

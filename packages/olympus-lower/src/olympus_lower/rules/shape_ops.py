@@ -42,7 +42,7 @@ def _concatenate_lowering(ctx, *xs, dimension):
 
 @register_lowering("pad")
 def _pad_lowering(ctx, x, padding_value, *, padding_config):
-    lo, hi, interior = zip(*padding_config) if padding_config else ((), (), ())
+    lo, hi, interior = zip(*padding_config, strict=True) if padding_config else ((), (), ())
     return [hlo.pad(x, padding_value, [int(v) for v in lo], [int(v) for v in hi],
                     [int(v) for v in interior])]
 

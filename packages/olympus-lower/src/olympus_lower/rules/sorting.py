@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
+
 from olympus_ir import dtypes
 
 from .. import mlir_utils as mu
@@ -38,11 +39,11 @@ def _keys(x, dt):
 def lt_comparator(lhs_args, rhs_args, key_dtypes):
     """``lhs < rhs`` lexicographically over the key operands."""
     lhs_keys, rhs_keys = [], []
-    for a, b, dt in zip(lhs_args, rhs_args, key_dtypes):
+    for a, b, dt in zip(lhs_args, rhs_args, key_dtypes, strict=True):
         lhs_keys += _keys(a, dt)
         rhs_keys += _keys(b, dt)
     result = None
-    for (a, dt, ct), (b, _, _) in reversed(list(zip(lhs_keys, rhs_keys))):
+    for (a, dt, ct), (b, _, _) in reversed(list(zip(lhs_keys, rhs_keys, strict=True))):
         lt = mu.compare(a, b, "LT", dt, ct)
         if result is None:
             result = lt

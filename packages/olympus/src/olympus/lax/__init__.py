@@ -8,4 +8,4 @@ from olympus_trace.lax_ops import (  # noqa: F401
     slice, squeeze, stop_gradient, sub, tanh, transpose,
 )
 
-from .control_flow import cond  # noqa: F401
+from .control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401

@@ -1,11 +1,15 @@
-"""Structured control flow: `cond` (more arrive with the control-flow issue)."""
+"""Structured control flow: cond, switch, while_loop, fori_loop, scan, map.
+
+Each traces its Python callables into closed olympusprs (sub-olympusprs held as params of
+one primitive); values the callables close over become explicit leading operands.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 from olympus_ir import dtypes
 from olympus_ir.core import ClosedOlympuspr, Olympuspr, Var
-from olympus_ir.prims.control_flow import cond_p
+from olympus_ir.prims.control_flow import cond_p, scan_p, while_p
 from olympus_trace import lax_ops, tree_util
 from olympus_trace.core import bind, get_aval
 from olympus_trace.make_olympuspr import abstractify
@@ -105,3 +109,191 @@ def _cond_bind(index, branches, operands, what):
     joined, consts = _join_consts(closed)
     outs = bind(cond_p, index, *consts, *leaves, branches=tuple(joined))
     return tree_util.tree_unflatten(out_trees[0], outs)
+
+
+def _closure_convert(closed: ClosedOlympuspr):
+    """Turn constvars into leading invars: returns (const-free olympuspr, consts)."""
+    j = closed.olympuspr
+    conv = Olympuspr([], list(j.constvars) + list(j.invars), j.outvars, j.eqns, j.effects,
+                     j.debug_info)
+    return ClosedOlympuspr(conv, []), list(closed.consts)
+
+
+def _trace_flat(fun, in_tree, in_avals, what):
+    closed, out_tree = _trace_branch(fun, in_tree, in_avals, what)
+    conv, consts = _closure_convert(closed)
+    return conv, consts, out_tree
+
+
+def _avals_match(a, b):
+    return [(x.shape, x.dtype) for x in a] == [(x.shape, x.dtype) for x in b]
+
+
+def _carry_type_error(what, tree, in_avals, out_avals, out_tree):
+    return TypeError(
+        f"{what} must have identical types for its input and output carry: the input carry "
+        f"{tree} has types {_branch_types(in_avals)} but the output carry {out_tree} has types "
+        f"{_branch_types(out_avals)}."
+    )
+
+
+def _weaken_to(leaves, in_avals, out_avals):
+    """Where the body's output is strongly typed but the input is weak, make the input
+    strong too (JAX's rule), so the loop's carry type is stable."""
+    out = []
+    for x, a, b in zip(leaves, in_avals, out_avals):
+        if a.weak_type and not b.weak_type and (a.shape, a.dtype) == (b.shape, b.dtype):
+            x = lax_ops.convert_element_type(x, a.dtype, False)
+        out.append(x)
+    return out
+
+
+def while_loop(cond_fun, body_fun, init_val):
+    """``while cond_fun(val): val = body_fun(val)``, staged as one `while` primitive."""
+    if not callable(cond_fun) or not callable(body_fun):
+        raise TypeError("lax.while_loop: cond_fun and body_fun arguments should be callable.")
+    leaves, tree = tree_util.tree_flatten(init_val)
+    args_tree = tree_util.tree_structure((init_val,))
+    for _ in range(2):
+        avals = [abstractify(x) for x in leaves]
+        body, body_consts, body_tree = _trace_flat(lambda v: body_fun(v), args_tree, avals,
+                                                   "while_loop body")
+        nb = len(body_consts)
+        body_out = body.out_avals
+        if body_tree != tree:
+            raise TypeError(
+                "body_fun output and input must have identical types, got\n"
+                f"{body_tree}\nand\n{tree}."
+            )
+        if _avals_match(avals, body_out) and [a.weak_type for a in avals] != [
+                b.weak_type for b in body_out]:
+            leaves = _weaken_to(leaves, avals, body_out)
+            continue
+        break
+    if not _avals_match(avals, body_out):
+        raise _carry_type_error("body_fun", tree, avals, body_out, body_tree)
+    cond, cond_consts, cond_tree = _trace_flat(lambda v: cond_fun(v), args_tree, avals,
+                                               "while_loop cond")
+    c_out = cond.out_avals
+    if len(c_out) != 1 or c_out[0].shape != () or not dtypes.is_bool(c_out[0].dtype):
+        raise TypeError(
+            "cond_fun must return a boolean scalar, but got output type(s) "
+            f"{[a.str_short() for a in c_out]}."
+        )
+    del nb
+    outs = bind(while_p, *cond_consts, *body_consts, *leaves, cond_olympuspr=cond,
+                body_olympuspr=body, cond_nconsts=len(cond_consts),
+                body_nconsts=len(body_consts))
+    return tree_util.tree_unflatten(tree, outs)
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
+    """Loop `f(carry, x) -> (carry, y)` over the leading axis of `xs`; stacks the ys."""
+    if not callable(f):
+        raise TypeError("lax.scan: f argument should be callable.")
+    xs_leaves, xs_tree = tree_util.tree_flatten(xs)
+    lengths = {abstractify(x).shape[0] if abstractify(x).shape else None for x in xs_leaves}
+    if None in lengths:
+        raise ValueError("scan got value with no leading axis to scan over: "
+                         + ", ".join(str(abstractify(x).shape) for x in xs_leaves))
+    if length is not None:
+        length = int(length)
+        if lengths and lengths != {length}:
+            raise ValueError(f"scan got `length` argument of {length} which disagrees with "
+                             f"leading axis sizes {sorted(lengths)}.")
+    elif len(lengths) > 1:
+        raise ValueError("scan got values with different leading axis sizes: "
+                         + ", ".join(str(n) for n in sorted(lengths)) + ".")
+    elif not lengths:
+        raise ValueError("scan got no values to scan over and `length` not provided.")
+    else:
+        length = lengths.pop()
+    init_leaves, init_tree = tree_util.tree_flatten(init)
+    x_avals = [abstractify(x) for x in xs_leaves]
+    x_avals = [a.update(shape=a.shape[1:]) for a in x_avals]
+    carry_out_tree = []
+    for _ in range(2):
+        c_avals = [abstractify(x) for x in init_leaves]
+        n_c = len(c_avals)
+
+        def body(*flat):
+            carry = tree_util.tree_unflatten(init_tree, list(flat[:n_c]))
+            x = tree_util.tree_unflatten(xs_tree, list(flat[n_c:]))
+            out = f(carry, x)
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise TypeError("scan body output must be a pair, got "
+                                f"{type(out).__name__}.")
+            c, y = out
+            c_leaves, c_tree = tree_util.tree_flatten(c)
+            y_leaves, y_tree = tree_util.tree_flatten(y)
+            carry_out_tree[:] = [c_tree, y_tree]
+            return c_leaves + y_leaves
+
+        flat_tree = tree_util.tree_structure(tuple(range(n_c + len(x_avals))))
+        closed, _ = _trace_branch(lambda *a: body(*a), flat_tree, c_avals + x_avals,
+                                  "scan body")
+        c_tree, y_tree = carry_out_tree
+        if c_tree != init_tree:
+            raise TypeError(
+                "scan body function carry input and carry output must have the same pytree "
+                f"structure, but they differ:\n  input carry: {init_tree}\n  output carry: "
+                f"{c_tree}"
+            )
+        c_out = closed.out_avals[:n_c]
+        if _avals_match(c_avals, c_out) and [a.weak_type for a in c_avals] != [
+                b.weak_type for b in c_out]:
+            init_leaves = _weaken_to(init_leaves, c_avals, c_out)
+            continue
+        break
+    if not _avals_match(c_avals, c_out):
+        raise _carry_type_error("scan body", init_tree, c_avals, c_out, c_tree)
+    conv, consts = _closure_convert(closed)
+    outs = bind(scan_p, *consts, *init_leaves, *xs_leaves, olympuspr=conv, length=length,
+                reverse=bool(reverse), num_consts=len(consts), num_carry=n_c,
+                linear=(False,) * (len(consts) + n_c + len(xs_leaves)),
+                unroll=int(unroll) if not isinstance(unroll, bool) else int(unroll))
+    carry = tree_util.tree_unflatten(init_tree, outs[:n_c])
+    ys = tree_util.tree_unflatten(y_tree, outs[n_c:])
+    return carry, ys
+
+
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
+    """``for i in range(lower, upper): val = body_fun(i, val)``.
+
+    With concrete bounds this is a `scan` (so it is reverse-differentiable); otherwise a
+    `while_loop`.
+    """
+    from olympus_trace.core import Tracer
+
+    concrete = not isinstance(lower, Tracer) and not isinstance(upper, Tracer)
+    if concrete:
+        lo, hi = int(lower), int(upper)
+        dt = abstractify(lower).dtype if not isinstance(lower, int) else dtypes.default_int()
+
+        def step(carry, _):
+            i, val = carry
+            return (lax_ops.add(i, 1), body_fun(i, val)), None
+
+        i0 = np.asarray(lo, dt)[()]
+        (_, out), _ = scan(step, (i0, init_val), None, length=max(hi - lo, 0),
+                           unroll=unroll or 1)
+        return out
+
+    def cond_fn(c):
+        return lax_ops.lt(c[0], c[1])
+
+    def body_fn(c):
+        i, hi, val = c
+        return (lax_ops.add(i, 1), hi, body_fun(i, val))
+
+    lo_a, hi_a = abstractify(lower), abstractify(upper)
+    dt = dtypes.promote_types(lo_a.dtype, hi_a.dtype)
+    lower = lax_ops.convert_element_type(lower, dt)
+    upper = lax_ops.convert_element_type(upper, dt)
+    return while_loop(cond_fn, body_fn, (lower, upper, init_val))[2]
+
+
+def map(f, xs):  # noqa: A001
+    """``stack([f(x) for x in xs])`` as a scan."""
+    _, ys = scan(lambda _, x: ((), f(x)), (), xs)
+    return ys
