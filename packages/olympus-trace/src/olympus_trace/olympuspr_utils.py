@@ -14,6 +14,12 @@ from .core import bind
 #: Primitives with side effects: never removed by DCE.
 effectful_primitives: set = set()
 
+#: prim -> rule(eqn, unknowns: list[bool]) -> (known_eqns, unknown_eqns, out_unknowns) or
+#: None to fall back to the default (the whole equation is unknown if any input is). A rule
+#: may split an equation whose primal part can run early (e.g. `scan`): residuals it
+#: introduces are ordinary vars defined by known equations and read by unknown ones.
+partial_eval_rules: dict = {}
+
 
 def eval_olympuspr(olympuspr: Olympuspr, consts: Sequence[Any], *args: Any) -> list:
     """Run `olympuspr` by binding each equation in the current trace.
@@ -108,11 +114,20 @@ def partial_eval_olympuspr(
     unknown_ids = {id(v) for v, u in zip(olympuspr.invars, unknowns) if u}
     known_eqns, unknown_eqns = [], []
     for eqn in olympuspr.eqns:
-        if any(isinstance(v, Var) and id(v) in unknown_ids for v in eqn.invars):
+        in_unknown = [isinstance(v, Var) and id(v) in unknown_ids for v in eqn.invars]
+        if not any(in_unknown):
+            known_eqns.append(eqn)
+            continue
+        rule = partial_eval_rules.get(eqn.primitive)
+        split = rule(eqn, in_unknown) if rule is not None else None
+        if split is None:
             unknown_eqns.append(eqn)
             unknown_ids.update(id(v) for v in eqn.outvars)
-        else:
-            known_eqns.append(eqn)
+            continue
+        k_eqns, u_eqns, out_unknown = split
+        known_eqns.extend(k_eqns)
+        unknown_eqns.extend(u_eqns)
+        unknown_ids.update(id(v) for v, u in zip(eqn.outvars, out_unknown) if u)
 
     def is_unknown(v):
         return isinstance(v, Var) and id(v) in unknown_ids
