@@ -20,8 +20,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import olympus_runtime as ort  # noqa: E402
 from mlir_helpers import binary_module  # noqa: E402
+
+import olympus_runtime as ort  # noqa: E402
 
 
 class WrappedArray:

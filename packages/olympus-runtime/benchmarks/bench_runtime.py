@@ -25,8 +25,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import olympus_runtime as ort  # noqa: E402
 from mlir_helpers import binary_module  # noqa: E402
+
+import olympus_runtime as ort  # noqa: E402
 from olympus_ir import ShapedArray  # noqa: E402
 
 
@@ -51,12 +52,12 @@ def transfer_table(quick: bool) -> None:
         repeat = 5 if nbytes < (100 << 20) else 3
         x = np.random.default_rng(0).standard_normal(nbytes // 4).astype(np.float32)
         dev = ort.device_put(x)
-        put = timed(lambda: ort.device_put(x), number, repeat)
-        get = timed(lambda: ort.device_get(dev), number, repeat)
-        get_copy = timed(lambda: np.array(ort.device_get(dev)), number, repeat)
+        put = timed(lambda x=x: ort.device_put(x), number, repeat)
+        get = timed(lambda dev=dev: ort.device_get(dev), number, repeat)
+        get_copy = timed(lambda dev=dev: np.array(ort.device_get(dev)), number, repeat)
         mb = nbytes / 1e6
 
-        def fmt(t):
+        def fmt(t, mb=mb):
             return f"{mb / t[0]:>9.0f} / {mb / t[1]:>9.0f}"
 
         print(f"{label:>7}  {fmt(put)}  {fmt(get)}  {fmt(get_copy)}")

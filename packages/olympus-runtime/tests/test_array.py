@@ -281,6 +281,18 @@ def test_no_jax_import_attempts():
             pickle.loads(pickle.dumps(a)); a.unsafe_buffer_pointer(); a.platform()
             ort.device_get(a); a.block_until_ready()
         np.from_dlpack(y); float(ort.device_put(2.0)); a.delete(); repr(a)
+        # Several devices: split and replicated puts, gathers, an SPMD executable.
+        import jaxlib.xla_client as xc
+        from mlir_helpers import parse
+        from test_multidevice import SPMD_SIN
+        split = ort.GSPMDSharding(ort.devices(), xc.HloSharding.iota_tile([2]))
+        rep = ort.GSPMDSharding(ort.devices(), xc.HloSharding.replicate())
+        s = ort.device_put(np.arange(8, dtype=np.float32), split)
+        r = ort.device_put(np.arange(8, dtype=np.float32), rep)
+        outs = ort.compile(parse(SPMD_SIN), num_partitions=2).execute([s])
+        for a in (s, r, *outs, ort.device_put(s, ort.devices()[0])):
+            repr(a); a.tolist(); ort.device_get(a); pickle.loads(pickle.dumps(a))
+            list(a) if a.ndim else float(a)
         print("attempts:", attempts)
     """, env={"OLYMPUS_NUM_CPU_DEVICES": "2"})
     assert r.returncode == 0, r.stderr

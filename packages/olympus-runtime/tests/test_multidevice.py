@@ -28,9 +28,13 @@ def test_sharding_interning_and_layout():
     assert repr(s) == "GSPMDSharding({devices=[2]<=[2]}, devices=[cpu:0, cpu:1])"
     assert s.num_devices == 2 and not s.is_fully_replicated and s.device_set == set(ort.devices())
     d0, d1 = ort.devices()
-    assert s.devices_indices_map((6, 3)) == {d0: (slice(0, 3), slice(0, 3)),
-                                             d1: (slice(3, 6), slice(0, 3))}
-    assert s.shard_shape((6, 3)) == (3, 3)
+    assert s.devices_indices_map((6,)) == {d0: (slice(0, 3),), d1: (slice(3, 6),)}
+    assert s.shard_shape((6,)) == (3,)
+    rows = ort.GSPMDSharding(ort.devices(), xc.HloSharding.iota_tile([2, 1]))
+    assert rows.devices_indices_map((6, 3)) == {d0: (slice(0, 3), slice(0, 3)),
+                                                d1: (slice(3, 6), slice(0, 3))}
+    with pytest.raises(ValueError, match="does not fit a rank-2 array"):
+        s.shard_shape((6, 3))
     with pytest.raises(ValueError, match="does not divide shape"):
         s.shard_shape((5,))
     assert pickle.loads(pickle.dumps(s)) is s
@@ -39,9 +43,10 @@ def test_sharding_interning_and_layout():
 @pytest.mark.parametrize("dtype", [np.float32, np.int8, ml_dtypes.bfloat16, np.bool_])
 def test_split_put_and_read_back(dtype):
     x = (np.arange(12).reshape(4, 3) % 5).astype(dtype)
-    a = ort.device_put(x, split2())
-    assert a.sharding is split2() and a.devices() == set(ort.devices())
-    assert a.device is split2() and a.committed
+    rows = ort.GSPMDSharding(ort.devices(), xc.HloSharding.iota_tile([2, 1]))
+    a = ort.device_put(x, rows)
+    assert a.sharding is rows and a.devices() == set(ort.devices())
+    assert a.device is rows and a.committed
     np.testing.assert_array_equal(ort.device_get(a), x)
     np.testing.assert_array_equal(np.asarray(a), x)
     assert repr(a) == repr(ort.device_put(x))  # the values, like a single-device array

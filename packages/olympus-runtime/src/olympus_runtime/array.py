@@ -91,6 +91,10 @@ def _check_unpatched() -> None:
     )
 
 
+# Fail before touching the class at all.
+_check_unpatched()
+
+
 # ------------------------------------------------------------------ helpers
 
 def _deleted_error(self: Any) -> RuntimeError:
@@ -211,6 +215,8 @@ def _pjrt_layout(self: Any) -> Any:
 def _unsafe_buffer_pointer(self: Any) -> int:
     """The device buffer's address (read from DLPack: jaxlib's own version imports jax)."""
     _check_if_deleted(self)
+    if not _is_single_device(self):
+        raise ValueError("unsafe_buffer_pointer() is supported only for unsharded arrays.")
     capsule = _jax.buffer_to_dlpack_managed_tensor(self)
     t = _DLManagedTensor.from_address(_capsule_pointer(capsule, b"dltensor")).dl_tensor
     return (t.data or 0) + t.byte_offset
@@ -492,7 +498,6 @@ def register_array_methods(mapping: Mapping[str, Any], *, override: bool = False
     _registered.update(mapping)
 
 
-_check_unpatched()
 if _CPP_STORE not in ArrayImpl.__dict__:
     setattr(ArrayImpl, _CPP_STORE, dict(_cpp))
 _install(_CORE_METHODS)

@@ -285,6 +285,13 @@ def compile(
         if not 0 <= i < nargs:
             raise ValueError(f"compile: donated_args has {i}, but there are {nargs} arguments")
     already = _donated_in_module(main, nargs)
+    # Everything read from `main` is read now: `main` belongs to the caller's module,
+    # which may be replaced by a copy below (and an op outliving its module crashes).
+    propagate_to_outputs = _unsharded_results(main, len(out_specs))
+    shardy = _uses_shardy(module)
+    name = _module_name(module)
+    del main
+    original = module  # noqa: F841  (kept alive until compile returns)
     if set(donate) - already:
         module = _with_buffer_donors(module, set(donate) - already, nargs)
     donated = tuple(sorted(already | set(donate)))
@@ -302,9 +309,7 @@ def compile(
             module,
             executable_devices=_jax.DeviceList(devices),
             compile_options=_compile_options(
-                device_ids, num_partitions, opts, _uses_shardy(module),
-                _unsharded_results(main, len(out_specs)),
-            ),
+                device_ids, num_partitions, opts, shardy, propagate_to_outputs),
             host_callbacks=list(callbacks),
         )
         with _count_lock:
@@ -313,7 +318,6 @@ def compile(
 
     loaded, _ = _loaded_cache.get_or_create(key, build_loaded)
     exe_key = (key, tuple(in_avals), tuple(out_avals), bool(committed))
-    name = _module_name(module)
     return _executables.get_or_create(
         exe_key,
         lambda: Executable(loaded, in_avals, out_avals, devices, key[0], donated,

@@ -202,10 +202,10 @@ class GSPMDSharding(_jax.GSPMDSharding):
         if hlo.is_replicated():
             return [1] * ndim, list(range(len(self._internal_device_list)))
         dims = list(hlo.tile_assignment_dimensions())
-        if len(dims) == ndim + 1 and hlo.replicate_on_last_tile_dim():
-            pass
-        elif len(dims) != ndim or hlo.subgroup_types():
-            raise NotImplementedError(f"sharding {hlo} for a rank-{ndim} array")
+        if hlo.subgroup_types() and not hlo.replicate_on_last_tile_dim():
+            raise NotImplementedError(f"GSPMDSharding does not support {hlo}")
+        if len(dims) != ndim + hlo.replicate_on_last_tile_dim():
+            raise ValueError(f"sharding {hlo} does not fit a rank-{ndim} array")
         return dims, list(hlo.tile_assignment_devices())
 
     def shard_shape(self, global_shape: Sequence[int]) -> tuple[int, ...]:

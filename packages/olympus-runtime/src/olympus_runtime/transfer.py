@@ -65,14 +65,22 @@ def _check_live(x: Any) -> None:
 
 
 def _put_sharded(host: Any, aval: Any, sharding: GSPMDSharding) -> Any:
-    """Split host data into the shards `sharding` lays out, one per device."""
+    """Split host data into the shards `sharding` lays out and assemble the global array.
+
+    Each shard is put on its device, then ``ArrayImpl(aval, sharding, shards, ...)``
+    assembles them without copying. (``batched_device_put`` with all the shards at once
+    fails with ``bad_function_call`` for partially replicated shardings.)
+    """
     host = np.asarray(host)
     index = sharding.devices_indices_map(host.shape)
-    devices = list(sharding._internal_device_list)
-    return _batched_device_put(
-        aval, sharding, [host[index[d]] for d in devices], devices, True, False,
-        _COPY_DURING_CALL, _x64_config.enable_x64,
-    )
+    x64 = _x64_config.enable_x64
+    shard_aval = aval_for(sharding.shard_shape(host.shape), aval.dtype, aval.weak_type)
+    shards = [
+        _batched_device_put(shard_aval, sharding_for(d), [host[index[d]]], [d], True, False,
+                            _COPY_DURING_CALL, x64)
+        for d in sharding._internal_device_list
+    ]
+    return ArrayImpl(aval, sharding, shards, True, _skip_checks=True)
 
 
 def _put_array(x: Any, device: Any | None) -> Any:
