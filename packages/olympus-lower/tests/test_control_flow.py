@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _lower_util import Builder, closed_fn, lit, run
+from _lower_util import Builder, closed_fn, compile_module, execute, lit, run
 
 from olympus_ir import ShapedArray
 from olympus_ir import primitives as P
+from olympus_lower import lower_olympuspr
 
 F32 = np.dtype(np.float32)
 I32 = np.dtype(np.int32)
@@ -33,9 +34,11 @@ def test_cond_three_branches():
     closed = b.build(outs)
     xs = np.array([1.0, 2.0, 3.0], F32)
     wants = {0: (-xs, 5), 1: (2 * xs, 6), 2: (xs + [10, 20, 30], 5)}
-    lowered = None
-    for i, (wx, wy) in wants.items():
-        lowered, (ox, oy) = run(closed, np.int32(i), xs, np.int32(5))
+    lowered = lower_olympuspr(closed, name="cond3")
+    exe = compile_module(lowered)
+    for i, (wx, wy) in {**wants, 7: wants[2], -1: wants[2]}.items():
+        # XLA runs the last branch for an out-of-range index.
+        ox, oy = execute(lowered, np.int32(i), xs, np.int32(5), exe=exe)
         np.testing.assert_array_equal(ox, wx)
         assert oy == wy
     text = lowered.as_text()
@@ -54,16 +57,17 @@ def test_while_with_consts():
     n, k, i0, acc0 = b.arg((), I32), b.arg((2,), F32), b.arg((), I32), b.arg((2,), F32)
     outs = b.eqn(P.while_p, n, k, i0, acc0, cond_olympuspr=cond, body_olympuspr=body,
                  cond_nconsts=1, body_nconsts=1)
-    lowered, (i, acc) = run(b.build(outs), np.int32(5), np.array([2.0, 0.5], F32),
-                            np.int32(0), np.array([1.0, 1.0], F32))
+    lowered = lower_olympuspr(b.build(outs), name="loop")
+    exe = compile_module(lowered)
+    i, acc = execute(lowered, np.int32(5), np.array([2.0, 0.5], F32), np.int32(0),
+                     np.array([1.0, 1.0], F32), exe=exe)
     assert i == 5
     np.testing.assert_array_equal(acc, [32.0, 1 / 32])
     text = lowered.as_text()
     assert "stablehlo.while(" in text
     # zero iterations
-    from _lower_util import execute
     i, acc = execute(lowered, np.int32(0), np.array([2.0, 0.5], F32), np.int32(3),
-                     np.array([7.0, 7.0], F32))
+                     np.array([7.0, 7.0], F32), exe=exe)
     assert i == 3 and (acc == 7).all()
 
 

@@ -329,11 +329,16 @@ def test_complex_elementwise():
         "abs": (np.abs, vx), "real": (np.real, vx), "imag": (np.imag, vx),
         "conj": (np.conj, vx), "square": (np.square, vx),
         "sign": (lambda v: v / np.abs(v), vx), "rsqrt": (lambda v: 1 / np.sqrt(v), vy),
+        "cos": (np.cos, vx), "tan": (np.tan, vx), "asin": (np.arcsin, vx),
+        "acos": (np.arccos, vx), "atan": (np.arctan, vx), "sinh": (np.sinh, vx),
+        "cosh": (np.cosh, vx), "asinh": (np.arcsinh, vx), "acosh": (np.arccosh, vy),
+        "atanh": (np.arctanh, vx), "logistic": (lambda v: 1 / (1 + np.exp(-v)), vx),
+        "expm1": (np.expm1, vx), "log1p": (np.log1p, vy), "exp2": (np.exp2, vx),
     }
     outs, refs = [], []
     for name, (ref, v) in table.items():
         outs.append(b.eqn(P.primitive_by_name(name), v))
-        refs.append((name, ref(x if v is vx else y)))
+        refs.append((name, ref((x if v is vx else y).astype(np.complex128))))
     for name, ref in {"add": np.add, "sub": np.subtract, "mul": np.multiply,
                       "div": np.divide, "pow": np.power, "eq": np.equal,
                       "ne": np.not_equal}.items():

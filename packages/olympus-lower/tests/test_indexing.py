@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _lower_util import Builder, bf16, run
+from _lower_util import Builder, bf16, compile_module, execute, run
 
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.prims.indexing import GatherDimensionNumbers as GDN
 from olympus_ir.prims.indexing import GatherScatterMode as Mode
 from olympus_ir.prims.indexing import ScatterDimensionNumbers as SDN
+from olympus_lower import lower_olympuspr
 
 DTYPES = [np.dtype(np.float32), np.dtype(np.float16), bf16, np.dtype(np.int32),
           np.dtype(np.int8), np.dtype(np.uint32), np.dtype(np.bool_)]
@@ -50,10 +51,11 @@ def test_dynamic_slice_and_update(dt):
         b.eqn(P.dynamic_update_slice_p, vx, vu, k8, k8),
     ]
     cases = [(1, 1, 0, 1), (3, 4, 7, 9), (-2, -1, -5, 2**31)]  # in bounds, clamped high/low
-    lowered = None
+    lowered = lower_olympuspr(b.build(outs), name="ds")
+    exe = compile_module(lowered)
     for ci, cj, c8, c64 in cases:
-        lowered, (ds, dus, ds8, ds64, dus8) = run(
-            b.build(outs), x, u, np.int32(ci), np.int32(cj), np.int8(c8), np.uint32(c64))
+        ds, dus, ds8, ds64, dus8 = execute(
+            lowered, x, u, np.int32(ci), np.int32(cj), np.int8(c8), np.uint32(c64), exe=exe)
         si, sj = np.clip(ci, 0, 2), np.clip(cj, 0, 2)
         _eq(ds, x[si:si + 2, sj:sj + 3], f"ds {ci},{cj}")
         want = x.copy()

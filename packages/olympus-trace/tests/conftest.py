@@ -3,7 +3,7 @@
 These tests never need jaxlib. Where a test wants concrete results (to check NumPy
 semantics numerically), the `numpy_eval` fixture installs a small NumPy reference evaluator
 as the eager rule (`olympus_trace.set_eval_rule`) for the primitives the array layer emits,
-and restores "no rule" afterwards.
+and restores the previous rule (normally none) afterwards.
 """
 
 from __future__ import annotations
@@ -141,14 +141,22 @@ def numpy_eval_rule(prim, args, params):
     return np.asarray(out)
 
 
+def _installed_rule():
+    from olympus_trace import core
+
+    return core._eval_rule
+
+
 @pytest.fixture
 def numpy_eval():
-    """Install the NumPy reference evaluator as the eager rule; restore none afterwards."""
+    """Install the NumPy reference evaluator as the eager rule; restore the previous rule
+    (none, unless e.g. the runtime was imported in the same session) afterwards."""
+    prev = _installed_rule()
     olympus_trace.set_eval_rule(numpy_eval_rule)
     try:
         yield run_traced
     finally:
-        olympus_trace.set_eval_rule(None)
+        olympus_trace.set_eval_rule(prev)
 
 
 def run_traced(fun, *args, **kwargs):
@@ -176,8 +184,9 @@ def dummy_eval_rule():
         calls.append((prim.name, args, params))
         return np.float32(0)
 
+    prev = _installed_rule()
     olympus_trace.set_eval_rule(rule)
     try:
         yield calls
     finally:
-        olympus_trace.set_eval_rule(None)
+        olympus_trace.set_eval_rule(prev)

@@ -5,17 +5,12 @@ from __future__ import annotations
 import doctest
 
 import numpy as np
-import pytest
 from _pytest.doctest import _get_checker, _get_number_flag
 
 import olympus
 import olympus.numpy as jnp
 
 from seeds import AOT_PAGE, seed_text
-
-# Examples allowed to fail until the feature they need lands (listed, not hidden): the
-# vmap issue removes this entry.
-KNOWN_FAILURES = {"olympus.vmap(g_jit)(zs)\n"}
 
 
 class _Recorder(doctest.DocTestRunner):
@@ -43,16 +38,10 @@ def _run_page():
 
 def test_aot_page_examples_pass_exactly():
     test, runner = _run_page()
-    unexpected = {s: why for s, why in runner.failed_sources.items()
-                  if s not in KNOWN_FAILURES}
-    assert not unexpected, "\n\n".join(f">>> {s}{why}" for s, why in unexpected.items())
+    failed = runner.failed_sources
+    assert not failed, "\n\n".join(f">>> {s}{why}" for s, why in failed.items())
     # The page really was exercised: many examples ran, including the two modules.
     sources = [e.source for e in test.examples]
     assert len(sources) > 20
     assert "print(lowered_with_x.as_text())\n" in sources
-
-
-@pytest.mark.xfail(strict=True, reason="olympus.vmap arrives with the vmap issue")
-def test_known_failures_still_fail():
-    _, runner = _run_page()
-    assert not (KNOWN_FAILURES & set(runner.failed_sources))
+    assert "olympus.vmap(g_jit)(zs)\n" in sources

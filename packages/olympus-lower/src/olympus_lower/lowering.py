@@ -117,9 +117,9 @@ class _Lowerer:
 
         for eqn in jpr.eqns:
             prim = eqn.primitive
+            rule = get_lowering_rule(prim)
             with _eqn_location(eqn):
                 ins = [read(a) for a in eqn.invars]
-                rule = get_lowering_rule(prim)
                 rctx = LoweringRuleContext(
                     self, prim, [a.aval for a in eqn.invars],
                     [v.aval for v in eqn.outvars], eqn.source_info,

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -24,7 +23,7 @@ __all__ = [
     "build_region", "min_value", "max_value", "value_shape", "value_dtype",
 ]
 
-_bf16 = np.dtype(ml_dtypes.bfloat16)
+_bf16 = np.dtype(dtypes.bfloat16)
 
 
 def dtype_to_ir_type(dtype: Any) -> ir.Type:

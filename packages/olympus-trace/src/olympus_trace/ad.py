@@ -16,7 +16,7 @@ from olympus_ir.core import Literal, Primitive, Var
 
 from . import lax_ops
 from .core import Trace, Tracer, bind, current_trace, get_aval, set_current_trace
-from .olympuspr_utils import eval_olympuspr, partial_eval_olympuspr
+from .olympuspr_utils import dce_olympuspr, eval_olympuspr, partial_eval_olympuspr
 from .staging import DebugInfo, trace_to_olympuspr
 
 #: prim -> rule(primals, tangents, **params) -> (primal_out, tangent_out)
@@ -238,41 +238,66 @@ class LinearFunction:
                 for a, d in zip(self.in_avals, self.diff_mask)]
 
 
-def linearize_flat(fun: Callable, primals: Sequence, debug_info: DebugInfo | None = None):
+def linearize_flat(fun: Callable, primals: Sequence, debug_info: DebugInfo | None = None,
+                   *, has_aux: bool = False, primal_outputs_needed: bool = True):
     """Returns (primal outputs, LinearFunction). `fun` takes and returns flat lists.
 
     The JVP of `fun` is staged into one olympuspr with the primals and the tangents as
     inputs, then split by partial evaluation: the known part (primal outputs and the
     residuals the tangent computation needs) runs now, in the current trace; the unknown
     part is the linear map, kept as an olympuspr.
+
+    With `has_aux`, `fun` returns ``(outputs, aux)`` (two flat lists); the aux values get
+    no tangents and the result is ``(outputs, LinearFunction, aux)``. Without
+    `primal_outputs_needed` the computations only the primal outputs need are dropped
+    (dead-code eliminated) and the outputs are returned as None (e.g. for `grad`).
     """
     in_avals = [get_aval(p) for p in primals]
     diff_mask = [dtypes.is_inexact(a.dtype) for a in in_avals]
     tan_avals = [tangent_aval(a) for a, d in zip(in_avals, diff_mask) if d]
     n = len(primals)
     out_info = []
+    naux: list[int] = []
+
+    def fun_all(*xs):
+        res = fun(*xs)
+        if not has_aux:
+            naux.append(0)
+            return res
+        outs, aux = res
+        naux.append(len(aux))
+        return list(outs) + list(aux)
 
     def jvp_fun(*args):
         ps = args[:n]
         it = iter(args[n:])
         ts = [next(it) if d else Zero(tangent_aval(a)) for a, d in zip(in_avals, diff_mask)]
-        out_p, out_t = jvp_flat(fun, ps, ts, instantiate_zeros=False)
-        out_diff = [dtypes.is_inexact(get_aval(p).dtype) for p in out_p]
-        out_info.append(([get_aval(p) for p in out_p], out_diff))
-        return list(out_p) + [instantiate(t) for t, d in zip(out_t, out_diff) if d]
+        out_p, out_t = jvp_flat(fun_all, ps, ts, instantiate_zeros=False)
+        m = len(out_p) - naux[-1]
+        out_diff = [dtypes.is_inexact(get_aval(p).dtype) for p in out_p[:m]]
+        out_info.append(([get_aval(p) for p in out_p[:m]], out_diff))
+        return list(out_p) + [instantiate(t) for t, d in zip(out_t[:m], out_diff) if d]
 
     closed, _ = trace_to_olympuspr(jvp_fun, in_avals + tan_avals, debug_info)
     out_avals, out_diff = out_info[0]
+    m, k = len(out_avals), naux[0]
     unknowns = [False] * n + [True] * len(tan_avals)
     known, unknown, out_unknowns, nres = partial_eval_olympuspr(closed.olympuspr, unknowns)
+    if any(out_unknowns[:m + k]):  # pragma: no cover - primal outputs never depend on tangents
+        raise AssertionError("linearize: a primal output depends on the tangents")
+    if not primal_outputs_needed:
+        used = [False] * m + [True] * (len(known.outvars) - m)
+        known, _ = dce_olympuspr(known, used)
+        known = known.replace(constvars=closed.olympuspr.constvars)
     known_outs = eval_olympuspr(known, closed.consts, *primals)
+    if not primal_outputs_needed:
+        known_outs = [None] * m + list(known_outs)
     nk = len(known_outs) - nres
     known_vals, residuals = known_outs[:nk], known_outs[nk:]
-    m = len(out_avals)
-    if any(out_unknowns[:m]):  # pragma: no cover - primal outputs never depend on tangents
-        raise AssertionError("linearize: a primal output depends on the tangents")
-    lin = LinearFunction(unknown, residuals, known_vals[m:], out_unknowns[m:], in_avals,
-                         diff_mask, out_avals, out_diff)
+    lin = LinearFunction(unknown, residuals, known_vals[m + k:], out_unknowns[m + k:],
+                         in_avals, diff_mask, out_avals, out_diff)
+    if has_aux:
+        return known_vals[:m], lin, known_vals[m:m + k]
     return known_vals[:m], lin
 
 

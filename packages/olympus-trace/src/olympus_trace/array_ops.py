@@ -146,8 +146,9 @@ def floor_divide(x, y):
             return q
         # Round toward -inf: subtract one where the signs differ and there is a remainder.
         r = lax.rem(x, y)
-        fix = lax.bitwise_and(lax.ne(r, 0), lax.ne(lax.lt(r, 0), lax.lt(y, 0)))
-        return lax.select(fix, lax.sub(q, 1), q)
+        zero = lax.convert_element_type(0, dt)
+        fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
+        return lax.select(fix, lax.sub(q, lax.convert_element_type(1, dt)), q)
     if dt == dtypes.bool_:
         raise TypeError("floor_divide does not accept dtype bool.")
     return lax.floor(true_divide(x, y))
@@ -159,8 +160,10 @@ def remainder(x, y):
     r = lax.rem(x, y)
     if dtypes.is_unsigned_int(aval_of(r).dtype):
         return r
-    # Result takes the sign of the divisor, as in Python/NumPy.
-    fix = lax.bitwise_and(lax.ne(r, 0), lax.ne(lax.lt(r, 0), lax.lt(y, 0)))
+    # Result takes the sign of the divisor, as in Python/NumPy. (The zero has the operands'
+    # dtype: a divisor that is still a Python scalar must not meet a Python-int zero.)
+    zero = lax.convert_element_type(0, aval_of(r).dtype)
+    fix = lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(y, zero)))
     return lax.select(fix, lax.add(r, y), r)
 
 
@@ -550,7 +553,7 @@ def getitem(x, idx):
         raise IndexError(f"Too many indices: {len(shape)}-dimensional array, but {n_real} were "
                          "indexed")
     if n_ell:
-        k = idx.index(Ellipsis)
+        k = next(j for j, i in enumerate(idx) if i is Ellipsis)
         idx = idx[:k] + (builtins.slice(None),) * (len(shape) - n_real) + idx[k + 1:]
     else:
         idx = idx + (builtins.slice(None),) * (len(shape) - n_real)

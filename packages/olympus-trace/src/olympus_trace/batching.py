@@ -71,7 +71,9 @@ class BatchTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         vals, dims = zip(*map(self.to_batch_info, args)) if args else ((), ())
-        if all(d is not_mapped for d in dims) and prim not in axis_primitives:
+        if all(d is not_mapped for d in dims) and prim not in axis_primitives and not (
+                self.axis_data.name is not None and params
+                and _params_use_axis(params, self.axis_data.name)):
             with set_current_trace(self.parent):
                 return bind(prim, *vals, **params)
         rule = batching_rules.get(prim)
@@ -87,6 +89,23 @@ class BatchTrace(Trace):
 #: Primitives that must see the batch axis even when no operand is batched (collectives,
 #: axis_index): their rules run regardless.
 axis_primitives: set[Primitive] = set()
+
+
+def _params_use_axis(params: dict, name: Any) -> bool:
+    """Whether a sub-olympuspr among `params` (e.g. a cond branch, a loop body) applies a
+    collective over axis `name`: then the primitive must be batched even when no operand
+    is, so the collective meets this axis's rule."""
+    for v in params.values():
+        for c in (v if isinstance(v, (tuple, list)) else (v,)):
+            j = getattr(c, "olympuspr", None) if not hasattr(c, "eqns") else c
+            if j is None or not hasattr(j, "eqns"):
+                continue
+            for e in j.eqns:
+                if e.primitive in axis_primitives and e.params.get("axis_name") == name:
+                    return True
+                if _params_use_axis(e.params, name):
+                    return True
+    return False
 
 
 # --- helpers for rules ------------------------------------------------------------------------

@@ -63,18 +63,35 @@ aval_handlers[dtypes.bfloat16.type] = _numpy_aval
 
 def get_aval(x: Any) -> ShapedArray:
     """The abstract value of a tracer or concrete value; TypeError if `x` is not an array."""
-    if isinstance(x, Tracer):
-        return x.aval
     h = aval_handlers.get(type(x))
     if h is not None:
         return h(x)
-    for t, h in aval_handlers.items():  # subclasses (e.g. IntEnum, np.ndarray subclasses)
-        if isinstance(x, t):
-            return h(x)
-    aval = getattr(x, "aval", None)
-    if isinstance(aval, ShapedArray):
-        return aval
-    raise TypeError(f"Value {x!r} of type {type(x)} is not a valid OLYMPUS type")
+    if isinstance(x, Tracer):
+        return x.aval
+    return _get_aval_slow(x)
+
+
+def _aval_attr(x) -> ShapedArray:
+    return x.aval
+
+
+def _get_aval_slow(x: Any) -> ShapedArray:
+    """Subclasses of known types and objects carrying an `aval`; caches a handler per type."""
+    t = type(x)
+    handler = None
+    if isinstance(x, bool):
+        handler = aval_handlers[bool]
+    elif isinstance(x, (int, float, complex)):
+        handler = aval_handlers[int if isinstance(x, int) else float if isinstance(x, float)
+                                else complex]
+    elif isinstance(x, (np.ndarray, np.generic)):
+        handler = _numpy_aval
+    elif isinstance(getattr(x, "aval", None), ShapedArray):
+        handler = _aval_attr
+    if handler is None:
+        raise TypeError(f"Value {x!r} of type {t} is not a valid OLYMPUS type")
+    aval_handlers[t] = handler
+    return handler(x)
 
 
 def is_array_like(x: Any) -> bool:

@@ -16,3 +16,13 @@ __all__ = [
     "TracerArrayConversionError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "UnexpectedTracerError",
 ]
+
+# As in JAX (whose error classes report themselves as `jax.errors.X`), the public home of the
+# tracing errors is this module: tracebacks then read `olympus.errors.TracerBoolConversionError:`
+# and pickling resolves the class here. OlympusRuntimeError is jaxlib's own type and keeps its
+# name.
+for _cls in (ConcretizationTypeError, KeyReuseError, OlympusTypeError,
+             TracerArrayConversionError, TracerBoolConversionError,
+             TracerIntegerConversionError, UnexpectedTracerError):
+    _cls.__module__ = __name__
+del _cls

@@ -2,4 +2,12 @@
 `olympus_ir.prims`). Importing this package fills `ad.jvp_rules` and `ad.transpose_rules`."""
 
 from . import elementwise  # noqa: F401
+from . import shape_ops  # noqa: F401
+from . import reductions  # noqa: F401
+from . import linalg  # noqa: F401
+from . import indexing  # noqa: F401
+from . import cumulative  # noqa: F401
+from . import sorting  # noqa: F401
+from . import misc  # noqa: F401
+from . import control_flow  # noqa: F401
 from . import loops  # noqa: F401  (scan and while)

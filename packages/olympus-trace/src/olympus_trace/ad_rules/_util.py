@@ -38,3 +38,55 @@ def bcast_like(t, x):
     if ts == xs:
         return t
     return lax.broadcast_in_dim(t, xs, ())
+
+
+def is_zero(t) -> bool:
+    return isinstance(t, Zero)
+
+
+def zeros(aval):
+    """A materialized zero array of `aval`'s shape and dtype (never float0)."""
+    import numpy as np
+
+    return lax.broadcast_in_dim(np.zeros((), aval.dtype), aval.shape, ())
+
+
+def inst(t, aval=None):
+    """`t`, with a symbolic Zero materialized (as zeros of `aval`, default its own)."""
+    if isinstance(t, Zero):
+        return zeros(t.aval if aval is None else aval)
+    return t
+
+
+def zero_ct(x):
+    """The symbolic zero cotangent for operand `x` if it is linear, else None."""
+    return Zero(x.aval) if is_undefined_primal(x) else None
+
+
+def full_like_aval(value, aval):
+    import numpy as np
+
+    return lax.broadcast_in_dim(np.array(value, aval.dtype), aval.shape, ())
+
+
+def take_along_axis(x, idx, axis):
+    """``x[..., idx, ...]`` along `axis` where `idx` (int32) has `x`'s shape: a gather whose
+    transpose is a scatter_add (so it is linear in `x`)."""
+    import numpy as np
+    from olympus_ir.prims.indexing import GatherDimensionNumbers, GatherScatterMode
+
+    shape = get_aval(x).shape
+    r = len(shape)
+    cols = []
+    for d in range(r):
+        c = idx if d == axis else lax.broadcasted_iota(np.int32, shape, d)
+        cols.append(lax.broadcast_in_dim(c, shape + (1,), tuple(range(r))))
+    indices = lax.concatenate(cols, r)
+    dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=tuple(range(r)),
+                                start_index_map=tuple(range(r)))
+    from ..core import bind
+    from olympus_ir import primitives as P
+
+    return bind(P.gather_p, x, indices, dimension_numbers=dn, slice_sizes=(1,) * r,
+                indices_are_sorted=False, unique_indices=False,
+                mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)

@@ -72,7 +72,23 @@ deflinear_unary(P.neg_p, lambda ct: lax.neg(ct))
 deflinear_unary(P.copy_p, lambda ct: ct)
 deflinear_unary(P.real_p, lambda ct: lax.complex(ct, lax._scalar_like(0, get_aval(ct).dtype,
                                                                         False)))
-deflinear_unary(P.conj_p, lambda ct: lax.conj(ct))
+deflinear_unary(P.imag_p, lambda ct: lax.complex(lax._scalar_like(0, get_aval(ct).dtype, False),
+                                                   lax.neg(ct)))
+
+
+def _conj_transpose(ct, x):
+    # conj of a real operand returns a complex value: its transpose keeps the real part.
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    from olympus_ir import dtypes
+
+    if dtypes.is_complex(x.aval.dtype):
+        return [lax.conj(ct)]
+    return [lax.real(ct)]
+
+
+deflinear_unary(P.conj_p, None)
+transpose_rules[P.conj_p] = _conj_transpose
 deflinear_unary(P.reduce_precision_p, lambda ct, **p: bind(P.reduce_precision_p, ct, **p))
 
 defjvp_unary(P.exp_p, lambda x, y: y)
@@ -105,7 +121,25 @@ defjvp_unary(P.erfc_p, lambda x, y: lax.mul(scalar(-1.1283791670955126, x),
 defjvp_unary(P.erf_inv_p, lambda x, y: lax.mul(scalar(0.886226925452758, x),
                                                lax.exp(lax.mul(y, y))))
 defjvp_unary(P.lgamma_p, lambda x, y: lax.digamma(x))
-defjvp_unary(P.abs_p, lambda x, y: lax.sign(x))
+
+
+def _abs_jvp(primals, tangents):
+    from olympus_ir import dtypes
+
+    (x,), (t,) = primals, tangents
+    y = lax.abs(x)
+    if not dtypes.is_complex(get_aval(x).dtype):
+        return y, lax.mul(t, lax.sign(x))
+    # d|z| = Re(conj(z) dz) / |z|, taken as 0 at z == 0.
+    zero = lax.broadcast_in_dim(scalar(0, y), get_aval(y).shape, ())
+    one = lax.broadcast_in_dim(scalar(1, y), get_aval(y).shape, ())
+    is0 = lax.eq(y, zero)
+    safe = lax.select(is0, one, y)
+    d = lax.real(lax.mul(lax.conj(x), t))
+    return y, lax.select(is0, zero, lax.div(d, safe))
+
+
+jvp_rules[P.abs_p] = _abs_jvp
 
 
 def _integer_pow_jvp(primals, tangents, *, y):
@@ -122,11 +156,35 @@ def _integer_pow_jvp(primals, tangents, *, y):
 jvp_rules[P.integer_pow_p] = _integer_pow_jvp
 
 
-def _digamma_jvp(primals, tangents):
-    raise NotImplementedError("Differentiation rule for 'digamma' not implemented")
+def _trigamma(x):
+    """polygamma(1, x) from elementwise primitives: the recurrence
+    psi1(x) = psi1(x + 6) + sum_{k<6} 1/(x+k)^2, the asymptotic series at x + 6, and the
+    reflection psi1(1-x) + psi1(x) = pi^2 / sin^2(pi x) for x < 0.5."""
+    import numpy as np
+
+    shape = get_aval(x).shape
+    c = lambda v: lax.broadcast_in_dim(scalar(v, x), shape, ())  # noqa: E731
+    reflect = lax.lt(x, c(0.5))
+    z = lax.select(reflect, lax.sub(c(1), x), x)
+    acc = c(0)
+    for k in range(6):
+        zk = lax.add(z, c(k))
+        acc = lax.add(acc, lax.div(c(1), lax.mul(zk, zk)))
+    w = lax.add(z, c(6))
+    iw = lax.div(c(1), w)
+    iw2 = lax.mul(iw, iw)
+    # 1/w + 1/(2w^2) + sum_k B_2k / w^(2k+1)
+    series = c(0)
+    for b in (5.0 / 66, -1.0 / 30, 1.0 / 42, -1.0 / 30, 1.0 / 6):
+        series = lax.add(lax.mul(series, iw2), c(b))
+    tail = lax.add(lax.add(iw, lax.mul(c(0.5), iw2)), lax.mul(lax.mul(series, iw2), iw))
+    psi1 = lax.add(acc, tail)
+    s = lax.sin(lax.mul(c(np.pi), x))
+    refl = lax.sub(lax.div(c(np.pi ** 2), lax.mul(s, s)), psi1)
+    return lax.select(reflect, refl, psi1)
 
 
-jvp_rules[P.digamma_p] = _digamma_jvp
+defjvp_unary(P.digamma_p, lambda x, y: _trigamma(x))
 
 
 # --- binary -----------------------------------------------------------------------------------
@@ -202,17 +260,24 @@ def _pow_jvp(primals, tangents):
     tx, ty = tangents
     out = lax.pow(x, y)
     shape = get_aval(out).shape
-    a = Zero(aval_of(tx)) if isinstance(tx, Zero) else lax.mul(
-        tx, lax.mul(y, lax.pow(x, lax.sub(y, scalar(1, y)))))
+    if isinstance(tx, Zero):
+        a = Zero(aval_of(tx))
+    else:
+        # d/dx x**y = y * x**(y-1), defined as 0 where y == 0 (also at x == 0).
+        d = lax.mul(y, lax.pow(x, lax.sub(y, scalar(1, y))))
+        ys = get_aval(d).shape
+        yb = y if get_aval(y).shape == ys else lax.broadcast_in_dim(y, ys, ())
+        zero = lax.broadcast_in_dim(scalar(0, out), ys, ())
+        d = lax.select(lax.eq(yb, zero), zero, d)
+        a = lax.mul(_fit(tx, ys), d)
     if isinstance(ty, Zero):
         b = Zero(aval_of(ty))
     else:
-        # d/dy x**y = log(x) * x**y, defined as 0 where x == 0 (JAX's convention).
-        safe_log = lax.select(lax.eq(x, scalar(0, x)) if get_aval(x).shape == () else
-                              lax.eq(x, lax.broadcast_in_dim(scalar(0, x), get_aval(x).shape,
-                                                             ())),
-                              lax.broadcast_in_dim(scalar(0, x), get_aval(x).shape, ()),
-                              lax.log(x))
+        # d/dy x**y = log(x) * x**y, with log(x) replaced by 0 where x == 0 (JAX's way).
+        xs = get_aval(x).shape
+        zero = lax.broadcast_in_dim(scalar(0, x), xs, ())
+        one = lax.broadcast_in_dim(scalar(1, x), xs, ())
+        safe_log = lax.log(lax.select(lax.eq(x, zero), one, x))
         b = lax.mul(ty, lax.mul(safe_log, out))
     return out, add_tangents(_fit(a, shape), _fit(b, shape))
 
@@ -312,6 +377,17 @@ def _convert_transpose(ct, x, *, new_dtype, weak_type, sharding=None):
                  weak_type=x.aval.weak_type, sharding=sharding)]
 
 
+def _complex_transpose(ct, x, y):
+    # complex(x, y) = x + i y; under the pairing Re(sum(a * b)) its transpose is
+    # (real(ct), -imag(ct)).
+    if isinstance(ct, Zero):
+        return [Zero(x.aval) if is_undefined_primal(x) else None,
+                Zero(y.aval) if is_undefined_primal(y) else None]
+    return [unbroadcast(lax.real(ct), x.aval) if is_undefined_primal(x) else None,
+            unbroadcast(lax.neg(lax.imag(ct)), y.aval) if is_undefined_primal(y) else None]
+
+
+transpose_rules[P.complex_p] = _complex_transpose
 transpose_rules[P.add_p] = _add_transpose
 transpose_rules[P.sub_p] = _sub_transpose
 transpose_rules[P.mul_p] = _mul_transpose

@@ -1,4 +1,16 @@
-"""Batching rules, one module per primitive family (the families of `olympus_ir.prims`).
-Importing this package fills `batching.batching_rules`."""
+"""Batching rules, one module per primitive family (the families of `olympus_ir.prims`,
+plus the collectives of `olympus_trace.collectives`). Importing this package fills
+`batching.batching_rules`."""
 
-from . import elementwise  # noqa: F401
+from . import (  # noqa: F401
+    collectives,
+    control_flow,
+    cumulative,
+    elementwise,
+    indexing,
+    linalg,
+    misc,
+    reductions,
+    shape_ops,
+    sorting,
+)

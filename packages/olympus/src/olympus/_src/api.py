@@ -52,6 +52,28 @@ def _to_jnp_arrays(leaves, what):
 # --- forward mode -----------------------------------------------------------------------------
 
 
+def _flat_fun_aux(fun, in_tree, out_store, has_aux):
+    """Flatten `fun`; with `has_aux` the flat function returns (outputs, aux leaves)."""
+
+    def flat(*leaves):
+        args = tree_util.tree_unflatten(in_tree, list(leaves))
+        out = fun(*args)
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError("has_aux=True requires fun to return a pair (output, aux), "
+                                f"got {type(out).__name__}")
+            out, aux = out
+            aux_leaves, aux_tree = tree_util.tree_flatten(aux)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        if has_aux:
+            out_store.append((out_tree, aux_tree))
+            return out_leaves, aux_leaves
+        out_store.append(out_tree)
+        return out_leaves
+
+    return flat
+
+
 def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
     """``(fun(*primals), d fun(primals)[tangents])``."""
     _check_callable(fun, "jvp")
@@ -69,20 +91,26 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
             f"{t_tree}."
         )
     store: list = []
-    aux_store: list = []
+    inner = _flat_fun_aux(fun, p_tree, store, has_aux)
+    naux: list = []
 
-    def f(*args):
-        out = fun(*args)
-        if has_aux:
-            out, aux = out
-            aux_store.append(aux)
-        return out
+    def flat(*leaves):
+        if not has_aux:
+            return inner(*leaves)
+        outs, aux = inner(*leaves)
+        naux.append(len(aux))
+        return list(outs) + list(aux)  # aux values come back as primals (tangents dropped)
 
-    flat = _flat_fun(f, p_tree, store)
     out_p, out_t = ad.jvp_flat(flat, _to_jnp_arrays(p_leaves, "jvp"), t_leaves)
-    out_tree = store[0]
+    if has_aux:
+        out_tree, aux_tree = store[0]
+        m = len(out_p) - naux[0]
+        aux = tree_util.tree_unflatten(aux_tree, out_p[m:])
+        out_p, out_t = out_p[:m], out_t[:m]
+    else:
+        out_tree = store[0]
     res = (tree_util.tree_unflatten(out_tree, out_p), tree_util.tree_unflatten(out_tree, out_t))
-    return (*res, aux_store[0]) if has_aux else res
+    return (*res, aux) if has_aux else res
 
 
 def linearize(fun: Callable, *primals, has_aux: bool = False):
@@ -90,17 +118,11 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
     _check_callable(fun, "linearize")
     p_leaves, p_tree = tree_util.tree_flatten(primals)
     store: list = []
-    aux_store: list = []
-
-    def f(*args):
-        out = fun(*args)
-        if has_aux:
-            out, aux = out
-            aux_store.append(aux)
-        return out
-
-    outs, lin = ad.linearize_flat(_flat_fun(f, p_tree, store), p_leaves)
-    out_tree = store[0]
+    dbg = DebugInfo("linearize", fun_source_info(fun), ())
+    res = ad.linearize_flat(_flat_fun_aux(fun, p_tree, store, has_aux), p_leaves, dbg,
+                            has_aux=has_aux)
+    outs, lin = res[0], res[1]
+    out_tree = store[0][0] if has_aux else store[0]
 
     def f_jvp(*tangents):
         t_leaves, t_tree = tree_util.tree_flatten(tangents)
@@ -111,31 +133,27 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
                                                    lin.jvp(t_leaves)])
 
     out = tree_util.tree_unflatten(out_tree, outs)
-    return (out, f_jvp, aux_store[0]) if has_aux else (out, f_jvp)
+    if has_aux:
+        return out, f_jvp, tree_util.tree_unflatten(store[0][1], res[2])
+    return out, f_jvp
 
 
 # --- reverse mode -----------------------------------------------------------------------------
 
 
-def vjp(fun: Callable, *primals, has_aux: bool = False):
-    """``(fun(*primals), f_vjp)`` where ``f_vjp(ct)`` pulls an output cotangent back."""
-    _check_callable(fun, "vjp")
+def _vjp(fun, primals, has_aux, what, need_outputs=True):
+    """The flat machinery of vjp. Returns (out leaves or None, out tree, out avals, f_vjp,
+    aux or None)."""
     p_leaves, p_tree = tree_util.tree_flatten(primals)
-    _to_jnp_arrays(p_leaves, "vjp")
+    _to_jnp_arrays(p_leaves, what)
     store: list = []
-    aux_store: list = []
-
-    def f(*args):
-        out = fun(*args)
-        if has_aux:
-            out, aux = out
-            aux_store.append(aux)
-        return out
-
-    dbg = DebugInfo("vjp", fun_source_info(fun), ())
-    outs, lin = ad.linearize_flat(_flat_fun(f, p_tree, store), p_leaves, dbg)
-    out_tree = store[0]
-    out_avals = [get_aval(o) for o in outs]
+    dbg = DebugInfo(what, fun_source_info(fun), ())
+    res = ad.linearize_flat(_flat_fun_aux(fun, p_tree, store, has_aux), p_leaves, dbg,
+                            has_aux=has_aux, primal_outputs_needed=need_outputs)
+    outs, lin = res[0], res[1]
+    out_tree = store[0][0] if has_aux else store[0]
+    aux = tree_util.tree_unflatten(store[0][1], res[2]) if has_aux else None
+    out_avals = lin.out_avals
 
     def f_vjp(ct):
         ct_leaves, ct_tree = tree_util.tree_flatten(ct)
@@ -145,18 +163,28 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
                 f"{ct_tree}, does not match structure of primal output {out_tree}."
             )
         for c, a in zip(ct_leaves, out_avals):
-            ca = get_aval(c)
+            ca = get_aval(c) if not (isinstance(c, np.ndarray) and c.dtype == dtypes.float0) \
+                else ad.tangent_aval(a)
             if ca.shape != a.shape:
                 raise ValueError(
                     f"Shape of cotangent input to vjp pullback function {ca.shape} must be "
                     f"the same as the shape of corresponding primal input {a.shape}."
                 )
+        ct_leaves = [ad.Zero(ad.tangent_aval(a)) if isinstance(c, np.ndarray) and
+                     c.dtype == dtypes.float0 else c for c, a in zip(ct_leaves, out_avals)]
         cts = lin.transpose(ct_leaves)
         cts = [_zeros_for(p) if isinstance(c, ad.Zero) else c for c, p in zip(cts, p_leaves)]
         return tuple(tree_util.tree_unflatten(p_tree, cts))
 
+    return outs, out_tree, out_avals, f_vjp, aux
+
+
+def vjp(fun: Callable, *primals, has_aux: bool = False):
+    """``(fun(*primals), f_vjp)`` where ``f_vjp(ct)`` pulls an output cotangent back."""
+    _check_callable(fun, "vjp")
+    outs, out_tree, _, f_vjp, aux = _vjp(fun, primals, has_aux, "vjp")
     out = tree_util.tree_unflatten(out_tree, outs)
-    return (out, f_vjp, aux_store[0]) if has_aux else (out, f_vjp)
+    return (out, f_vjp, aux) if has_aux else (out, f_vjp)
 
 
 def _zeros_for(p):
@@ -195,15 +223,8 @@ def _check_input_dtype(x, holomorphic, allow_int, fname):
             )
 
 
-def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-                   holomorphic: bool = False, allow_int: bool = False,
-                   reduce_axes: tuple = ()):
-    """A function returning ``(fun(*args), gradient of fun w.r.t. args[argnums])``."""
-    _check_callable(fun, "value_and_grad")
-
-    @functools.wraps(fun)
-    def value_and_grad_f(*args, **kwargs):
-        fname = "value_and_grad" if not getattr(value_and_grad_f, "_as_grad", False) else "grad"
+def _grad_impl(fun, argnums, has_aux, holomorphic, allow_int, fname, need_value):
+    def impl(*args, **kwargs):
         nums = _argnums_tuple(argnums, len(args), fname)
         dyn = tuple(args[i] for i in nums)
         _check_input_dtype(dyn, holomorphic, allow_int, fname)
@@ -214,18 +235,15 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
                 full[i] = a
             return fun(*full, **kwargs)
 
-        if has_aux:
-            ans, pullback, aux = vjp(f_partial, *dyn, has_aux=True)
-        else:
-            ans, pullback = vjp(f_partial, *dyn)
-        leaves = tree_util.tree_leaves(ans)
-        if tree_util.tree_structure(ans).num_leaves != 1 or get_aval(leaves[0]).shape != ():
-            if len(leaves) == 1:
-                what = f"had shape: {get_aval(leaves[0]).shape}"
+        outs, out_tree, out_avals, pullback, aux = _vjp(f_partial, dyn, has_aux, fname,
+                                                        need_outputs=need_value)
+        if out_tree.num_leaves != 1 or out_avals[0].shape != ():
+            if len(out_avals) == 1:
+                what = f"had shape: {out_avals[0].shape}"
             else:
-                what = f"was a pytree with {len(leaves)} leaves"
+                what = f"was a pytree with {len(out_avals)} leaves"
             raise TypeError(f"Gradient only defined for scalar-output functions. Output {what}.")
-        dt = get_aval(leaves[0]).dtype
+        dt = out_avals[0].dtype
         if holomorphic:
             if not dtypes.is_complex(dt):
                 raise TypeError("grad with holomorphic=True requires outputs with complex "
@@ -237,10 +255,25 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
                 "holomorphic=True. For differentiation of non-holomorphic functions involving "
                 "complex outputs, use olympus.vjp directly."
             )
-        ct = tree_util.tree_unflatten(tree_util.tree_structure(ans),
-                                      [lax.broadcast_in_dim(np.ones((), dt), (), ())])
+        ct = tree_util.tree_unflatten(out_tree, [np.ones((), dt)])
         g = pullback(ct)
         g = g[0] if isinstance(argnums, int) else g
+        ans = tree_util.tree_unflatten(out_tree, outs) if need_value else None
+        return ans, aux, g
+
+    return impl
+
+
+def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False, allow_int: bool = False,
+                   reduce_axes: tuple = ()):
+    """A function returning ``(fun(*args), gradient of fun w.r.t. args[argnums])``."""
+    _check_callable(fun, "value_and_grad")
+    impl = _grad_impl(fun, argnums, has_aux, holomorphic, allow_int, "value_and_grad", True)
+
+    @functools.wraps(fun)
+    def value_and_grad_f(*args, **kwargs):
+        ans, aux, g = impl(*args, **kwargs)
         return ((ans, aux), g) if has_aux else (ans, g)
 
     return value_and_grad_f
@@ -248,14 +281,16 @@ def value_and_grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: boo
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
          holomorphic: bool = False, allow_int: bool = False, reduce_axes: tuple = ()):
-    """The gradient of scalar-valued `fun` with respect to ``args[argnums]``."""
-    vg = value_and_grad(fun, argnums, has_aux, holomorphic, allow_int)
-    vg._as_grad = True
+    """The gradient of scalar-valued `fun` with respect to ``args[argnums]``.
+
+    The primal output is not computed (only what the gradient needs is)."""
+    _check_callable(fun, "grad")
+    impl = _grad_impl(fun, argnums, has_aux, holomorphic, allow_int, "grad", False)
 
     @functools.wraps(fun)
     def grad_f(*args, **kwargs):
-        out = vg(*args, **kwargs)
-        return (out[1], out[0][1]) if has_aux else out[1]
+        _, aux, g = impl(*args, **kwargs)
+        return (g, aux) if has_aux else g
 
     return grad_f
 
@@ -297,20 +332,16 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
                       has_aux=has_aux)
             return (out[1], out[2]) if has_aux else out[1]
 
-        res = vmap(push, in_axes=0, out_axes=-1)(*basis)
-        tangents, aux = (res if has_aux else (res, None))
         if has_aux:
-            aux = tree_util.tree_map(lambda a: a[..., 0] if False else a, aux)
+            tangents, aux = vmap(push, in_axes=0, out_axes=(-1, None))(*basis)
+        else:
+            tangents = vmap(push, in_axes=0, out_axes=-1)(*basis)
         jac_tree = tree_util.tree_map(lambda t: _split_last(t, leaves, isinstance(argnums,
                                                                                  int)),
                                       tangents)
-        return (jac_tree, _aux_first(f_partial, dyn)) if has_aux else jac_tree
+        return (jac_tree, aux) if has_aux else jac_tree
 
     return jac
-
-
-def _aux_first(f, dyn):
-    return f(*dyn)[1]
 
 
 def _split_last(t, leaves, single):

@@ -9,3 +9,4 @@ from olympus_trace.lax_ops import (  # noqa: F401
 )
 
 from .control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401
+from .collectives import all_gather, axis_index, pmax, pmean, pmin, psum  # noqa: F401

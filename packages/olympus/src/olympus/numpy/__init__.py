@@ -81,8 +81,33 @@ def array(object, dtype=None, copy=True, ndmin=0):  # noqa: A002
     return out
 
 
+def _canonicalize_shape(shape) -> tuple:
+    """A shape argument as a tuple of Python ints, or JAX's TypeError for anything else
+    (notably traced values: shapes must be known when tracing)."""
+    if isinstance(shape, (_Tracer, _rt.Array, _np.ndarray)) and _np.ndim(shape) == 0:
+        shape = (shape,)
+    elif isinstance(shape, (int, _np.integer)):
+        shape = (shape,)
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        dims = None
+    if dims is not None and not builtins.any(isinstance(d, _Tracer) for d in dims):
+        try:
+            return tuple(operator.index(d) for d in dims)
+        except TypeError:
+            pass
+    got = shape if dims is None else dims
+    msg = f"Shapes must be 1D sequences of concrete values of integer type, got {got}."
+    if isinstance(shape, _Tracer) or (dims is not None and builtins.any(
+            isinstance(d, _Tracer) for d in dims)):
+        msg += (" If using `jit`, try using `static_argnums` or applying `jit` to smaller "
+                "subfunctions.")
+    raise TypeError(msg)
+
+
 def full(shape, fill_value, dtype=None):
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    shape = _canonicalize_shape(shape)
     if dtype is None:
         dt, weak = _dtypes.result_type(fill_value, return_weak_type_flag=True)
         dt = dt if not weak or type(fill_value) not in (int, float, complex) else dt
@@ -147,8 +172,35 @@ def _concretization_error(v, name):
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None):
-    dt = _canon(dtype) or _dtypes.default_float()
-    return _rt.device_put(_np.linspace(start, stop, num, endpoint=endpoint).astype(dt))
+    """`num` evenly spaced values from `start` to `stop` (inclusive when `endpoint`).
+
+    Concrete Python/NumPy bounds are computed by NumPy; array or traced bounds are computed
+    with Olympus operations (so linspace works under `jit`), in float32 or the bounds'
+    inexact dtype, then cast to `dtype` (integers are floored, as in JAX)."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    traced = builtins.any(isinstance(v, (_Tracer, _rt.Array)) for v in (start, stop))
+    if not traced:
+        dt = _canon(dtype) or _dtypes.default_float()
+        return _rt.device_put(_np.linspace(start, stop, num, endpoint=endpoint).astype(dt))
+    start, stop = _ops.promote_dtypes_inexact(start, stop)
+    ct = _ops.aval_of(start).dtype
+    dt = _canon(dtype) or ct
+    if num == 0:
+        return zeros((0,) + tuple(_ops.aval_of(start).shape), dt)
+    div = (num - 1) if endpoint else num
+    idx = _lax.convert_element_type(_lax.iota(_np.dtype("int32"), num), ct)
+    if div > 0:
+        step = _ops.true_divide(_ops.subtract(stop, start), div)
+        out = _ops.add(start, _ops.multiply(idx, step))
+        if endpoint and num > 1:
+            out = concatenate([out[:-1], _lax.reshape(_ops.astype(stop, ct), (1,))])
+    else:
+        out = _ops.add(_ops.multiply(idx, 0), start)
+    if _dtypes.is_integer(dt):
+        out = _lax.floor(out)
+    return _lax.convert_element_type(out, dt, False)
 
 
 def eye(N, M=None, k=0, dtype=None):
@@ -265,10 +317,21 @@ def isfinite(x):
 
 
 def dot(a, b):
+    """NumPy's dot: a product with scalars; otherwise a contraction of the last axis of `a`
+    with the only axis of a 1-D `b` or the second-to-last axis of an N-D `b` (the result's
+    shape is ``a.shape[:-1] + b.shape[:-2] + b.shape[-1:]``)."""
     a, b = _ops.promote_dtypes(a, b)
-    if _np.ndim(a) == 0 or _np.ndim(b) == 0:
+    aa, ba = _ops.aval_of(a), _ops.aval_of(b)
+    if aa.ndim == 0 or ba.ndim == 0:
         return _ops.multiply(a, b)
-    return _ops.matmul(a, b)
+    b_axis = 0 if ba.ndim == 1 else ba.ndim - 2
+    if aa.shape[-1] != ba.shape[b_axis]:
+        raise TypeError(f"Incompatible shapes for dot: {aa.shape} and {ba.shape}: the last "
+                        f"axis of the first ({aa.shape[-1]}) must match axis {b_axis} of the "
+                        f"second ({ba.shape[b_axis]}).")
+    out = _lax.dot_general(a, b, (((aa.ndim - 1,), (b_axis,)), ((), ())),
+                           preferred_element_type=aa.dtype)
+    return _lax.convert_element_type(out, aa.dtype, aa.weak_type and ba.weak_type)
 
 
 # --- shapes and reductions --------------------------------------------------------------------
@@ -303,6 +366,9 @@ def concatenate(arrays, axis=0):
     arrays = [_ops._to_array_operand(a) for a in arrays]
     if not arrays:
         raise ValueError("Need at least one array to concatenate.")
+    if axis is None:
+        arrays = [ravel(a) for a in arrays]
+        axis = 0
     arrays = _ops.promote_dtypes(*arrays)
     arrays = [a if _np.ndim(a) else _lax.reshape(a, (1,)) for a in arrays]
     axis = _ops.canonicalize_axis(axis, _ops.aval_of(arrays[0]).ndim)

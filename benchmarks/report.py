@@ -1,0 +1,131 @@
+"""Turning per-run case results into medians, olympus/jax ratios, a geometric mean, and the
+results/latest.json + latest.md files."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+from pathlib import Path
+
+
+def _lib_summary(runs: list[dict]) -> dict:
+    """Median of every metric over the ok runs; the status of the runs (or "mixed")."""
+    statuses = {r["status"] for r in runs}
+    out: dict = {"status": statuses.pop() if len(statuses) == 1 else "mixed", "metrics": {}}
+    failed = [r for r in runs if r["status"] != "ok"]
+    if failed:
+        out["reason"] = failed[0].get("reason", "")
+    notes = sorted({n for r in runs for n in r.get("notes", [])})
+    if notes:
+        out["notes"] = notes
+    for r in runs:
+        for name, m in (r.get("metrics") or {}).items():
+            entry = out["metrics"].setdefault(name, {**m, "values": []})
+            entry["values"].append(m["value"])
+    for entry in out["metrics"].values():
+        entry.pop("value", None)
+        entry["median"] = statistics.median(entry["values"])
+    out["runs"] = runs
+    return out
+
+
+def summarize(results: dict[str, dict[str, list[dict]]]) -> dict:
+    cases, rows = {}, []
+    for case, by_lib in results.items():
+        libs = cases[case] = {lib: _lib_summary(runs) for lib, runs in by_lib.items()}
+        names = list(dict.fromkeys([*libs["jax"]["metrics"], *libs["olympus"]["metrics"]]))
+        for name in names:
+            o = libs["olympus"]["metrics"].get(name)
+            j = libs["jax"]["metrics"].get(name)
+            info = o or j
+            ov, jv = (o or {}).get("median"), (j or {}).get("median")
+            ratio = ov / jv if ov is not None and jv and ov > 0 and jv > 0 else None
+            rows.append({"case": case, "metric": name, "unit": info["unit"],
+                         "better": info["better"], "geomean": info["geomean"],
+                         "olympus": ov, "jax": jv, "ratio": ratio})
+    ratios = [r["ratio"] for r in rows if r["geomean"] and r["ratio"] is not None]
+    geomean = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
+    return {"rows": rows, "geomean_ratio": geomean, "geomean_count": len(ratios),
+            "cases": cases}
+
+
+def _versions(python: str, dists: list[str]) -> dict:
+    code = ("import importlib.metadata as m, json, sys\n"
+            "print(json.dumps({d: m.version(d) for d in sys.argv[1:]}))")
+    try:
+        out = subprocess.run([python, "-c", code, *dists], capture_output=True, text=True,
+                             check=True).stdout
+        return json.loads(out)
+    except (subprocess.CalledProcessError, json.JSONDecodeError, OSError):
+        return {}
+
+
+def metadata(pythons: dict[str, str], rounds: int, elapsed: float) -> dict:
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "rounds": rounds,
+        "elapsed_s": round(elapsed, 1),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cpus, {platform.platform()}",
+        "python": platform.python_version(),
+        "versions": {"olympus": _versions(pythons["olympus"], ["olympus", "jaxlib", "numpy"]),
+                     "jax": _versions(pythons["jax"], ["jax", "jaxlib", "numpy"])},
+        "openblas_env": {k: v for k, v in os.environ.items() if k.startswith("OPENBLAS")},
+    }
+
+
+def _fmt(v: float | None) -> str:
+    if v is None:
+        return "—"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    return f"{v:.3g}" if abs(v) >= 0.01 else f"{v:.2e}"
+
+
+def markdown(summary: dict) -> str:
+    meta = summary.get("meta", {})
+    v = meta.get("versions", {})
+    lines = [
+        "# Olympus vs reference JAX",
+        "",
+        f"{meta.get('date', '')}; {meta.get('rounds', '?')} interleaved rounds, each case in a "
+        f"fresh process per library; {meta.get('machine', '')}. "
+        f"olympus {v.get('olympus', {}).get('olympus', '?')}, "
+        f"jax {v.get('jax', {}).get('jax', '?')}, jaxlib {v.get('jax', {}).get('jaxlib', '?')}.",
+        "",
+        "Medians over rounds. ratio = olympus / jax: above 1 olympus is slower (or larger) on "
+        "rows where lower is better, faster on ↑ rows. * rows enter the geometric mean.",
+        "",
+        "| case | metric | unit | olympus | jax | olympus/jax |",
+        "|---|---|---|--:|--:|--:|",
+    ]
+    cases = summary["cases"]
+    for r in summary["rows"]:
+        unit = r["unit"] + (" ↑" if r["better"] == "higher" else "")
+        star = " *" if r["geomean"] else ""
+        o = _fmt(r["olympus"]) if r["olympus"] is not None else cases[r["case"]]["olympus"]["status"]
+        j = _fmt(r["jax"]) if r["jax"] is not None else cases[r["case"]]["jax"]["status"]
+        lines.append(f"| {r['case']} | {r['metric']}{star} | {unit} | {o} | {j} | "
+                     f"{_fmt(r['ratio'])} |")
+    g = summary["geomean_ratio"]
+    lines += ["", f"**Geometric mean of olympus/jax over {summary['geomean_count']} * rows: "
+              f"{_fmt(g)}**" if g else "**No ratio to average.**"]
+    problems = [f"- {case} ({lib}): {s['status']}: {s.get('reason', '')}"
+                for case, libs in cases.items() for lib, s in libs.items() if s["status"] != "ok"]
+    if problems:
+        lines += ["", "Not measured:", "", *problems]
+    notes = [f"- {case} ({lib}): {n}" for case, libs in cases.items()
+             for lib, s in libs.items() for n in s.get("notes", [])]
+    if notes:
+        lines += ["", "Notes:", "", *notes]
+    return "\n".join(lines) + "\n"
+
+
+def write(summary: dict, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "latest.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (out / "latest.md").write_text(markdown(summary))

@@ -1,0 +1,226 @@
+"""Batching rules for structured control flow: cond, while, scan and closed_call.
+
+Bodies are batched by tracing them again under a `BatchTrace` (`batch_olympuspr`).
+
+* ``cond`` with an unbatched index stays a cond over batched branches; with a batched
+  index every branch runs (batched) and `select_n` picks each member's result, as JAX does.
+* ``while``: which carries are batched is found by iterating to a fixed point. With a
+  batched predicate the loop runs until every member is done; members that finished keep
+  their carry (each update is a `select_n` on the member's predicate).
+* ``scan``: the body is batched; batched carries sit at dimension 0, batched ``xs`` keep
+  their batch dimension (moved off the scanned axis 0 when it is there).
+* ``closed_call``: the callee is batched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from olympus_ir import primitives as P
+from olympus_ir.avals import ShapedArray
+from olympus_ir.core import ClosedOlympuspr
+
+from .. import lax_ops
+from ..batching import AxisData, BatchTrace, BatchTracer, batching_rules, matchaxis, moveaxis
+from ..core import bind, current_trace, get_aval, set_current_trace
+from ..olympuspr_utils import eval_olympuspr
+from ..staging import trace_to_olympuspr
+from ._util import insert_at
+
+
+def batched_aval(aval: ShapedArray, d: int | None, size: int) -> ShapedArray:
+    if d is None:
+        return aval
+    return aval.update(shape=insert_at(aval.shape, d, size))
+
+
+def batch_olympuspr(closed: ClosedOlympuspr, axis_data: AxisData, in_dims: Sequence,
+                    force_out: Sequence | None = None) -> tuple[ClosedOlympuspr, list]:
+    """Trace `closed` batched: its inputs carry batch dimensions `in_dims` (None: not
+    batched). Returns the batched closed olympuspr and the batch dimension of each output.
+
+    ``force_out[i]`` (an int) moves output i's batch dimension there, broadcasting it when
+    the output is not batched; None leaves output i as it comes.
+    """
+    size = axis_data.size
+    in_dims = list(in_dims)
+    in_avals = [batched_aval(a, d, size) for a, d in zip(closed.in_avals, in_dims)]
+    found: list = []
+
+    def fun(*args):
+        trace = BatchTrace(current_trace(), axis_data)
+        tracers = [BatchTracer(trace, a, d) if d is not None else a
+                   for a, d in zip(args, in_dims)]
+        try:
+            with set_current_trace(trace):
+                outs = eval_olympuspr(closed.olympuspr, closed.consts, *tracers)
+            vals_dims = [trace.to_batch_info(o) for o in outs]
+        finally:
+            trace.invalidate()
+        res, out_dims = [], []
+        for i, (v, d) in enumerate(vals_dims):
+            f = None if force_out is None else force_out[i]
+            if f is not None and d != f:
+                v, d = matchaxis(size, d, f, v), f
+            res.append(v)
+            out_dims.append(d)
+        found.append(out_dims)
+        return res
+
+    new, _ = trace_to_olympuspr(fun, in_avals, closed.olympuspr.debug_info)
+    return new, found[0]
+
+
+def _out_dims(closed, axis_data, in_dims) -> list:
+    return batch_olympuspr(closed, axis_data, in_dims)[1]
+
+
+def _trace_with(fun, avals) -> ClosedOlympuspr:
+    closed, _ = trace_to_olympuspr(lambda *a: list(fun(*a)), avals)
+    return closed
+
+
+def _select_on(pred, old, new):
+    """`new` where the member's `pred` (shape ``[B]``) is true, else `old` (batch dim 0)."""
+    shape = get_aval(new).shape
+    which = pred if len(shape) == 1 else lax_ops.broadcast_in_dim(pred, shape, (0,))
+    return lax_ops.select_n(which, old, new)
+
+
+# --- cond ---------------------------------------------------------------------------------
+
+
+def _cond_rule(axis_data, vals, dims, *, branches):
+    index, *ops = vals
+    bidx, *op_dims = dims
+    size = axis_data.size
+    n = len(branches)
+    if bidx is not None:
+        # A batched index: run every branch, then pick each member's result.
+        from ..batching import vmap_flat
+
+        results = []
+        for br in branches:
+            results.append(vmap_flat(lambda *xs, br=br: eval_olympuspr(br.olympuspr, br.consts,
+                                                                        *xs),
+                                     axis_data, ops, op_dims, lambda k: [0] * k))
+        idx = matchaxis(size, bidx, 0, index)
+        if n == 1:
+            return results[0], [0] * len(results[0])
+        # stablehlo.case runs the last branch for an out-of-range index: do the same.
+        last = np.int32(n - 1)
+        oob = lax_ops.bitwise_or(lax_ops.lt(idx, np.int32(0)), lax_ops.gt(idx, last))
+        idx = lax_ops.select_n(oob, idx, lax_ops.broadcast_in_dim(last, (size,), ()))
+        outs = []
+        for cases in zip(*results):
+            shape = get_aval(cases[0]).shape
+            which = idx if len(shape) == 1 else lax_ops.broadcast_in_dim(idx, shape, (0,))
+            outs.append(lax_ops.select_n(which, *cases))
+        return outs, [0] * len(outs)
+    out_bat = None
+    for br in branches:
+        od = [d is not None for d in _out_dims(br, axis_data, op_dims)]
+        out_bat = od if out_bat is None else [a or b for a, b in zip(out_bat, od)]
+    force = [0 if b else None for b in out_bat]
+    new_branches = tuple(batch_olympuspr(br, axis_data, op_dims, force)[0] for br in branches)
+    outs = bind(P.cond_p, index, *ops, branches=new_branches)
+    return list(outs), force
+
+
+# --- while --------------------------------------------------------------------------------
+
+
+def _while_rule(axis_data, vals, dims, *, cond_olympuspr, body_olympuspr, cond_nconsts,
+                body_nconsts):
+    nc, nb = cond_nconsts, body_nconsts
+    size = axis_data.size
+    cconsts, bconsts, init = vals[:nc], vals[nc:nc + nb], vals[nc + nb:]
+    cdims, bdims, idims = dims[:nc], dims[nc:nc + nb], dims[nc + nb:]
+    carry_bat = [d is not None for d in idims]
+    while True:  # which carries end up batched: a fixed point
+        od = _out_dims(body_olympuspr, axis_data, bdims + [0 if b else None for b in carry_bat])
+        new = [b or d is not None for b, d in zip(carry_bat, od)]
+        if new == carry_bat:
+            break
+        carry_bat = new
+    carry_dims = [0 if b else None for b in carry_bat]
+    (pd,) = _out_dims(cond_olympuspr, axis_data, cdims + carry_dims)
+    if pd is not None:
+        carry_dims = [0] * len(init)
+    init = [matchaxis(size, d, cd, x) for x, d, cd in zip(init, idims, carry_dims)]
+    body_b, _ = batch_olympuspr(body_olympuspr, axis_data, bdims + carry_dims, carry_dims)
+    if pd is None:
+        cond_b, _ = batch_olympuspr(cond_olympuspr, axis_data, cdims + carry_dims)
+        outs = bind(P.while_p, *cconsts, *bconsts, *init, cond_olympuspr=cond_b,
+                    body_olympuspr=body_b, cond_nconsts=nc, body_nconsts=nb)
+        return list(outs), carry_dims
+    # A batched predicate: loop while any member runs; finished members keep their carry.
+    cond_b, _ = batch_olympuspr(cond_olympuspr, axis_data, cdims + carry_dims, [0])
+    c_avals = [get_aval(x) for x in cconsts]
+    b_avals = [get_aval(x) for x in bconsts]
+    k_avals = [get_aval(x) for x in init]
+
+    def new_cond(*args):
+        (pred,) = eval_olympuspr(cond_b.olympuspr, cond_b.consts, *args)
+        return [lax_ops.reduce_or(pred, (0,))]
+
+    def new_body(*args):
+        cc, bc, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
+        (pred,) = eval_olympuspr(cond_b.olympuspr, cond_b.consts, *cc, *carry)
+        new = eval_olympuspr(body_b.olympuspr, body_b.consts, *bc, *carry)
+        return [_select_on(pred, o, n) for o, n in zip(carry, new)]
+
+    cond_j = _trace_with(new_cond, c_avals + k_avals)
+    body_j = _trace_with(new_body, c_avals + b_avals + k_avals)
+    outs = bind(P.while_p, *cconsts, *cconsts, *bconsts, *init, cond_olympuspr=cond_j,
+                body_olympuspr=body_j, cond_nconsts=nc, body_nconsts=nc + nb)
+    return list(outs), carry_dims
+
+
+# --- scan ---------------------------------------------------------------------------------
+
+
+def _scan_rule(axis_data, vals, dims, *, olympuspr, length, reverse, num_consts, num_carry,
+               linear, unroll):
+    size = axis_data.size
+    n_c, n_k = num_consts, num_carry
+    consts, init, xs = vals[:n_c], vals[n_c:n_c + n_k], vals[n_c + n_k:]
+    cdims, idims, xdims = dims[:n_c], dims[n_c:n_c + n_k], dims[n_c + n_k:]
+    new_xs, x_body_dims = [], []
+    for x, d in zip(xs, xdims):
+        if d == 0:  # the scanned axis must stay first
+            x, d = moveaxis(x, 0, 1), 1
+        new_xs.append(x)
+        x_body_dims.append(None if d is None else d - 1)
+    carry_bat = [d is not None for d in idims]
+    while True:
+        od = _out_dims(olympuspr, axis_data,
+                       cdims + [0 if b else None for b in carry_bat] + x_body_dims)[:n_k]
+        new = [b or d is not None for b, d in zip(carry_bat, od)]
+        if new == carry_bat:
+            break
+        carry_bat = new
+    carry_dims = [0 if b else None for b in carry_bat]
+    init = [matchaxis(size, d, cd, x) for x, d, cd in zip(init, idims, carry_dims)]
+    n_y = len(olympuspr.out_avals) - n_k
+    body_b, od = batch_olympuspr(olympuspr, axis_data, cdims + carry_dims + x_body_dims,
+                                 carry_dims + [None] * n_y)
+    outs = bind(P.scan_p, *consts, *init, *new_xs, olympuspr=body_b, length=length,
+                reverse=reverse, num_consts=n_c, num_carry=n_k, linear=linear, unroll=unroll)
+    y_dims = [None if d is None else d + 1 for d in od[n_k:]]
+    return list(outs), carry_dims + y_dims
+
+
+# --- closed_call --------------------------------------------------------------------------
+
+
+def _closed_call_rule(axis_data, vals, dims, *, call_olympuspr, **params):
+    new, out_dims = batch_olympuspr(call_olympuspr, axis_data, dims)
+    return list(bind(P.closed_call_p, *vals, call_olympuspr=new, **params)), out_dims
+
+
+batching_rules[P.cond_p] = _cond_rule
+batching_rules[P.while_p] = _while_rule
+batching_rules[P.scan_p] = _scan_rule
+batching_rules[P.closed_call_p] = _closed_call_rule

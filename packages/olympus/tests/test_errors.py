@@ -1,0 +1,294 @@
+"""`olympus.errors`: the exception classes exist, form JAX's hierarchy, and are what realistic
+mistakes raise, with messages that say what happened and where."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pytest
+
+import olympus
+import olympus.numpy as jnp
+from olympus import errors
+
+DOCS = "See https://docs.olympus.dev/en/latest/errors.html#olympus.errors."
+
+NAMES = ["ConcretizationTypeError", "KeyReuseError", "OlympusRuntimeError", "OlympusTypeError",
+         "TracerArrayConversionError", "TracerBoolConversionError",
+         "TracerIntegerConversionError", "UnexpectedTracerError"]
+
+
+def test_error_names_exist_and_are_exported():
+    for name in NAMES:
+        cls = getattr(errors, name)
+        assert isinstance(cls, type) and issubclass(cls, Exception), name
+    assert sorted(errors.__all__) == sorted(NAMES)
+
+
+def test_hierarchy_matches_jax():
+    assert issubclass(errors.OlympusTypeError, TypeError)
+    assert issubclass(errors.ConcretizationTypeError, errors.OlympusTypeError)
+    assert issubclass(errors.TracerBoolConversionError, errors.ConcretizationTypeError)
+    assert issubclass(errors.TracerArrayConversionError, errors.OlympusTypeError)
+    assert issubclass(errors.UnexpectedTracerError, errors.OlympusTypeError)
+    assert issubclass(errors.KeyReuseError, errors.OlympusTypeError)
+    # Using a traced integer as an index is an IndexError, as in JAX.
+    assert issubclass(errors.TracerIntegerConversionError, IndexError)
+    assert issubclass(errors.OlympusRuntimeError, RuntimeError)
+
+
+# --- TracerBoolConversionError -----------------------------------------------------------------
+
+
+def test_python_if_on_an_argument():
+    def f(x):
+        if x > 0:
+            return x
+        return -x
+
+    with pytest.raises(errors.TracerBoolConversionError) as info:
+        olympus.jit(f)(1.0)
+    msg = str(info.value)
+    assert msg.splitlines()[0] == "Attempted boolean conversion of traced array with shape bool[]."
+    assert "while tracing the function f at " in msg
+    assert "test_errors.py" in msg
+    assert "for jit" in msg
+    assert "depends on the value of the argument x." in msg
+    assert msg.endswith(DOCS + "TracerBoolConversionError")
+
+
+def test_bool_of_a_float_reduction_names_its_shape_and_dtype():
+    with pytest.raises(errors.TracerBoolConversionError,
+                       match=r"traced array with shape float32\[\]"):
+        olympus.jit(lambda x: bool(x.sum()))(jnp.ones(3))
+
+
+def test_and_or_chains_and_while_loops():
+    with pytest.raises(errors.TracerBoolConversionError):
+        olympus.jit(lambda x: x.sum() if x.shape[0] > 2 and x[0] > 0 else x.sum())(jnp.ones(3))
+
+    def count_up(x, n):
+        i = 0
+        while i < n:
+            i += 1
+        return x + i
+
+    with pytest.raises(errors.TracerBoolConversionError) as info:
+        olympus.jit(count_up)(10, 20)
+    assert "argument n" in str(info.value)
+
+
+def test_make_olympuspr_reports_itself_as_the_transformation():
+    with pytest.raises(errors.TracerBoolConversionError) as info:
+        olympus.make_olympuspr(lambda x: x if x else -x)(1.0)
+    assert "for make_olympuspr" in str(info.value)
+
+
+# --- ConcretizationTypeError -------------------------------------------------------------------
+
+
+def test_int_and_float_of_a_traced_value():
+    def h(x):
+        return int(x * 2)
+
+    with pytest.raises(errors.ConcretizationTypeError) as info:
+        olympus.jit(h)(1)
+    msg = str(info.value)
+    assert msg.startswith("Abstract tracer value encountered where concrete value is expected: "
+                          "traced array with shape int32[]\n")
+    assert "The problem arose with the `int` function." in msg
+    assert "x.astype(int)" in msg
+    assert "argument x" in msg
+    assert msg.endswith(DOCS + "ConcretizationTypeError")
+    with pytest.raises(errors.ConcretizationTypeError, match="`float` function"):
+        olympus.jit(lambda x: float(x))(2.0)
+    with pytest.raises(errors.ConcretizationTypeError, match="`complex` function"):
+        olympus.jit(lambda x: complex(x))(2.0)
+
+
+def test_arange_with_traced_bound():
+    with pytest.raises(errors.ConcretizationTypeError, match="olympus.numpy.arange"):
+        olympus.jit(lambda n: jnp.arange(n))(5)
+    # Static is the fix.
+    out = olympus.jit(lambda n: jnp.arange(n), static_argnums=0)(5)
+    np.testing.assert_array_equal(np.asarray(out), np.arange(5))
+
+
+def test_static_argnums_makes_value_dependent_code_work():
+    def f(x):
+        if x > 0:
+            return x
+        return 2 * x
+
+    with pytest.raises(errors.ConcretizationTypeError):  # the parent class catches it too
+        olympus.jit(f)(10)
+    assert int(olympus.jit(f, static_argnums=0)(-10)) == -20
+
+
+# --- TracerIntegerConversionError --------------------------------------------------------------
+
+
+def test_traced_value_used_as_a_python_index():
+    def pick(table_index):
+        return [10, 20, 30][table_index]
+
+    with pytest.raises(errors.TracerIntegerConversionError) as info:
+        olympus.jit(pick)(1)
+    msg = str(info.value)
+    assert msg.startswith("The __index__() method was called on traced array with shape "
+                          "int32[].")
+    assert "argument table_index" in msg
+    assert msg.endswith(DOCS + "TracerIntegerConversionError")
+    with pytest.raises(errors.TracerIntegerConversionError):
+        olympus.jit(lambda n: sum(range(n)))(3)
+    with pytest.raises(errors.TracerIntegerConversionError):
+        olympus.jit(lambda n: operator.index(n))(jnp.int32(3))
+    with pytest.raises(IndexError):  # catchable as an IndexError
+        olympus.jit(pick)(2)
+
+
+# --- TracerArrayConversionError ----------------------------------------------------------------
+
+
+def test_numpy_function_on_a_traced_value():
+    with pytest.raises(errors.TracerArrayConversionError) as info:
+        olympus.jit(lambda x: np.sin(x))(jnp.ones(3))
+    msg = str(info.value)
+    assert msg.startswith("The numpy.ndarray conversion method __array__() was called on "
+                          "traced array with shape float32[3]")
+    assert msg.endswith(DOCS + "TracerArrayConversionError")
+    with pytest.raises(errors.TracerArrayConversionError):
+        olympus.jit(lambda x: np.asarray(x))(1.0)
+    # The same function with olympus.numpy works.
+    out = olympus.jit(lambda x: jnp.sin(x))(jnp.ones(3))
+    np.testing.assert_allclose(np.asarray(out), np.sin(np.ones(3)), rtol=1e-6)
+
+
+# --- UnexpectedTracerError ---------------------------------------------------------------------
+
+
+def test_leaked_tracer_used_after_the_trace():
+    leaked = []
+
+    @olympus.jit
+    def leak(x):
+        leaked.append(x)
+        return x + 1
+
+    assert float(leak(1.0)) == 2.0
+    for use in (lambda t: t + 1, lambda t: jnp.sin(t), lambda t: olympus.jit(lambda y: y + t)(1.0)):
+        with pytest.raises(errors.UnexpectedTracerError) as info:
+            use(leaked[0])
+        msg = str(info.value)
+        assert msg.startswith("Encountered an unexpected tracer.")
+        assert "The function being traced when the value leaked was leak at" in msg
+        assert "olympus.checking_leaks" in msg
+        assert msg.endswith(DOCS + "UnexpectedTracerError")
+
+
+def test_checking_leaks_reports_the_leak_at_the_end_of_the_trace():
+    store = []
+    with olympus.checking_leaks():
+        with pytest.raises(errors.UnexpectedTracerError) as info:
+            olympus.jit(lambda x: store.append(x) or x * 2)(2.0)
+    msg = str(info.value)
+    assert "leaked tracer" in msg
+    assert "list" in msg
+    # Without leaking, the same context is silent.
+    with olympus.checking_leaks():
+        assert float(olympus.jit(lambda x: x * 2)(2.0)) == 4.0
+
+
+# --- OlympusRuntimeError -----------------------------------------------------------------------
+
+
+def test_runtime_error_from_the_compiler():
+    lowered = olympus.jit(lambda x: x + 1).lower(1.0)
+    with pytest.raises(errors.OlympusRuntimeError, match="INVALID_ARGUMENT") as info:
+        lowered.compile({"xla_no_such_option_anywhere": 3})
+    assert "xla_no_such_option_anywhere" in str(info.value)
+    assert isinstance(info.value, RuntimeError)
+    # The default options compile fine.
+    assert float(lowered.compile()(1.0)) == 2.0
+
+
+# --- KeyReuseError -----------------------------------------------------------------------------
+
+
+def test_key_reuse_error_is_constructible_and_catchable_as_type_error():
+    # No PRNG module exists yet to raise it for real; check the class contract.
+    with pytest.raises(TypeError, match="reused"):
+        raise errors.KeyReuseError("key reused")
+
+
+# --- other realistic mistakes (plain Python exception types, as in JAX) ------------------------
+
+
+def test_traced_shape_argument_raises_type_error_with_hint():
+    with pytest.raises(TypeError) as info:
+        olympus.jit(lambda n: jnp.zeros(n))(3)
+    msg = str(info.value)
+    assert msg.startswith("Shapes must be 1D sequences of concrete values of integer type, got ")
+    assert "static_argnums" in msg
+    with pytest.raises(TypeError, match="Shapes must be 1D sequences"):
+        jnp.ones((2.5, 2))
+    out = olympus.jit(lambda n: jnp.zeros(n), static_argnums=0)(3)
+    np.testing.assert_array_equal(np.asarray(out), np.zeros(3))
+
+
+def test_item_assignment_on_an_array():
+    x = jnp.arange(3)
+    with pytest.raises(TypeError, match=r"does not support item assignment.*\.at\["):
+        x[1] = 5
+
+
+def test_incompatible_shapes():
+    with pytest.raises(ValueError, match=r"Incompatible shapes for broadcasting"):
+        jnp.ones(3) + jnp.ones(4)
+    with pytest.raises(TypeError, match="cannot reshape array of shape"):
+        jnp.ones(3).reshape(2, 2)
+    with pytest.raises(TypeError, match="contracting dimensions"):
+        jnp.ones((2, 3)) @ jnp.ones((2, 3))
+
+
+def test_lax_is_strict_about_dtypes():
+    with pytest.raises(TypeError, match=r"lax.add requires arguments to have the same dtypes, "
+                                        r"got int32, float32"):
+        olympus.lax.add(jnp.ones(2, jnp.int32), jnp.ones(2))
+
+
+def test_invalid_argument_and_result_types():
+    with pytest.raises(TypeError, match="is not a valid OLYMPUS type"):
+        olympus.jit(lambda x: x)("abc")
+    with pytest.raises(TypeError, match="is not a valid OLYMPUS type"):
+        olympus.jit(lambda x: "abc")(1)
+
+
+def test_non_hashable_static_argument():
+    with pytest.raises(ValueError, match="Non-hashable static arguments are not supported") as i:
+        olympus.jit(lambda x, s: x, static_argnums=1)(1, {"a": 1})
+    assert "<class 'dict'>" in str(i.value)
+
+
+def test_compiled_refuses_tracers_and_wrong_types():
+    compiled = olympus.jit(lambda x: x * 2).lower(np.float32(1)).compile()
+    with pytest.raises(TypeError, match="Cannot apply OLYMPUS transformations"):
+        olympus.jit(lambda x: compiled(x))(np.float32(1))
+    with pytest.raises(TypeError, match="Argument 'x' compiled with float32\\[\\] and called "
+                                        "with int32\\[\\]"):
+        compiled(np.int32(1))
+
+
+def test_error_classes_report_olympus_errors_as_their_module():
+    import traceback
+
+    for name in NAMES:
+        if name != "OlympusRuntimeError":
+            assert getattr(errors, name).__module__ == "olympus.errors", name
+    try:
+        olympus.jit(lambda x: bool(x))(1)
+    except errors.TracerBoolConversionError as e:
+        last = traceback.format_exception_only(type(e), e)[0]
+    assert last.startswith("olympus.errors.TracerBoolConversionError: Attempted boolean "
+                           "conversion of traced array with shape int32[].")

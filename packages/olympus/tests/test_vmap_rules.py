@@ -1,0 +1,622 @@
+"""Every batching rule, checked against a Python loop over the batch.
+
+Each case applies one primitive (by `bind`, so exactly that primitive is exercised) under
+``olympus.vmap`` with some `in_axes`/`out_axes` and compares with calling the unbatched
+function on each batch member and stacking the results. Cases record which primitives they
+exercise; `test_every_primitive_has_a_checked_rule` fails when a primitive has no rule or no
+case. The olympusprs of common batched programs are checked for gratuitous transposes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from olympus_ir import dtypes
+from olympus_ir import primitives as P
+from olympus_ir.core import primitives_by_name
+from olympus_ir.prims.indexing import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+)
+from olympus_ir.prims.random import RandomAlgorithm
+from olympus_trace import tree_util
+from olympus_trace.batching import batching_rules
+from olympus_trace.core import bind
+
+import olympus
+import olympus.numpy as jnp
+from olympus import lax
+
+RNG = np.random.default_rng(0)
+
+
+# --- the check ------------------------------------------------------------------------------
+
+
+def _take(a, i, ax):
+    return a if ax is None else np.take(np.asarray(a), i, axis=ax)
+
+
+def check_vmap(f, args, in_axes=0, out_axes=0, *, jit=True, rtol=2e-6, atol=1e-6):
+    """``vmap(f, in_axes, out_axes)(*args)`` equals looping `f` over the batch."""
+    ia = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+    sizes = {np.shape(a)[ax] for a, ax in zip(args, ia) if ax is not None}
+    assert len(sizes) == 1, sizes
+    (n,) = sizes
+    vf = olympus.vmap(f, in_axes=in_axes, out_axes=out_axes)
+    got = (olympus.jit(vf) if jit else vf)(*args)
+    fj = olympus.jit(f)
+    per = [fj(*[_take(a, i, ax) for a, ax in zip(args, ia)]) for i in range(n)]
+    got_leaves = tree_util.tree_leaves(got)
+    per_leaves = [tree_util.tree_leaves(p) for p in per]
+    oa = out_axes if isinstance(out_axes, (tuple, list)) else (out_axes,) * len(got_leaves)
+    assert len(oa) == len(got_leaves)
+    for j, (g, ax) in enumerate(zip(got_leaves, oa)):
+        g = np.asarray(g)
+        if ax is None:
+            want = np.asarray(per_leaves[0][j])
+            for p in per_leaves[1:]:
+                np.testing.assert_array_equal(np.asarray(p[j]), want)
+        else:
+            want = np.stack([np.asarray(p[j]) for p in per_leaves], axis=ax)
+        assert g.shape == want.shape, (j, g.shape, want.shape)
+        assert g.dtype == want.dtype, (j, g.dtype, want.dtype)
+        if dtypes.is_inexact(g.dtype):
+            np.testing.assert_allclose(g, want, rtol=rtol, atol=atol, err_msg=f"output {j}")
+        else:
+            np.testing.assert_array_equal(g, want, err_msg=f"output {j}")
+    return got
+
+
+def prim(name):
+    p = primitives_by_name[name]
+    return lambda *args, **params: bind(p, *args, **params)
+
+
+# --- cases: (ids, primitives exercised, f, args, in_axes, out_axes) ------------------------
+
+CASES: list = []
+
+
+def case(prims, f, args, in_axes=0, out_axes=0, id=None, **kw):
+    prims = (prims,) if isinstance(prims, str) else tuple(prims)
+    CASES.append(pytest.param(prims, f, args, in_axes, out_axes, kw,
+                              id=id or f"{'+'.join(prims)}-{len(CASES)}"))
+
+
+def randn(*shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def randint(*shape, lo=-5, hi=6, dtype=np.int32):
+    return RNG.integers(lo, hi, shape).astype(dtype)
+
+
+def uniform(lo, hi, *shape):
+    return RNG.uniform(lo, hi, shape).astype(np.float32)
+
+
+# elementwise unary: name -> (operand generator, params)
+_F = lambda *s: randn(*s)  # noqa: E731
+UNARY = {
+    "neg": (_F, {}), "sign": (_F, {}), "floor": (_F, {}), "ceil": (_F, {}),
+    "round": (_F, {"rounding_method": 1}), "exp": (_F, {}), "exp2": (_F, {}),
+    "log": (lambda *s: uniform(0.1, 3, *s), {}), "log1p": (lambda *s: uniform(-0.5, 3, *s), {}),
+    "expm1": (_F, {}), "tanh": (_F, {}), "logistic": (_F, {}), "sin": (_F, {}), "cos": (_F, {}),
+    "tan": (lambda *s: uniform(-1, 1, *s), {}), "asin": (lambda *s: uniform(-0.9, 0.9, *s), {}),
+    "acos": (lambda *s: uniform(-0.9, 0.9, *s), {}), "atan": (_F, {}), "sinh": (_F, {}),
+    "cosh": (_F, {}), "asinh": (_F, {}), "acosh": (lambda *s: uniform(1.1, 4, *s), {}),
+    "atanh": (lambda *s: uniform(-0.9, 0.9, *s), {}), "sqrt": (lambda *s: uniform(0, 4, *s), {}),
+    "rsqrt": (lambda *s: uniform(0.1, 4, *s), {}), "cbrt": (_F, {}), "square": (_F, {}),
+    "erf": (_F, {}), "erfc": (_F, {}), "erf_inv": (lambda *s: uniform(-0.9, 0.9, *s), {}),
+    "lgamma": (lambda *s: uniform(0.1, 4, *s), {}), "digamma": (lambda *s: uniform(0.1, 4, *s), {}),
+    "abs": (_F, {}), "copy": (_F, {}), "stop_gradient": (_F, {}),
+    "real": (lambda *s: (randn(*s) + 1j * randn(*s)).astype(np.complex64), {}),
+    "imag": (lambda *s: (randn(*s) + 1j * randn(*s)).astype(np.complex64), {}),
+    "conj": (lambda *s: (randn(*s) + 1j * randn(*s)).astype(np.complex64), {}),
+    "not": (lambda *s: randint(*s), {}), "population_count": (lambda *s: randint(*s), {}),
+    "clz": (lambda *s: randint(*s, lo=0, hi=1000), {}),
+    "integer_pow": (_F, {"y": 3}), "reduce_precision": (_F, {"exponent_bits": 5,
+                                                             "mantissa_bits": 10}),
+    "is_finite": (lambda *s: np.where(randn(*s) > 0.5, np.inf, randn(*s)).astype(np.float32),
+                  {}),
+}
+assert set(UNARY) == {p.name for p in P.UNARY}
+for _name, (_gen, _params) in UNARY.items():
+    _f = (lambda name, params: lambda x: prim(name)(x, **params))(_name, _params)
+    case(_name, _f, [_gen(2, 5, 3)], 1, -1, id=f"{_name}-axis1-out-1")
+    case(_name, _f, [_gen(4)], 0, 0, id=f"{_name}-scalar-members")
+# several dtypes through one rule
+for _dt in (np.int8, np.int32, np.uint16, np.float16, dtypes.bfloat16):
+    case("neg", lambda x: prim("neg")(x), [randint(3, 4, lo=0, hi=9).astype(_dt)], -1, 0,
+         id=f"neg-{np.dtype(_dt).name}")
+
+_POS = lambda *s: uniform(0.5, 3, *s)  # noqa: E731
+_SHIFT = lambda *s: randint(*s, lo=0, hi=31)  # noqa: E731
+BINARY = {
+    "add": (_F, _F), "sub": (_F, _F), "mul": (_F, _F), "div": (_F, _POS), "rem": (_F, _POS),
+    "pow": (_POS, _F), "max": (_F, _F), "min": (_F, _F), "atan2": (_F, _F),
+    "nextafter": (_F, _F), "and": (randint, randint), "or": (randint, randint),
+    "xor": (randint, randint), "shift_left": (randint, _SHIFT),
+    "shift_right_arithmetic": (randint, _SHIFT), "shift_right_logical": (randint, _SHIFT),
+    "complex": (_F, _F), "eq": (randint, randint), "ne": (randint, randint),
+    "lt": (_F, _F), "le": (randint, randint), "gt": (_F, _F), "ge": (_F, _F),
+}
+assert set(BINARY) == {p.name for p in (*P.BINARY, *P.COMPARISONS)}
+for _name, (_g1, _g2) in BINARY.items():
+    _f = (lambda name: lambda x, y: prim(name)(x, y))(_name)
+    case(_name, _f, [_g1(4, 3), _g2(4, 3)], 0, 0, id=f"{_name}-both")
+    case(_name, _f, [_g1(3, 4), _g2(3)], (1, None), 0, id=f"{_name}-batched-unbatched")
+    case(_name, _f, [_g1(), _g2(2, 3, 4)], (None, -1), 1, id=f"{_name}-scalar-operand")
+    case(_name, _f, [_g1(4), _g2(2, 4)], (0, 1), 0, id=f"{_name}-batched-scalar")
+# integer division and remainder (truncation), bool logic
+case("div", lambda x, y: prim("div")(x, y), [randint(4, 3), randint(3, lo=1, hi=4)], (0, None))
+case("rem", lambda x, y: prim("rem")(x, y), [randint(4, 3), randint(4, 3, lo=1, hi=4)], (0, 1))
+case("and", lambda x, y: prim("and")(x, y), [randn(4, 3) > 0, randn(3, 4) > 0], (0, 1))
+
+# --- conversions, select, clamp -------------------------------------------------------------
+case("convert_element_type",
+     lambda x: prim("convert_element_type")(x, new_dtype=np.dtype(np.int32), weak_type=False),
+     [randn(3, 4) * 10], 1)
+case("convert_element_type",
+     lambda x: prim("convert_element_type")(x, new_dtype=np.dtype(np.float32), weak_type=False),
+     [randn(4) > 0], 0)
+case("bitcast_convert_type",
+     lambda x: prim("bitcast_convert_type")(x, new_dtype=np.dtype(np.int32)), [randn(3, 4)], 1)
+case("bitcast_convert_type",  # adds a trailing dimension
+     lambda x: prim("bitcast_convert_type")(x, new_dtype=np.dtype(np.uint16)), [randn(3, 4)],
+     -1, 1)
+case("bitcast_convert_type",  # consumes the trailing dimension, where the batch dim sits
+     lambda x: prim("bitcast_convert_type")(x, new_dtype=np.dtype(np.float32)),
+     [randint(3, 2, 4, lo=0, hi=60000, dtype=np.uint16)], -1)
+_sel = prim("select_n")
+case("select_n", lambda p, a, b: _sel(p, a, b), [randn(4, 3) > 0, randn(3), randn(3)],
+     (0, None, None))
+case("select_n", lambda p, a, b: _sel(p, a, b), [randn(4) > 0, randn(3), randn(3, 4)],
+     (0, None, 1), id="select_n-batched-scalar-pred")
+case("select_n", lambda p, a, b: _sel(p, a, b), [np.bool_(True), randn(3, 4), randn(3)],
+     (None, 1, None))
+case("select_n", lambda p, a, b, c: _sel(p, a, b, c),
+     [randint(4, 2, lo=0, hi=3), randn(2, 4), randn(2), randn(4, 2)], (0, 1, None, 0))
+case("select_n", lambda p, a, b: _sel(p, a, b), [randn(4) > 0, np.float32(1), np.float32(2)],
+     (0, None, None), id="select_n-scalar-cases")
+_clamp = prim("clamp")
+case("clamp", lambda lo, x, hi: _clamp(lo, x, hi), [randn(4), randn(3), np.float32(1)],
+     (0, None, None))
+case("clamp", lambda lo, x, hi: _clamp(lo, x, hi), [randn(3, 4) - 1, randn(3, 4), randn(4) + 1],
+     (None, 1, 0))
+case("clamp", lambda lo, x, hi: _clamp(lo, x, hi), [np.float32(-1), randn(4), np.float32(0.5)],
+     (None, 0, None))
+case("iota", lambda x: x + prim("iota")(dtype=np.dtype(np.float32), shape=(3,), dimension=0,
+                                          sharding=None), [randn(4, 3)])
+
+# --- shape ops -----------------------------------------------------------------------------
+_bid = prim("broadcast_in_dim")
+case("broadcast_in_dim",
+     lambda x: _bid(x, shape=(2, 3, 4), broadcast_dimensions=(1,), sharding=None), [randn(5, 3)])
+case("broadcast_in_dim",
+     lambda x: _bid(x, shape=(3, 5), broadcast_dimensions=(0, 1), sharding=None),
+     [randn(3, 4, 1)], 1, -1)
+case("broadcast_in_dim",
+     lambda x: _bid(x, shape=(2, 3), broadcast_dimensions=(), sharding=None), [randn(4)], 0, 1)
+_rs = prim("reshape")
+for _shape, _new, _ax in (((4, 2, 6), (3, 4), 0), ((2, 4, 6), (2, 2, 3), 1),
+                          ((2, 4, 6), (12,), 1), ((2, 3, 4), (6,), 2)):
+    case("reshape", (lambda new: lambda x: _rs(x, new_sizes=new, dimensions=None,
+                                               sharding=None))(_new),
+         [randn(*_shape)], _ax, 0)
+case("reshape", lambda x: _rs(x, new_sizes=(3, 2), dimensions=(1, 0), sharding=None),
+     [randn(2, 4, 3)], 1, 1)
+case("transpose", lambda x: prim("transpose")(x, permutation=(1, 0, 2)), [randn(2, 3, 5, 4)], 2)
+case("transpose", lambda x: prim("transpose")(x, permutation=(1, 0)), [randn(4, 2, 3)], 0, -1)
+case("squeeze", lambda x: prim("squeeze")(x, dimensions=(0, 2)), [randn(1, 4, 3, 1)], 1)
+case("squeeze", lambda x: prim("squeeze")(x, dimensions=(1,)), [randn(3, 1, 4)], -1)
+case("expand_dims", lambda x: prim("expand_dims")(x, dimensions=(0, 3)), [randn(2, 4, 3)], 1)
+case("expand_dims", lambda x: prim("expand_dims")(x, dimensions=(1,)), [randn(2, 4)], 1)
+_cat = prim("concatenate")
+case("concatenate", lambda x, y: _cat(x, y, dimension=0), [randn(2, 4, 3), randn(1, 3)],
+     (1, None))
+case("concatenate", lambda x, y, z: _cat(x, y, z, dimension=1),
+     [randn(4, 2, 3), randn(2, 2, 4), randn(2, 1)], (0, 2, None), 1)
+_pad = prim("pad")
+case("pad", lambda x, v: _pad(x, v, padding_config=((1, 2, 1), (0, -1, 0))),
+     [randn(3, 4, 2), np.float32(7)], (1, None))
+case("pad", lambda x, v: _pad(x, v, padding_config=((1, 0, 2), (-1, 2, 0))),
+     [randn(3, 4, 3), randn(4)], (1, 0), -1, id="pad-batched-value")
+case("pad", lambda x, v: _pad(x, v, padding_config=((2, 1, 0),)),
+     [randn(3), randn(4)], (None, 0), id="pad-only-value-batched")
+case("rev", lambda x: prim("rev")(x, dimensions=(0, 1)), [randn(2, 4, 3)], 1)
+_sl = prim("slice")
+case("slice", lambda x: _sl(x, start_indices=(1, 0), limit_indices=(5, 3), strides=(2, 1)),
+     [randn(6, 4, 3)], 1)
+case("slice", lambda x: _sl(x, start_indices=(1,), limit_indices=(3,), strides=None),
+     [randn(4, 5)], 0, 1)
+
+# --- reductions, arg reductions, cumulative, sort -----------------------------------------
+for _p in P.REDUCTIONS:
+    _gen = (lambda *s: randn(*s) > 0) if _p.name in ("reduce_and", "reduce_or", "reduce_xor") \
+        else _F
+    _f = (lambda p: lambda x: bind(p, x, axes=(0,), out_sharding=None))(_p)
+    case(_p.name, _f, [_gen(3, 4, 2)], 1, id=f"{_p.name}-axis0-in1")
+    _f = (lambda p: lambda x: bind(p, x, axes=(0, 2), out_sharding=None))(_p)
+    case(_p.name, _f, [_gen(2, 3, 4, 5)], 2, -1, id=f"{_p.name}-axes02-in2")
+case("reduce_xor", lambda x: prim("reduce_xor")(x, axes=(1,), out_sharding=None),
+     [randint(4, 3, 2)], -1, id="reduce_xor-int")
+case("reduce_max", lambda x: prim("reduce_max")(x, axes=(0,), out_sharding=None),
+     [randint(3, 4)], 1, id="reduce_max-int")
+for _name in ("argmax", "argmin"):
+    for _axis in (0, 1):
+        _f = (lambda n, a: lambda x: prim(n)(x, axes=(a,), index_dtype=np.dtype(np.int32)))(
+            _name, _axis)
+        case(_name, _f, [randn(3, 4, 5)], 1, id=f"{_name}-axis{_axis}")
+    case(_name, lambda x, n=_name: prim(n)(x, axes=(0,), index_dtype=np.dtype(np.int32)),
+         [randint(3, 4, lo=0, hi=3)], -1, id=f"{_name}-int-ties")
+for _p in P.CUMULATIVES:
+    for _axis, _rev in ((0, False), (1, True)):
+        _f = (lambda p, a, r: lambda x: bind(p, x, axis=a, reverse=r))(_p, _axis, _rev)
+        case(_p.name, _f, [uniform(0.5, 1.5, 3, 4, 5)], 1, id=f"{_p.name}-{_axis}-{_rev}")
+_sort = prim("sort")
+case("sort", lambda x: _sort(x, dimension=0, is_stable=True, num_keys=1), [randn(5, 4)], 1)
+case("sort", lambda x, y: _sort(x, y, dimension=1, is_stable=True, num_keys=1),
+     [randint(4, 3, 6, lo=0, hi=3), np.arange(18, dtype=np.float32).reshape(3, 6)], (0, None))
+case("sort", lambda x, y: _sort(x, y, dimension=0, is_stable=True, num_keys=2),
+     [randint(6, lo=0, hi=2), randint(6, 4, lo=0, hi=3)], (None, -1))
+
+# --- dot_general ---------------------------------------------------------------------------
+_dot = prim("dot_general")
+
+
+def _dg(dn, pet=None):
+    return lambda a, b: _dot(a, b, dimension_numbers=dn, precision=None,
+                             preferred_element_type=pet, out_sharding=None)
+
+
+_MM = (((1,), (0,)), ((), ()))
+case("dot_general", _dg(_MM), [randn(4, 2, 3), randn(4, 3, 5)], 0)
+case("dot_general", _dg(_MM), [randn(2, 4, 3), randn(3, 5)], (1, None))
+case("dot_general", _dg(_MM), [randn(2, 3), randn(3, 5, 4)], (None, 2), 1)
+case("dot_general", _dg(_MM), [randn(2, 4, 3), randn(3, 4, 5)], (1, 1), -1)
+case("dot_general", _dg((((0,), (0,)), ((), ()))), [randn(3, 4), randn(4, 3)], (1, 0))
+case("dot_general", _dg((((2,), (1,)), ((0,), (0,)))), [randn(2, 4, 3, 5), randn(2, 5, 6)],
+     (1, None))
+case("dot_general", _dg((((2,), (1,)), ((0,), (0,)))), [randn(2, 3, 5), randn(2, 4, 5, 6)],
+     (None, 1), 2)
+case("dot_general", _dg((((1,), (2,)), ((0,), (1,)))), [randn(4, 2, 3), randn(3, 2, 4)],
+     (0, 2))
+case("dot_general", _dg(_MM, np.dtype(np.int32)),
+     [randint(4, 2, 3, dtype=np.int8), randint(3, 2, dtype=np.int8)], (0, None))
+
+# --- random bits ---------------------------------------------------------------------------
+_keys = RNG.integers(0, 2**32, (4, 4), dtype=np.uint64).astype(np.uint32)
+_rbg = prim("rng_bit_generator")
+case("rng_bit_generator",
+     lambda k: _rbg(k, shape=(2, 3), dtype=np.dtype(np.uint32),
+                    algorithm=RandomAlgorithm.RNG_THREE_FRY), [_keys], 0, (0, 1))
+case("rng_bit_generator",
+     lambda k: _rbg(k, shape=(5,), dtype=np.dtype(np.uint8),
+                    algorithm=RandomAlgorithm.RNG_DEFAULT), [_keys.T.copy()], 1)
+_tf = prim("threefry2x32")
+_u32 = lambda *s: RNG.integers(0, 2**32, s, dtype=np.uint64).astype(np.uint32)  # noqa: E731
+case("threefry2x32", lambda a, b, c, d: _tf(a, b, c, d),
+     [_u32(4), _u32(), _u32(3), _u32(3)], (0, None, None, None))
+case("threefry2x32", lambda a, b, c, d: _tf(a, b, c, d),
+     [_u32(), _u32(3, 4), _u32(3, 4), _u32(3)], (None, 1, 1, None))
+case("threefry2x32", lambda a, b, c, d: _tf(a, b, c, d),
+     [_u32(4), _u32(4), _u32(), _u32(4)], (0, 0, None, 0))
+
+# --- indexing ------------------------------------------------------------------------------
+_ds = prim("dynamic_slice")
+_i32 = np.int32
+case("dynamic_slice", lambda x, i, j: _ds(x, i, j, slice_sizes=(2, 2)),
+     [randn(5, 4, 3), _i32(1), _i32(2)], (1, None, None))
+case("dynamic_slice", lambda x, i, j: _ds(x, i, j, slice_sizes=(2, 2)),
+     [randn(5, 3), np.array([0, 4, -1, 2], _i32), _i32(0)], (None, 0, None),
+     id="dynamic_slice-batched-index-clamped")
+case("dynamic_slice", lambda x, i, j: _ds(x, i, j, slice_sizes=(3, 1)),
+     [randn(5, 4, 3), np.array([1, 3, 0, 2], _i32), np.array([2, 0, 1, 7], _i32)],
+     (1, 0, 0), -1)
+case("dynamic_slice", lambda x, i: _ds(x, i, slice_sizes=(2,)),
+     [randn(4, 5), np.array([0, 1, 2, 3], np.uint8)], (0, 0))
+_dus = prim("dynamic_update_slice")
+case("dynamic_update_slice", lambda x, u, i, j: _dus(x, u, i, j),
+     [randn(5, 4, 3), randn(2, 2), _i32(1), _i32(2)], (1, None, None, None))
+case("dynamic_update_slice", lambda x, u, i, j: _dus(x, u, i, j),
+     [randn(5, 3), randn(2, 4, 2), _i32(1), _i32(0)], (None, 1, None, None))
+case("dynamic_update_slice", lambda x, u, i, j: _dus(x, u, i, j),
+     [randn(5, 3), randn(2, 2), np.array([0, 4, -2, 3], _i32), _i32(1)], (None, None, 0, None),
+     id="dynamic_update_slice-batched-index-clamped")
+case("dynamic_update_slice", lambda x, u, i, j: _dus(x, u, i, j),
+     [randn(5, 4, 3), randn(4, 2, 1), np.array([0, 4, 1, 3], _i32), np.array([2, 0, 1, 9], _i32)],
+     (1, 0, 0, 0), 2)
+
+_gather = prim("gather")
+_ROWS = GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
+
+
+def _g(dn, sizes, mode=GatherScatterMode.CLIP, fill=None):
+    return lambda x, i: _gather(x, i, dimension_numbers=dn, slice_sizes=sizes,
+                                indices_are_sorted=False, unique_indices=False, mode=mode,
+                                fill_value=fill)
+
+
+_idx = RNG.integers(0, 5, (4, 2, 1)).astype(np.int32)
+case("gather", _g(_ROWS, (1, 3)), [randn(5, 4, 3), _idx[0]], (1, None))
+case("gather", _g(_ROWS, (1, 3)), [randn(5, 3), _idx], (None, 0), 1)
+case("gather", _g(_ROWS, (1, 3)), [randn(5, 3, 4), _idx], (2, 0))
+case("gather", _g(_ROWS, (1, 3)), [randn(4, 5, 3), np.moveaxis(_idx, 0, -1).copy()], (0, -1),
+     id="gather-index-batch-dim-last")
+case("gather", _g(_ROWS, (1, 2), GatherScatterMode.FILL_OR_DROP, 0.5),
+     [randn(5, 3, 4), RNG.integers(-2, 7, (4, 3, 1)).astype(np.int32)], (2, 0),
+     id="gather-fill-or-drop")
+case("gather", _g(GatherDimensionNumbers((0,), (1,), (1,)), (2, 1)),  # columns, offset first
+     [randn(3, 4, 5), RNG.integers(0, 5, (4, 6, 1)).astype(np.int32)], (1, 0), 2)
+_BATCHED_G = GatherDimensionNumbers(offset_dims=(2,), collapsed_slice_dims=(1,),
+                                    start_index_map=(1,), operand_batching_dims=(0,),
+                                    start_indices_batching_dims=(0,))
+case("gather", _g(_BATCHED_G, (1, 1, 3)),
+     [randn(2, 5, 4, 3), RNG.integers(0, 5, (2, 4, 6, 1)).astype(np.int32)], (2, 1),
+     id="gather-with-batching-dims")
+case("gather", _g(_BATCHED_G, (1, 1, 3)),
+     [randn(2, 5, 3), RNG.integers(0, 5, (4, 2, 6, 1)).astype(np.int32)], (None, 0),
+     id="gather-with-batching-dims-indices-batched")
+
+_ROWS_S = ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                  scatter_dims_to_operand_dims=(0,))
+_uidx = np.stack([RNG.permutation(5)[:2] for _ in range(4)])[..., None].astype(np.int32)
+for _p in P.SCATTERS:
+    _f = (lambda p: lambda x, i, u: bind(p, x, i, u, dimension_numbers=_ROWS_S,
+                                         indices_are_sorted=False, unique_indices=False,
+                                         mode=GatherScatterMode.FILL_OR_DROP))(_p)
+    case(_p.name, _f, [randn(5, 4, 3), _uidx[0], randn(2, 3)], (1, None, None),
+         id=f"{_p.name}-operand")
+    case(_p.name, _f, [randn(5, 3), _uidx, randn(2, 3)], (None, 0, None), id=f"{_p.name}-indices")
+    case(_p.name, _f, [randn(5, 3), _uidx[0], randn(2, 3, 4)], (None, None, 2), 1,
+         id=f"{_p.name}-updates")
+    case(_p.name, _f, [randn(5, 3, 4), np.moveaxis(_uidx, 0, -1).copy(), randn(4, 2, 3)],
+         (2, -1, 0), id=f"{_p.name}-all")
+case("scatter_add", lambda x, i, u: prim("scatter_add")(
+    x, i, u, dimension_numbers=_ROWS_S, indices_are_sorted=False, unique_indices=False,
+    mode=GatherScatterMode.CLIP),
+    [randn(5, 3), RNG.integers(-3, 8, (4, 3, 1)).astype(np.int32), randn(3, 4, 3)],
+    (None, 0, 1), id="scatter_add-clip-duplicates")
+_BATCHED_S = ScatterDimensionNumbers(update_window_dims=(2,), inserted_window_dims=(1,),
+                                     scatter_dims_to_operand_dims=(1,),
+                                     operand_batching_dims=(0,), scatter_indices_batching_dims=(0,))
+case("scatter_add", lambda x, i, u: prim("scatter_add")(
+    x, i, u, dimension_numbers=_BATCHED_S, indices_are_sorted=False, unique_indices=False,
+    mode=GatherScatterMode.FILL_OR_DROP),
+    [randn(2, 5, 3), RNG.integers(0, 5, (2, 4, 6, 1)).astype(np.int32), randn(2, 6, 3, 4)],
+    (None, 1, 3), id="scatter_add-with-batching-dims")
+
+# --- control flow --------------------------------------------------------------------------
+case("cond", lambda i, x: lax.switch(i, [lambda v: v * 2, lambda v: v - 1, jnp.sin], x),
+     [np.array([0, 2, 1, 7, -3], np.int32), randn(5, 3)], (0, 0), id="cond-batched-index")
+case("cond", lambda p, x, y: lax.cond(p, lambda a, b: (a + b, b), lambda a, b: (a, a * 2), x, y),
+     [np.array([True, False, True, False]), randn(3, 4), randn(3)], (0, 1, None), (0, 1),
+     id="cond-batched-pred-two-outputs")
+case("cond", lambda p, x, y: lax.cond(p, lambda a, b: (a + b, b), lambda a, b: (a, b * 2), x, y),
+     [np.bool_(True), randn(3, 4), randn(3)], (None, 1, None), (0, None),
+     id="cond-unbatched-pred")
+case("cond", lambda i, x: lax.switch(i, [lambda v: v.sum(), lambda v: v.max(), lambda v: v[0]],
+                                     x),
+     [np.int32(1), randn(4, 3)], (None, 0), id="cond-unbatched-index-three-branches")
+
+
+def _count_down(x, n):
+    return lax.while_loop(lambda c: c[1] > 0, lambda c: (c[0] * 1.5 + 1, c[1] - 1), (x, n))
+
+
+case("while", _count_down, [randn(4, 3), np.array([0, 3, 1, 5], np.int32)], (0, 0),
+     id="while-batched-predicate")
+case("while", _count_down, [randn(3, 4), np.int32(3)], (1, None), (1, None),
+     id="while-unbatched-predicate")
+case("while", lambda x, y: lax.while_loop(lambda c: c[2] < 4,
+                                          lambda c: (c[1], c[0] + y, c[2] + 1),
+                                          (np.float32(0), np.float32(1), 0))[:2],
+     [np.float32(0), randn(4)], (None, 0), id="while-carry-becomes-batched")
+case("while", lambda lim, x: lax.while_loop(lambda c: c[0] < lim,
+                                            lambda c: (c[0] + c[1].sum(), c[1] * 0.5),
+                                            (np.float32(0), x)),
+     [uniform(1, 10, 4), uniform(1, 2, 3)], (0, None), id="while-batched-cond-const")
+
+
+def _cumulative_scan(c, xs, w):
+    def step(carry, x):
+        carry = carry * w + x
+        return carry, (carry, x.sum())
+    return lax.scan(step, c, xs)
+
+
+case("scan", _cumulative_scan, [randn(3), randn(5, 4, 3), np.float32(0.5)], (None, 1, None),
+     id="scan-batched-xs")
+case("scan", _cumulative_scan, [randn(4, 3), randn(5, 3), randn(4)], (0, None, 0),
+     id="scan-batched-carry-and-const")
+case("scan", _cumulative_scan, [randn(3), randn(4, 5, 3), np.float32(1.0)], (None, 0, None),
+     (0, 2, 0), id="scan-xs-batched-on-scanned-axis")
+case("scan", lambda c, xs: lax.scan(lambda a, x: (a + x, a), c, xs, reverse=True),
+     [np.float32(0), randn(6, 4)], (None, 1), id="scan-reverse")
+
+
+def _closed_call(x, y):
+    closed = olympus.make_olympuspr(lambda a, b: (a * b + 1.0, a.sum()))(
+        np.zeros(np.shape(x), np.float32), np.zeros(np.shape(y), np.float32))
+    return prim("closed_call")(x, y, call_olympuspr=closed)
+
+
+case("closed_call", _closed_call, [randn(3, 4), randn(4)], (1, None), (0, 0))
+case("closed_call", _closed_call, [randn(3), randn(4, 3)], (None, 0), (1, 0))
+
+# --- collectives ---------------------------------------------------------------------------
+_AX = "i"
+
+
+def _vmap_named(f, in_axes=0, out_axes=0):
+    return olympus.vmap(f, in_axes=in_axes, out_axes=out_axes, axis_name=_AX)
+
+
+@pytest.mark.parametrize("prims,f,args,in_axes,out_axes,kw", CASES)
+def test_rule_matches_loop(prims, f, args, in_axes, out_axes, kw):
+    for p in prims:
+        assert primitives_by_name[p] in batching_rules
+    check_vmap(f, args, in_axes, out_axes, **kw)
+
+
+# --- collectives: values computed by hand -------------------------------------------------
+
+
+@pytest.mark.parametrize("in_axis", [0, 1, -1])
+def test_psum_pmax_pmin_pmean_reduce_over_the_batch(in_axis):
+    x = randn(3, 4)
+
+    def f(v):
+        return (lax.psum(v, _AX), lax.pmax(v, _AX), lax.pmin(v, _AX), lax.pmean(v, _AX),
+                v - lax.pmean(v, _AX))
+
+    outs = olympus.jit(_vmap_named(f, in_axis))(x)
+    ax = in_axis % 2
+    for got, want in zip(outs, [x.sum(ax), x.max(ax), x.min(ax), x.mean(ax)]):
+        np.testing.assert_allclose(np.asarray(got), np.stack([want] * x.shape[ax]), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(outs[4]), np.moveaxis(x - x.mean(ax, keepdims=True),
+                                                                 ax, 0), rtol=1e-5, atol=1e-6)
+
+
+def test_all_gather_and_axis_index():
+    x = randn(4, 3)
+
+    def f(v):
+        return (lax.all_gather(v, _AX), lax.all_gather(v, _AX, axis=1),
+                lax.all_gather(v, _AX, tiled=True), lax.axis_index(_AX))
+
+    g0, g1, gt, idx = _vmap_named(f)(x)
+    np.testing.assert_array_equal(np.asarray(g0), np.stack([x] * 4))
+    np.testing.assert_array_equal(np.asarray(g1), np.stack([x.T] * 4))
+    np.testing.assert_array_equal(np.asarray(gt), np.stack([x.reshape(-1)] * 4))
+    np.testing.assert_array_equal(np.asarray(idx), np.arange(4, dtype=np.int32))
+    assert idx.dtype == np.int32
+
+
+def test_collectives_of_unbatched_values_and_other_axes():
+    x = randn(3)
+    # an unbatched value: psum multiplies by the axis size, all_gather repeats it
+    out = _vmap_named(lambda v, w: (lax.psum(w, _AX), lax.all_gather(w, _AX)),
+                      in_axes=(0, None))(x, np.float32(2))
+    np.testing.assert_allclose(np.asarray(out[0]), np.full(3, 6.0, np.float32))
+    np.testing.assert_allclose(np.asarray(out[1]), np.full((3, 3), 2.0, np.float32))
+    # nested vmaps: collectives over the outer axis pass through the inner one
+    y = randn(2, 3)
+    f = olympus.vmap(olympus.vmap(lambda v: (lax.psum(v, "outer"), lax.axis_index("outer"),
+                                             lax.all_gather(v, "outer"), lax.psum(v, "inner")),
+                                  axis_name="inner"), axis_name="outer")
+    s_outer, idx, gath, s_inner = f(y)
+    np.testing.assert_allclose(np.asarray(s_outer), np.broadcast_to(y.sum(0), (2, 3)), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(idx), np.array([[0] * 3, [1] * 3], np.int32))
+    np.testing.assert_array_equal(np.asarray(gath), np.broadcast_to(y.T[None, :, :], (2, 3, 2)))
+    np.testing.assert_allclose(np.asarray(s_inner), np.broadcast_to(y.sum(1)[:, None], (2, 3)),
+                               rtol=1e-6)
+    # a tuple of names reduces over both
+    both = olympus.vmap(olympus.vmap(lambda v: (lax.psum(v, ("outer", "inner")),
+                                                lax.axis_index(("outer", "inner"))),
+                                     axis_name="inner"), axis_name="outer")(y)
+    np.testing.assert_allclose(np.asarray(both[0]), np.full((2, 3), y.sum()), rtol=1e-5)
+    np.testing.assert_array_equal(np.asarray(both[1]), np.arange(6).reshape(2, 3))
+
+
+def test_collectives_inside_unbatched_control_flow():
+    # Nothing the cond/scan sees is batched, but their bodies use the vmapped axis.
+    def f(x, p):
+        a = lax.cond(p, lambda: lax.axis_index(_AX) * 2, lambda: lax.axis_index(_AX))
+        _, ys = lax.scan(lambda c, _: (c, lax.psum(c, _AX)), np.float32(1), None, length=2)
+        return x + a, ys
+
+    xs, ys = _vmap_named(f, in_axes=(0, None))(np.zeros(3, np.int32), np.bool_(True))
+    np.testing.assert_array_equal(np.asarray(xs), [0, 2, 4])
+    np.testing.assert_allclose(np.asarray(ys), np.full((3, 2), 3.0))
+
+
+def test_collective_outside_vmap_is_a_name_error():
+    with pytest.raises(NameError, match="unbound axis name: i"):
+        lax.psum(np.float32(1), "i")
+    with pytest.raises(NameError, match="unbound axis name: j"):
+        olympus.vmap(lambda v: lax.axis_index("j"), axis_name="i")(np.zeros(2))
+    with pytest.raises(NameError, match="unbound axis name: i"):
+        olympus.jit(lambda v: lax.all_gather(v, "i"))(np.zeros(2))
+
+
+# --- coverage --------------------------------------------------------------------------------
+
+
+def test_every_primitive_has_a_checked_rule():
+    import olympus_trace.collectives as C
+
+    missing = sorted(n for n, p in primitives_by_name.items() if p not in batching_rules)
+    assert not missing, f"primitives without a batching rule: {missing}"
+    covered = {p for c in CASES for p in c.values[0]}
+    covered |= {p.name for p in C.COLLECTIVES}  # checked by hand above
+    unchecked = sorted(set(primitives_by_name) - covered)
+    assert not unchecked, f"batching rules without a loop check: {unchecked}"
+
+
+# --- eager (op-by-op) batching agrees too ----------------------------------------------------
+
+
+@pytest.mark.parametrize("idx", [0, 5, 12])
+def test_eager_vmap(idx):
+    f, args, in_axes, out_axes = (
+        [(lambda x: jnp.tanh(x) @ x.T, [randn(3, 2, 4)], 0, 0),
+         (lambda x, i: lax.dynamic_slice(x, (i,), (2,)), [randn(4, 5),
+                                                         np.array([0, 1, 4, 2], np.int32)],
+          0, -1),
+         (lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x),
+          [uniform(0.5, 6, 4)], 0, 0)] * 5)[idx % 3]
+    check_vmap(f, args, in_axes, out_axes, jit=False)
+
+
+# --- no gratuitous transposes ---------------------------------------------------------------
+
+
+def _prims(f, *args):
+    return [e.primitive.name for e in olympus.make_olympuspr(f)(*args).olympuspr.eqns]
+
+
+def _mlp(params, x):
+    for w, b in params:
+        x = jnp.tanh(x @ w + b)
+    return x.sum()
+
+
+NO_TRANSPOSE = [
+    ("sum-in1", olympus.vmap(lambda x: x.sum(0), in_axes=1), [randn(3, 4, 5)]),
+    ("sum-all", olympus.vmap(lambda x: x.sum(), in_axes=2), [randn(3, 4, 5)]),
+    ("matmul-lhs", olympus.vmap(jnp.matmul, in_axes=(1, None)), [randn(2, 4, 3), randn(3, 5)]),
+    ("matmul-rhs", olympus.vmap(jnp.matmul, in_axes=(None, 2)), [randn(2, 3), randn(3, 5, 4)]),
+    ("matmul-both", olympus.vmap(jnp.matmul, in_axes=(1, 2)), [randn(2, 4, 3), randn(3, 5, 4)]),
+    ("add-in1", olympus.vmap(lambda x, y: x * y + 1.0, in_axes=(1, None)),
+     [randn(3, 4), randn(3)]),
+    ("scalar-beside", olympus.vmap(lambda s, x: s * x, in_axes=(0, 1)), [randn(4), randn(3, 4)]),
+    ("broadcast", olympus.vmap(lambda x: jnp.broadcast_to(x, (2, 3)), in_axes=1),
+     [randn(3, 4)]),
+    ("reshape-prefix", olympus.vmap(lambda x: x.reshape(2, 2, 3), in_axes=1), [randn(2, 4, 6)]),
+    ("cumsum", olympus.vmap(lambda x: prim("cumsum")(x, axis=0, reverse=False), in_axes=1),
+     [randn(3, 4)]),
+    ("argmax", olympus.vmap(lambda x: jnp.argmax(x, axis=0), in_axes=1), [randn(3, 4)]),
+    ("concat", olympus.vmap(lambda x, y: jnp.concatenate([x, y]), in_axes=(1, 1)),
+     [randn(2, 4), randn(3, 4)]),
+    ("slice-pad-rev", olympus.vmap(lambda x: lax.rev(lax.pad(x[1:], 0.0, ((1, 1, 0),)), (0,)),
+                                   in_axes=1), [randn(3, 4)]),
+    ("dynamic-slice", olympus.vmap(lambda x, i: lax.dynamic_slice(x, (i,), (2,)),
+                                   in_axes=(1, 0)), [randn(5, 4), np.arange(4, dtype=np.int32)]),
+    ("gather", olympus.vmap(_g(_ROWS, (1, 3)), in_axes=(2, 0)), [randn(5, 3, 4), _idx]),
+    ("mlp-per-example", olympus.vmap(_mlp, in_axes=(None, 1)),
+     [[(randn(3, 8), randn(8)), (randn(8, 8), randn(8))], randn(3, 6)]),
+]
+
+
+@pytest.mark.parametrize("name,f,args", NO_TRANSPOSE, ids=[c[0] for c in NO_TRANSPOSE])
+def test_no_gratuitous_transpose(name, f, args):
+    assert "transpose" not in _prims(f, *args), olympus.make_olympuspr(f)(*args)
+
+
+def test_batched_dot_is_one_dot_general():
+    prims = _prims(olympus.vmap(jnp.matmul), randn(4, 2, 3), randn(4, 3, 5))
+    assert prims.count("dot_general") == 1 and "transpose" not in prims
