@@ -152,7 +152,7 @@ for _name, (_g1, _g2) in BINARY.items():
     case(_name, _f, [_g1(4), _g2(2, 4)], (0, 1), 0, id=f"{_name}-batched-scalar")
 # integer division and remainder (truncation), bool logic
 case("div", lambda x, y: prim("div")(x, y), [randint(4, 3), randint(3, lo=1, hi=4)], (0, None))
-case("rem", lambda x, y: prim("rem")(x, y), [randint(4, 3), randint(4, 3, lo=1, hi=4)], (0, 1))
+case("rem", lambda x, y: prim("rem")(x, y), [randint(4, 3), randint(3, 4, lo=1, hi=4)], (0, 1))
 case("and", lambda x, y: prim("and")(x, y), [randn(4, 3) > 0, randn(3, 4) > 0], (0, 1))
 
 # --- conversions, select, clamp -------------------------------------------------------------

@@ -249,17 +249,38 @@ def promote_types(a: Any, b: Any) -> np.dtype:
     return canonicalize_dtype(n) if isinstance(n, np.dtype) else _from_node(n)[0]
 
 
+_PYTHON_SCALAR_TYPES = {bool: (bool_, False), int: (int64, True), float: (float64, True),
+                        complex: (complex128, True)}
+
+
 def _dtype_and_weakness(x: Any) -> tuple[np.dtype, bool]:
-    if type(x) in (bool, int, float, complex):
-        return (bool_, False) if type(x) is bool else (dtype(x), True)
+    t = type(x)
+    r = _PYTHON_SCALAR_TYPES.get(t)
+    if r is not None:
+        return r
+    if t is np.dtype:
+        return x, False
     # Identity, not `in`: np.dtype('int64') == int is True, and arrays compare elementwise.
     if any(x is t for t in (bool, int, float, complex)):
-        return (bool_, False) if x is bool else (dtype(x), True)
-    weak = bool(getattr(x, "weak_type", False))
+        return _PYTHON_SCALAR_TYPES[x]
+    weak = getattr(x, "weak_type", None)
+    dt = getattr(x, "dtype", None)
+    if weak is not None and isinstance(dt, np.dtype):  # avals, tracers, arrays
+        return dt, bool(weak)
+    weak = bool(weak)
     aval = getattr(x, "aval", None)
     if aval is not None and hasattr(aval, "weak_type"):
         weak = aval.weak_type
     return dtype(x), weak
+
+
+@lru_cache(maxsize=4096)
+def _result_type_of(key: tuple, x64: bool) -> tuple[np.dtype, bool]:
+    node = None
+    for dt, weak in key:
+        n = _node(dtype(dt), weak)
+        node = n if node is None else _join(node, n)
+    return _from_node(node)
 
 
 def result_type(*args: Any, return_weak_type_flag: bool = False):
@@ -271,12 +292,8 @@ def result_type(*args: Any, return_weak_type_flag: bool = False):
     """
     if not args:
         raise ValueError("at least one array or dtype is required")
-    node = None
-    for x in args:
-        dt, weak = _dtype_and_weakness(x)
-        n = _node(dtype(dt), weak)
-        node = n if node is None else _join(node, n)
-    dt, weak = _from_node(node)
+    key = tuple(map(_dtype_and_weakness, args))
+    dt, weak = _result_type_of(key, config.enable_x64)
     return (dt, weak) if return_weak_type_flag else dt
 
 

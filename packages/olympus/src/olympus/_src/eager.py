@@ -9,6 +9,7 @@ from __future__ import annotations
 import olympus_runtime as rt
 from olympus_ir.core import ClosedOlympuspr, Eqn, Olympuspr, Var, abstract_eval
 from olympus_lower import lower_olympuspr
+from olympus_ir.dtypes import config as _dtype_config
 from olympus_trace import core as trace_core
 
 _cache = rt.EagerCache()
@@ -55,12 +56,30 @@ def _build(prim, in_avals, params):
     return build
 
 
+#: Device copies of Python scalar operands (1.0, 2, True...): ops reuse the same small set
+#: of constants over and over, and Arrays are immutable, so one transfer serves all uses.
+_scalar_arrays: dict = {}
+_PY_SCALARS = (bool, int, float, complex)
+
+
 def _as_array(x):
     if type(x) is _Array:
         return x
+    if type(x) in _PY_SCALARS:
+        key = (type(x), x, repr(x), _x64())
+        a = _scalar_arrays.get(key)
+        if a is None:
+            a = rt.device_put(x)
+            if len(_scalar_arrays) < 1024:
+                _scalar_arrays[key] = a
+        return a
     if isinstance(x, trace_core.Tracer):
         raise trace_core.escaped_tracer_error(x)
     return rt.device_put(x)
+
+
+def _x64() -> bool:
+    return _dtype_config.enable_x64
 
 
 def eval_primitive(prim, args, params):

@@ -1,0 +1,687 @@
+"""The JVP and transpose rules of every primitive, checked numerically.
+
+For each case (a small function of one or a few primitives) one jitted check computes, in
+float64 (x64 is enabled for this module):
+
+* the JVP (`olympus.jvp`) against central finite differences,
+* the linearized JVP (`olympus.linearize`) against the JVP,
+* the transpose by the dot-product test ``<ct, J t> == <J^T ct, t>`` where ``J t`` comes
+  from `olympus.linearize` and ``J^T ct`` from `olympus.vjp` (under the pairing
+  ``Re(sum(a * b))``, the one JAX's complex cotangents use).
+
+The coverage tests enumerate every primitive: each has a JVP rule and is exercised by some
+case (or is in the justified NON_DIFFERENTIABLE set, whose zero rules are checked
+directly); each primitive expected to be linear has a transpose rule that some case's
+linear olympuspr exercises.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, NamedTuple
+
+import numpy as np
+import pytest
+
+import olympus
+import olympus.numpy as jnp
+from olympus import lax
+from olympus.lax.control_flow import switch
+from olympus_ir import dtypes
+from olympus_ir import primitives as P
+from olympus_ir.avals import ShapeDtypeStruct
+from olympus_ir.core import ClosedOlympuspr, primitives_by_name
+from olympus_ir.prims.indexing import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+)
+from olympus_ir.prims.random import RandomAlgorithm
+from olympus_trace import ad, tree_util
+from olympus_trace.core import bind
+
+EPS = 1e-6
+
+
+@pytest.fixture(scope="module", autouse=True)
+def x64():
+    prev = olympus.config.olympus_enable_x64
+    olympus.config.update("olympus_enable_x64", True)
+    try:
+        yield
+    finally:
+        olympus.config.update("olympus_enable_x64", prev)
+
+
+# --- cases ------------------------------------------------------------------------------------
+
+
+class Case(NamedTuple):
+    name: str
+    fun: Any
+    args: tuple
+    rtol: float = 1e-6
+    atol: float = 1e-6
+    transpose: bool = True  # run the linearize/vjp checks (False: forward mode only)
+
+
+def _rng(seed=0):
+    return np.random.RandomState(seed)
+
+
+def f64(*shape, lo=-2.0, hi=2.0, seed=0):
+    return _rng(seed).uniform(lo, hi, shape).astype(np.float64)
+
+
+def c128(*shape, seed=0):
+    r = _rng(seed)
+    return (r.uniform(-1, 1, shape) + 1j * r.uniform(-1, 1, shape)).astype(np.complex128)
+
+
+def i32(*vals):
+    return np.array(vals, np.int32) if len(vals) != 1 else np.int32(vals[0])
+
+
+def p(prim, **params):
+    """The function binding `prim` with `params`."""
+    return lambda *args: bind(prim, *args, **params)
+
+
+def distinct(*shape, seed=0):
+    """float64 values with no ties (for max/min/sort/argmax)."""
+    n = int(np.prod(shape))
+    vals = _rng(seed).permutation(n).astype(np.float64) * 0.37 - 1.1
+    return vals.reshape(shape)
+
+
+CASES: list[Case] = []
+
+
+def case(name, fun, *args, **kw):
+    CASES.append(Case(name, fun, tuple(args), **kw))
+
+
+# elementwise unary
+X = f64(2, 3)
+POS = f64(2, 3, lo=0.2, hi=2.0)
+UNIT = f64(2, 3, lo=-0.85, hi=0.85)
+for _name, _x in [("neg", X), ("exp", X), ("exp2", X), ("log", POS), ("log1p", POS),
+                  ("expm1", X), ("tanh", X), ("logistic", X), ("sin", X), ("cos", X),
+                  ("tan", UNIT), ("asin", UNIT), ("acos", UNIT), ("atan", X), ("sinh", X),
+                  ("cosh", X), ("asinh", X), ("acosh", POS + 1.1), ("atanh", UNIT),
+                  ("sqrt", POS), ("rsqrt", POS), ("cbrt", POS), ("square", X), ("erf", X),
+                  ("erfc", X), ("erf_inv", UNIT), ("lgamma", POS), ("digamma", POS),
+                  ("abs", X), ("copy", X)]:
+    case(_name, p(primitives_by_name[_name]), _x)
+case("digamma_wide", p(P.digamma_p), np.array([0.3, 1.7, 6.5, 25.0, -0.4, -2.7]))
+case("lgamma_negative", p(P.lgamma_p), np.array([-0.4, -2.7, 3.3]))
+case("reduce_precision", p(P.reduce_precision_p, exponent_bits=11, mantissa_bits=52), X)
+for _y in (3, -2, 1, 0):
+    case(f"integer_pow_{_y}", p(P.integer_pow_p, y=_y), POS)
+case("piecewise_constant", lambda x: (lax.floor(x), lax.ceil(x), lax.round(x),
+                                       lax.round(x, 1), lax.sign(x), lax.is_finite(x),
+                                       lax.stop_gradient(x)), X + 0.25)
+for _name in ("exp", "log", "sin", "sqrt", "tanh", "neg", "square", "conj"):
+    case(f"{_name}_complex", p(primitives_by_name[_name]), c128(2, 3))
+case("abs_complex", p(P.abs_p), c128(2, 3))
+case("real_imag", lambda z: (lax.real(z), lax.imag(z)), c128(3))
+case("conj_real", p(P.conj_p), f64(3))
+case("complex", p(P.complex_p), f64(3), f64(3, seed=1))
+case("complex_scalar_broadcast", p(P.complex_p), f64(3), np.float64(0.7))
+
+# elementwise binary
+Y = f64(2, 3, seed=1)
+YPOS = f64(2, 3, lo=0.5, hi=2.0, seed=1)
+for _name in ("add", "sub", "mul", "max", "min", "atan2"):
+    case(_name, p(primitives_by_name[_name]), distinct(2, 3), distinct(2, 3, seed=1) + 0.05)
+case("div", p(P.div_p), X, YPOS)
+case("rem", p(P.rem_p), f64(2, 3, lo=0.1, hi=0.9) * 5.0 + 0.05, np.full((2, 3), 1.3))
+case("pow", p(P.pow_p), POS, Y)
+case("pow_scalar_exponent", p(P.pow_p), POS, np.float64(2.5))
+case("pow_scalar_base", p(P.pow_p), np.float64(1.7), Y)
+for _name in ("add", "sub", "mul", "div", "max", "min", "atan2", "rem"):
+    case(f"{_name}_scalar_lhs", p(primitives_by_name[_name]), np.float64(0.77), YPOS)
+    case(f"{_name}_scalar_rhs", p(primitives_by_name[_name]), YPOS, np.float64(0.77))
+for _name in ("add", "mul", "div", "sub"):
+    case(f"{_name}_complex", p(primitives_by_name[_name]), c128(3), c128(3, seed=1) + 2)
+case("nextafter", p(P.nextafter_p), X, Y)
+case("compare", lambda x, y: (lax.eq(x, y), lax.ne(x, y), lax.lt(x, y), lax.le(x, y),
+                              lax.gt(x, y), lax.ge(x, y)), X, Y)
+case("integer_ops", lambda x, i: (
+    lax.mul(x, lax.convert_element_type(
+        lax.add(lax.bitwise_and(i, i), lax.bitwise_xor(lax.bitwise_or(i, i), lax.bitwise_not(i))),
+        np.float64)),
+    lax.shift_left(i, i), lax.shift_right_arithmetic(i, i), lax.shift_right_logical(i, i),
+    lax.population_count(i), lax.clz(i)), f64(3), i32(1, 2, 3))
+case("bool_ops", lambda x: lax.select(lax.bitwise_not(lax.bitwise_and(lax.gt(x, 0.0),
+                                                                      lax.lt(x, 1.0))),
+                                      x, lax.neg(x)), f64(5))
+
+# conversions and selection
+case("convert_f64_f32", lambda x: lax.convert_element_type(x, np.float32), X,
+     rtol=1e-5, atol=1e-5)
+case("convert_f64_c128", lambda x: lax.convert_element_type(x, np.complex128), X)
+case("convert_to_int_and_back", lambda x: lax.convert_element_type(
+    lax.convert_element_type(x, np.int32), np.float64), X + 0.3)
+case("convert_c128_f64", lambda z: lax.convert_element_type(z, np.float64), c128(3))
+case("bitcast", lambda x: (lax.bitcast_convert_type(x, np.int64),
+                           lax.bitcast_convert_type(lax.bitcast_convert_type(x, np.int64),
+                                                    np.float64)), X)
+case("select_n_bool", lambda w, a, b: lax.select_n(w, a, b),
+     np.array([True, False, True]), f64(3), f64(3, seed=1))
+case("select_n_int", lambda w, a, b, c: lax.select_n(w, a, b, c),
+     np.array([0, 2, 1, 2], np.int32), f64(4), f64(4, seed=1), f64(4, seed=2))
+case("select_n_scalar_pred", lambda w, a, b: lax.select_n(w, a, b), np.True_, f64(3),
+     f64(3, seed=1))
+case("select_n_one_case", lambda a: bind(P.select_n_p, np.int32(0), a), f64(3))
+case("clamp", lambda lo, x, hi: lax.clamp(lo, x, hi), np.full(5, -0.5),
+     np.array([-1.0, -0.2, 0.1, 0.4, 2.0]), np.full(5, 0.5))
+case("clamp_scalar_bounds", lambda lo, x, hi: lax.clamp(lo, x, hi), np.float64(-0.5),
+     np.array([-1.0, -0.2, 0.1, 0.4, 2.0]), np.float64(0.5))
+
+# shape ops
+case("broadcast_in_dim", p(P.broadcast_in_dim_p, shape=(4, 2, 3), broadcast_dimensions=(1, 2),
+                           sharding=None), X)
+case("broadcast_in_dim_unit", p(P.broadcast_in_dim_p, shape=(2, 4, 3),
+                                broadcast_dimensions=(0, 1), sharding=None), f64(2, 1))
+case("broadcast_scalar", p(P.broadcast_in_dim_p, shape=(2, 3), broadcast_dimensions=(),
+                           sharding=None), np.float64(1.5))
+case("reshape", p(P.reshape_p, new_sizes=(3, 2), dimensions=None, sharding=None), X)
+case("reshape_dimensions", p(P.reshape_p, new_sizes=(6,), dimensions=(1, 0), sharding=None), X)
+case("transpose", p(P.transpose_p, permutation=(2, 0, 1)), f64(2, 3, 4))
+case("squeeze", p(P.squeeze_p, dimensions=(0, 2)), f64(1, 3, 1))
+case("expand_dims", p(P.expand_dims_p, dimensions=(0, 3)), X)
+case("concatenate", lambda a, b, c: lax.concatenate([a, b, c], 1), X, f64(2, 1), f64(2, 2))
+case("concatenate_const", lambda a: lax.concatenate([a, np.ones((2, 2)), a], 1), X)
+case("pad", lambda x, v: lax.pad(x, v, [(1, 2, 1), (0, -1, 0)]), X, np.float64(0.3))
+case("pad_negative", lambda x, v: lax.pad(x, v, [(-1, 1, 2), (2, 0, 0)]), X, np.float64(0.3))
+case("rev", p(P.rev_p, dimensions=(0, 1)), X)
+case("slice", p(P.slice_p, start_indices=(0, 1), limit_indices=(2, 3), strides=None), X)
+case("slice_strided", p(P.slice_p, start_indices=(1, 0), limit_indices=(5, 3), strides=(2, 2)),
+     f64(5, 3))
+case("iota_mul", lambda x: lax.mul(x, lax.convert_element_type(lax.iota(np.int32, 3),
+                                                               np.float64)), f64(3))
+
+# reductions
+Z = f64(2, 3, 4)
+case("reduce_sum", p(P.reduce_sum_p, axes=(0, 2), out_sharding=None), Z)
+case("reduce_prod", p(P.reduce_prod_p, axes=(1,), out_sharding=None), Z)
+case("reduce_prod_all", p(P.reduce_prod_p, axes=(0, 1), out_sharding=None), X)
+case("reduce_prod_zero", p(P.reduce_prod_p, axes=(0,), out_sharding=None),
+     np.array([[1.5, 0.0, 2.0], [0.0, 0.0, -1.5], [0.7, 1.1, 1.2]]))
+case("reduce_max", p(P.reduce_max_p, axes=(1,), out_sharding=None), distinct(2, 3, 4))
+case("reduce_min", p(P.reduce_min_p, axes=(0, 2), out_sharding=None), distinct(2, 3, 4))
+case("argmax_argmin", lambda x: (lax.argmax(x, 1, np.int32), lax.argmin(x, 0, np.int32)),
+     distinct(2, 3))
+case("reduce_logical", lambda i: (lax.reduce_and(i, (0,)), lax.reduce_or(i, (0,)),
+                                  lax.reduce_xor(i, (0,))), i32(1, 2, 3))
+
+# dot_general
+case("matmul", lambda a, b: lax.dot(a, b), f64(2, 3), f64(3, 4, seed=1))
+case("matvec", lambda a, b: lax.dot(a, b), f64(2, 3), f64(3, seed=1))
+case("dot_general_batch", p(P.dot_general_p, dimension_numbers=(((2,), (1,)), ((0,), (0,))),
+                            precision=None, preferred_element_type=None, out_sharding=None),
+     f64(2, 3, 4), f64(2, 4, 5, seed=1))
+case("dot_general_permuted", p(P.dot_general_p,
+                               dimension_numbers=(((0, 2), (2, 0)), ((3,), (1,))),
+                               precision=None, preferred_element_type=None,
+                               out_sharding=None),
+     f64(3, 2, 4, 2), f64(4, 2, 3, 5, seed=1))
+case("dot_general_outer", p(P.dot_general_p, dimension_numbers=(((), ()), ((), ())),
+                            precision=None, preferred_element_type=None, out_sharding=None),
+     f64(2), f64(3, seed=1))
+case("dot_general_preferred", p(P.dot_general_p, dimension_numbers=(((1,), (0,)), ((), ())),
+                                precision=None, preferred_element_type=np.float64,
+                                out_sharding=None),
+     f64(2, 3), f64(3, 2, seed=1))
+case("dot_complex", lambda a, b: lax.dot(a, b), c128(2, 3), c128(3, 2, seed=1))
+
+# indexing
+case("dynamic_slice", lambda x, i, j: lax.dynamic_slice(x, (i, j), (2, 2)), f64(3, 4),
+     np.int32(1), np.int32(5))
+case("dynamic_update_slice", lambda x, u, i: lax.dynamic_update_slice(x, u, (i, np.int32(1))),
+     f64(3, 4), f64(2, 2, seed=1), np.int32(1))
+
+_TAKE = GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,))
+
+
+def _gather(dn, sizes, mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None):
+    return lambda x, idx: bind(P.gather_p, x, idx, dimension_numbers=dn,
+                               slice_sizes=sizes, indices_are_sorted=False,
+                               unique_indices=False, mode=mode, fill_value=fill_value)
+
+
+case("gather_rows", _gather(_TAKE, (1, 3)), f64(4, 3), np.array([[2], [0], [2]], np.int32))
+case("gather_windows", _gather(GatherDimensionNumbers(offset_dims=(1, 2),
+                                                      collapsed_slice_dims=(),
+                                                      start_index_map=(0, 1)), (2, 2),
+                               GatherScatterMode.CLIP),
+     f64(4, 3), np.array([[0, 0], [1, 1], [3, 2]], np.int32))
+case("gather_fill", _gather(_TAKE, (1, 3), GatherScatterMode.FILL_OR_DROP, 0.5),
+     f64(4, 3), np.array([[1], [7], [-1]], np.int32))
+case("gather_batching", _gather(GatherDimensionNumbers(
+    offset_dims=(), collapsed_slice_dims=(1,), start_index_map=(1,), operand_batching_dims=(0,),
+    start_indices_batching_dims=(0,)), (1, 1)), f64(3, 4), np.array([[1], [3], [0]], np.int32))
+
+_SCATTER_ROWS = ScatterDimensionNumbers(update_window_dims=(1,), inserted_window_dims=(0,),
+                                        scatter_dims_to_operand_dims=(0,))
+_SCATTER_ELEMS = ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                         scatter_dims_to_operand_dims=(0,))
+_DUP = np.array([[2], [0], [2]], np.int32)
+_UNIQ = np.array([[3], [0], [1]], np.int32)
+
+
+def _scatter(prim, dn, idx, unique=False, mode=GatherScatterMode.FILL_OR_DROP):
+    return lambda x, u: bind(prim, x, idx, u, dimension_numbers=dn, indices_are_sorted=False,
+                             unique_indices=unique, mode=mode)
+
+
+case("scatter_add", _scatter(P.scatter_add_p, _SCATTER_ROWS, _DUP), f64(4, 3), f64(3, 3, seed=1))
+case("scatter_add_clip", _scatter(P.scatter_add_p, _SCATTER_ROWS,
+                                  np.array([[5], [0], [-3]], np.int32),
+                                  mode=GatherScatterMode.CLIP), f64(4, 3), f64(3, 3, seed=1))
+case("scatter_add_drop", _scatter(P.scatter_add_p, _SCATTER_ROWS,
+                                  np.array([[5], [0], [1]], np.int32)),
+     f64(4, 3), f64(3, 3, seed=1))
+case("scatter_unique", _scatter(P.scatter_p, _SCATTER_ROWS, _UNIQ, unique=True), f64(4, 3),
+     f64(3, 3, seed=1))
+case("scatter_duplicates", _scatter(P.scatter_p, _SCATTER_ROWS, _DUP), f64(4, 3),
+     f64(3, 3, seed=1))
+case("scatter_mul_unique", _scatter(P.scatter_mul_p, _SCATTER_ROWS, _UNIQ, unique=True),
+     f64(4, 3), f64(3, 3, seed=1))
+case("scatter_mul_operand_only", lambda x: _scatter(P.scatter_mul_p, _SCATTER_ROWS, _DUP)(
+    x, f64(3, 3, seed=1)), f64(4, 3))
+case("scatter_max", _scatter(P.scatter_max_p, _SCATTER_ELEMS, _DUP), np.array([0.1, 0.2, 0.3, 0.4]),
+     np.array([0.5, -1.0, 0.15]))
+case("scatter_min", _scatter(P.scatter_min_p, _SCATTER_ELEMS, _DUP), np.array([0.1, 0.2, 0.3, 0.4]),
+     np.array([0.5, -1.0, 0.15]))
+
+# cumulative
+C = np.array([[0.5, 1.2, -0.7, 2.0], [1.1, -0.3, 0.9, 0.4], [0.8, 1.5, 0.2, -1.2]])
+for _name in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp"):
+    for _axis, _rev in ((1, False), (0, True), (1, True)):
+        case(f"{_name}_axis{_axis}{'_reverse' if _rev else ''}",
+             p(primitives_by_name[_name], axis=_axis, reverse=_rev), C)
+case("cumprod_zero", p(P.cumprod_p, axis=0, reverse=False), np.array([1.5, 0.0, 2.0, 0.0, 0.7]))
+case("cumlogsumexp_large", p(P.cumlogsumexp_p, axis=0, reverse=False),
+     np.array([800.0, -500.0, 801.0, 0.0]))
+
+# sort
+case("sort", p(P.sort_p, dimension=1, is_stable=True, num_keys=1), distinct(2, 5))
+case("sort_with_values", p(P.sort_p, dimension=0, is_stable=True, num_keys=1),
+     distinct(5, 2), f64(5, 2, seed=1))
+case("sort_int_keys", lambda k, v: bind(P.sort_p, k, v, dimension=0, is_stable=True,
+                                        num_keys=1),
+     np.array([3, 1, 2, 1], np.int32), f64(4))
+
+
+# control flow
+def _closed(fun, *avals):
+    return olympus.make_olympuspr(fun)(*[ShapeDtypeStruct(a.shape, a.dtype) for a in avals])
+
+
+case("cond", lambda i, x, y: switch(i, [lambda a, b: lax.mul(lax.sin(a), b),
+                                            lambda a, b: lax.add(a, b),
+                                            lambda a, b: (lax.mul(a, 2.0))], x, y),
+     np.int32(0), f64(3), f64(3, seed=1))
+case("cond_branch1", lambda i, x, y: switch(i, [lambda a, b: lax.mul(lax.sin(a), b),
+                                                    lambda a, b: lax.exp(b)], x, y),
+     np.int32(1), f64(3), f64(3, seed=1))
+case("cond_multi_out", lambda x, y: lax.cond(lax.gt(x[0], 0.0),
+                                             lambda a, b: (a, lax.mul(a, b), 3.0),
+                                             lambda a, b: (lax.cos(b), b, 4.0), x, y),
+     np.array([0.5, -1.0]), f64(2, seed=1))
+case("cond_closure", lambda x: lax.cond(lax.gt(x[0], 0.0), lambda: lax.mul(x, x),
+                                        lambda: x), np.array([0.5, -1.0]))
+_CALL = _closed(lambda a, b: [lax.mul(lax.sin(a), b), lax.exp(a)], f64(3), f64(3))
+case("closed_call", lambda a, b: bind(P.closed_call_p, a, b, call_olympuspr=_CALL), f64(3),
+     f64(3, seed=1))
+_SCAN = _closed(lambda w, c, x: [lax.add(lax.mul(c, w), lax.sin(x)), lax.mul(c, x)],
+                f64(3), f64(3), f64(3))
+case("scan", lambda w, c, xs: bind(P.scan_p, w, c, xs, olympuspr=_SCAN, length=4,
+                                   reverse=False, num_consts=1, num_carry=1,
+                                   linear=(False,) * 3, unroll=1),
+     f64(3, lo=0.5, hi=0.9), f64(3, seed=1), f64(4, 3, seed=2))
+_WCOND = _closed(lambda i, x: [lax.lt(i, np.int32(3))], np.int32(0), f64(3))
+_WBODY = _closed(lambda w, i, x: [lax.add(i, np.int32(1)), lax.sin(lax.mul(x, w))],
+                 f64(3), np.int32(0), f64(3))
+case("while", lambda w, x: bind(P.while_p, w, np.int32(0), x, cond_olympuspr=_WCOND,
+                                body_olympuspr=_WBODY, cond_nconsts=0, body_nconsts=1)[1],
+     f64(3), f64(3, seed=1), transpose=False)
+
+CASE_IDS = [c.name for c in CASES]
+assert len(set(CASE_IDS)) == len(CASE_IDS)
+
+
+# --- the check ----------------------------------------------------------------------------------
+
+
+def _random_like(aval, seed):
+    r = _rng(seed)
+    if dtypes.is_complex(aval.dtype):
+        return (r.normal(size=aval.shape) + 1j * r.normal(size=aval.shape)).astype(aval.dtype)
+    return r.normal(size=aval.shape).astype(aval.dtype)
+
+
+def _inexact(aval):
+    return dtypes.is_inexact(aval.dtype)
+
+
+def _pair(a, b):
+    """Re(sum(a * b)) in float64."""
+    return float(np.real(np.sum(np.asarray(a, np.complex128) * np.asarray(b, np.complex128))))
+
+
+def _run_case(c: Case):
+    args = [np.asarray(a) for a in c.args]
+    in_avals = [olympus.make_olympuspr(lambda x: x)(a).out_avals[0] for a in args]
+    diff = [_inexact(a) for a in in_avals]
+    _, out_shape = olympus.make_olympuspr(c.fun, return_shape=True)(*args)
+    out_leaves, out_tree = tree_util.tree_flatten(out_shape)
+    out_diff = [dtypes.is_inexact(o.dtype) for o in out_leaves]
+    tangents = [_random_like(a, 10 + i) if d else None for i, (a, d) in
+                enumerate(zip(in_avals, diff))]
+    cts = [_random_like(o, 50 + i) if d else None for i, (o, d) in
+           enumerate(zip(out_leaves, out_diff))]
+
+    def full_tangents(ts):
+        it = iter(ts)
+        return [next(it) if d else np.zeros(a.shape, dtypes.float0)
+                for a, d in zip(in_avals, diff)]
+
+    def full_cts(cs):
+        it = iter(cs)
+        return tree_util.tree_unflatten(out_tree, [
+            next(it) if d else np.zeros(o.shape, dtypes.float0)
+            for o, d in zip(out_leaves, out_diff)])
+
+    def diff_leaves(tree):
+        return [x for x, d in zip(tree_util.tree_leaves(tree), out_diff) if d]
+
+    def check(xs, ts, cs):
+        full_t = full_tangents(ts)
+        y, ty = olympus.jvp(c.fun, tuple(xs), tuple(full_t))
+        it = iter(ts)
+        xp, xm = [], []
+        for x, d in zip(xs, diff):
+            if d:
+                t = next(it)
+                xp.append(x + EPS * t)
+                xm.append(x - EPS * t)
+            else:
+                xp.append(x)
+                xm.append(x)
+        fd = [(a - b) / (2 * EPS) for a, b in zip(diff_leaves(c.fun(*xp)),
+                                                  diff_leaves(c.fun(*xm)))]
+        out = {"y": diff_leaves(y), "jvp": diff_leaves(ty), "fd": fd,
+               "int_tangents": [t for t, d in zip(tree_util.tree_leaves(ty), out_diff)
+                                if not d]}
+        if c.transpose:
+            _, f_jvp = olympus.linearize(c.fun, *xs)
+            out["lin"] = diff_leaves(f_jvp(*full_t))
+            _, f_vjp = olympus.vjp(c.fun, *xs)
+            ct_in = f_vjp(full_cts(cs))
+            out["vjp"] = [g for g, d in zip(ct_in, diff) if d]
+        return out
+
+    # float0 tangents of integer outputs cannot leave jit: check them outside.
+    res = olympus.jit(lambda xs, ts, cs: {k: v for k, v in check(xs, ts, cs).items()
+                                          if k != "int_tangents"})(
+        args, [t for t in tangents if t is not None], [ct for ct in cts if ct is not None])
+    return res, tangents, cts, diff
+
+
+@pytest.mark.parametrize("c", CASES, ids=CASE_IDS)
+def test_jvp_and_transpose(c):
+    res, tangents, cts, diff = _run_case(c)
+    for got, want in zip(res["jvp"], res["fd"]):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=c.rtol, atol=c.atol,
+                                   err_msg=f"{c.name}: JVP vs finite differences")
+    if not c.transpose:
+        return
+    for got, want in zip(res["lin"], res["jvp"]):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-9, atol=1e-9,
+                                   err_msg=f"{c.name}: linearize vs jvp")
+    lhs = sum(_pair(ct, jt) for ct, jt in zip([ct for ct in cts if ct is not None],
+                                               res["lin"]))
+    rhs = sum(_pair(g, t) for g, t in zip(res["vjp"], [t for t in tangents if t is not None]))
+    np.testing.assert_allclose(lhs, rhs, rtol=1e-9, atol=1e-9,
+                               err_msg=f"{c.name}: <ct, J t> != <J^T ct, t>")
+
+
+# --- specific values -------------------------------------------------------------------------------
+
+
+def test_max_min_ties_split_evenly():
+    g = olympus.grad(lambda x, y: lax.max(x, y), argnums=(0, 1))(1.0, 1.0)
+    assert [float(v) for v in g] == [0.5, 0.5]
+    g = olympus.grad(lambda x, y: lax.min(x, y), argnums=(0, 1))(2.0, 2.0)
+    assert [float(v) for v in g] == [0.5, 0.5]
+
+
+def test_reduce_max_ties_split_evenly():
+    x = np.array([1.0, 3.0, 3.0, 2.0, 3.0])
+    g = olympus.grad(lambda x: lax.reduce_max(x, (0,)))(x)
+    np.testing.assert_allclose(np.asarray(g), [0, 1 / 3, 1 / 3, 0, 1 / 3])
+    g = olympus.grad(lambda x: lax.reduce_min(x, (0,)))(np.array([1.0, 3.0, 1.0]))
+    np.testing.assert_allclose(np.asarray(g), [0.5, 0, 0.5])
+
+
+def test_safe_derivatives_at_zero():
+    # pow: d/dy x**y at x == 0 is 0 (not nan); d/dx x**0 is 0 even at x == 0.
+    gx, gy = olympus.grad(lambda x, y: lax.pow(x, y), argnums=(0, 1))(0.0, 2.0)
+    assert float(gx) == 0.0 and float(gy) == 0.0
+    assert float(olympus.grad(lambda x: lax.pow(x, 0.0))(0.0)) == 0.0
+    # prod and cumprod with zeros: exact, not nan.
+    g = olympus.grad(lambda x: lax.reduce_prod(x, (0,)))(np.array([2.0, 0.0, 3.0]))
+    np.testing.assert_allclose(np.asarray(g), [0.0, 6.0, 0.0])
+    g = olympus.grad(lambda x: lax.reduce_prod(x, (0,)))(np.array([2.0, 0.0, 0.0]))
+    np.testing.assert_allclose(np.asarray(g), [0.0, 0.0, 0.0])
+    g = olympus.grad(lambda x: lax.reduce_sum(bind(P.cumprod_p, x, axis=0, reverse=False),
+                                              (0,)))(np.array([2.0, 0.0, 3.0]))
+    np.testing.assert_allclose(np.asarray(g), [1.0, 3.0 * 2 + 2.0, 0.0])
+    # integer_pow with y=0 and sqrt/log are as in JAX.
+    assert float(olympus.grad(lambda x: lax.integer_pow(x, 0))(0.0)) == 0.0
+    g = olympus.grad(lambda x: lax.reduce_sum(lax.abs(lax.convert_element_type(
+        x, np.complex128)), ()))(0.0)
+    assert np.isfinite(float(g))
+
+
+def test_cumlogsumexp_stable():
+    x = np.array([1000.0, -1000.0, 1001.0])
+    g = olympus.grad(lambda x: lax.reduce_sum(bind(P.cumlogsumexp_p, x, axis=0,
+                                                   reverse=False), (0,)))(x)
+    assert np.all(np.isfinite(np.asarray(g)))
+    e = 1 / (1 + np.exp(-1.0))
+    np.testing.assert_allclose(np.asarray(g), [2 - e, 0.0, e], rtol=1e-12)
+
+
+def test_argmax_and_integer_outputs_have_float0_tangents():
+    x = distinct(2, 3)
+    _, t = olympus.jvp(lambda x: lax.argmax(x, 1, np.int32), (x,), (np.ones_like(x),))
+    assert t.dtype == dtypes.float0 and t.shape == (2,)
+    _, t = olympus.jvp(lambda x: lax.convert_element_type(x, np.int32), (x,),
+                       (np.ones_like(x),))
+    assert t.dtype == dtypes.float0
+
+
+def test_integer_index_operands_get_no_tangent():
+    x = f64(3, 4)
+    f = lambda x, i: lax.dynamic_slice(x, (i, np.int32(0)), (2, 2))  # noqa: E731
+    _, t = olympus.jvp(f, (x, np.int32(1)), (np.ones_like(x), np.zeros((), dtypes.float0)))
+    np.testing.assert_allclose(np.asarray(t), np.ones((2, 2)))
+    gx, gi = olympus.vjp(f, x, np.int32(1))[1](np.ones((2, 2)))
+    assert gi.dtype == dtypes.float0
+    want = np.zeros((3, 4))
+    want[1:3, 0:2] = 1
+    np.testing.assert_allclose(np.asarray(gx), want)
+
+
+def test_digamma_derivative_is_trigamma():
+    # psi1(1) = pi^2 / 6, psi1(0.5) = pi^2 / 2, psi1(-0.5) = pi^2/2 + 4.
+    g = olympus.vmap(olympus.grad(lambda x: lax.digamma(x)))(np.array([1.0, 0.5, -0.5, 30.0]))
+    np.testing.assert_allclose(np.asarray(g), [np.pi ** 2 / 6, np.pi ** 2 / 2,
+                                               np.pi ** 2 / 2 + 4, 0.033901961],
+                               rtol=1e-7)
+
+
+def test_sort_jvp_follows_permutation():
+    x = np.array([3.0, 1.0, 2.0])
+    y, t = olympus.jvp(lambda x: bind(P.sort_p, x, dimension=0, is_stable=True,
+                                      num_keys=1)[0], (x,), (np.array([10.0, 20.0, 30.0]),))
+    np.testing.assert_allclose(np.asarray(y), [1, 2, 3])
+    np.testing.assert_allclose(np.asarray(t), [20, 30, 10])
+
+
+def test_cummax_routes_tangent_from_running_max():
+    x = np.array([1.0, 3.0, 2.0, 5.0, 4.0])
+    t = np.array([1.0, 10.0, 100.0, 1000.0, 10000.0])
+    _, dt = olympus.jvp(lambda x: bind(P.cummax_p, x, axis=0, reverse=False), (x,), (t,))
+    np.testing.assert_allclose(np.asarray(dt), [1, 10, 10, 1000, 1000])
+    _, dt = olympus.jvp(lambda x: bind(P.cummin_p, x, axis=0, reverse=True), (x,), (t,))
+    np.testing.assert_allclose(np.asarray(dt), [1, 100, 100, 10000, 10000])
+
+
+# --- coverage ----------------------------------------------------------------------------------
+
+#: Primitives whose derivative is zero everywhere it exists (or which have no float inputs):
+#: each still has a JVP rule, returning symbolic zero tangents (float0 for int/bool results).
+NON_DIFFERENTIABLE = {
+    # piecewise constant
+    "sign": "piecewise constant", "floor": "piecewise constant", "ceil": "piecewise constant",
+    "round": "piecewise constant", "nextafter": "piecewise constant (steps of one ulp)",
+    "stop_gradient": "its derivative is zero by definition",
+    # boolean results
+    "is_finite": "bool result", "eq": "bool result", "ne": "bool result", "lt": "bool result",
+    "le": "bool result", "gt": "bool result", "ge": "bool result",
+    # integer / boolean operands and results
+    "and": "int/bool", "or": "int/bool", "xor": "int/bool", "not": "int/bool",
+    "population_count": "int", "clz": "int", "shift_left": "int",
+    "shift_right_arithmetic": "int", "shift_right_logical": "int",
+    "reduce_and": "int/bool", "reduce_or": "int/bool", "reduce_xor": "int/bool",
+    "argmax": "integer index result", "argmin": "integer index result",
+    "iota": "no operands", "rng_bit_generator": "uint32 key and bits",
+    "threefry2x32": "uint32 operands",
+    "bitcast_convert_type": "reinterprets bits: not a smooth function of the value",
+}
+
+#: Primitives that must have a transpose rule (linear in some operands).
+LINEAR = {
+    "add", "sub", "neg", "mul", "div", "convert_element_type", "broadcast_in_dim", "reshape",
+    "transpose", "squeeze", "expand_dims", "concatenate", "pad", "rev", "slice",
+    "dynamic_slice", "dynamic_update_slice", "gather", "scatter_add", "scatter",
+    "select_n", "reduce_sum", "cumsum", "dot_general", "copy", "real", "imag", "complex",
+    "conj", "reduce_precision", "closed_call", "cond", "scan",
+}
+
+
+def _prims_of(closed_or_jaxpr, acc):
+    j = closed_or_jaxpr.olympuspr if isinstance(closed_or_jaxpr, ClosedOlympuspr) \
+        else closed_or_jaxpr
+    for e in j.eqns:
+        acc.add(e.primitive.name)
+        for v in e.params.values():
+            for sub in (v if isinstance(v, (tuple, list)) else (v,)):
+                if isinstance(sub, ClosedOlympuspr):
+                    _prims_of(sub, acc)
+    return acc
+
+
+def _case_prims(c: Case):
+    """(primitives the case applies, primitives in its linearized olympuspr)."""
+    args = [np.asarray(a) for a in c.args]
+    prims = _prims_of(olympus.make_olympuspr(c.fun)(*args), set())
+    lin_prims: set = set()
+    if c.transpose:
+        def f(*xs):
+            leaves, _ = tree_util.tree_flatten(c.fun(*xs))
+            return leaves
+
+        def probe(*xs):
+            _, lin = ad.linearize_flat(f, list(xs))
+            _prims_of(lin.olympuspr, lin_prims)
+            return 0.0
+
+        olympus.make_olympuspr(probe)(*args)
+    return prims, lin_prims
+
+
+@functools.lru_cache(maxsize=None)
+def _coverage():
+    applied, linear = set(), set()
+    for c in CASES:
+        a, lp = _case_prims(c)
+        applied |= a
+        linear |= lp
+    return applied, linear
+
+
+def test_every_primitive_has_a_jvp_rule():
+    missing = sorted(n for n, prim in primitives_by_name.items() if prim not in ad.jvp_rules)
+    assert not missing, f"primitives without a JVP rule: {missing}"
+
+
+def test_every_differentiable_primitive_is_checked():
+    applied, _ = _coverage()
+    unchecked = sorted(n for n in primitives_by_name if n not in applied
+                       and n not in NON_DIFFERENTIABLE)
+    assert not unchecked, f"primitives no case exercises: {unchecked}"
+
+
+def test_linear_primitives_have_checked_transpose_rules():
+    missing = sorted(n for n in LINEAR if primitives_by_name[n] not in ad.transpose_rules)
+    assert not missing, f"linear primitives without a transpose rule: {missing}"
+    _, linear = _coverage()
+    unchecked = sorted(LINEAR - linear)
+    assert not unchecked, f"transpose rules no dot-product test exercises: {unchecked}"
+
+
+def _zero_rule_operands():
+    k = np.array([1, 2, 3, 4], np.uint32)
+    u = np.uint32(7)
+    x = np.array([0.5, -1.5])
+    i = np.array([1, 6], np.int32)
+    b = np.array([True, False])
+    return {
+        "sign": ((x,), {}), "floor": ((x,), {}), "ceil": ((x,), {}),
+        "round": ((x,), {"rounding_method": 0}), "nextafter": ((x, x), {}),
+        "stop_gradient": ((x,), {}), "is_finite": ((x,), {}),
+        **{n: ((x, x), {}) for n in ("eq", "ne", "lt", "le", "gt", "ge")},
+        "and": ((b, b), {}), "or": ((i, i), {}), "xor": ((i, i), {}), "not": ((b,), {}),
+        "population_count": ((i,), {}), "clz": ((i,), {}), "shift_left": ((i, i), {}),
+        "shift_right_arithmetic": ((i, i), {}), "shift_right_logical": ((i, i), {}),
+        **{n: ((b,), {"axes": (0,)}) for n in ("reduce_and", "reduce_or", "reduce_xor")},
+        "argmax": ((x,), {"axes": (0,), "index_dtype": np.dtype(np.int32)}),
+        "argmin": ((x,), {"axes": (0,), "index_dtype": np.dtype(np.int32)}),
+        "iota": ((), {"dtype": np.dtype(np.int32), "shape": (3,), "dimension": 0,
+                      "sharding": None}),
+        "rng_bit_generator": ((k,), {"shape": (2,), "dtype": np.dtype(np.uint32),
+                                     "algorithm": RandomAlgorithm.RNG_DEFAULT}),
+        "threefry2x32": ((u, u, k, k), {}),
+        "bitcast_convert_type": ((x,), {"new_dtype": np.dtype(np.int64)}),
+    }
+
+
+def test_non_differentiable_primitives_have_zero_rules():
+    operands = _zero_rule_operands()
+    assert set(operands) == set(NON_DIFFERENTIABLE)
+    for name in NON_DIFFERENTIABLE:
+        prim = primitives_by_name[name]
+        args, params = operands[name]
+
+        def probe(*xs, prim=prim, params=params):
+            ts = [ad.Zero(ad.tangent_aval(olympus.make_olympuspr(lambda v: v)(
+                np.zeros(np.shape(a), np.asarray(a).dtype)).out_avals[0]))
+                for a in xs]
+            out, t_out = ad.jvp_rules[prim](list(xs), ts, **params)
+            outs = out if prim.multiple_results else [out]
+            touts = t_out if prim.multiple_results else [t_out]
+            for o, t in zip(outs, touts):
+                assert isinstance(t, ad.Zero), name
+                oa = o.aval
+                assert t.aval.shape == oa.shape, name
+                want = oa.dtype if dtypes.is_inexact(oa.dtype) else dtypes.float0
+                assert t.aval.dtype == want, name
+            return outs
+
+        olympus.make_olympuspr(probe)(*args)
