@@ -74,6 +74,7 @@ def metadata(pythons: dict[str, str], rounds: int, elapsed: float) -> dict:
         "python": platform.python_version(),
         "versions": {"olympus": _versions(pythons["olympus"], ["olympus", "jaxlib", "numpy"]),
                      "jax": _versions(pythons["jax"], ["jax", "jaxlib", "numpy"])},
+        "loadavg_1_5_15": [round(x, 2) for x in os.getloadavg()],
         "openblas_env": {k: v for k, v in os.environ.items() if k.startswith("OPENBLAS")},
     }
 
@@ -93,7 +94,8 @@ def markdown(summary: dict) -> str:
         "# Olympus vs reference JAX",
         "",
         f"{meta.get('date', '')}; {meta.get('rounds', '?')} interleaved rounds, each case in a "
-        f"fresh process per library; {meta.get('machine', '')}. "
+        f"fresh process per library; {meta.get('machine', '')}; load average at the end "
+        f"{meta.get('loadavg_1_5_15', '?')}. "
         f"olympus {v.get('olympus', {}).get('olympus', '?')}, "
         f"jax {v.get('jax', {}).get('jax', '?')}, jaxlib {v.get('jax', {}).get('jaxlib', '?')}.",
         "",
@@ -117,7 +119,7 @@ def markdown(summary: dict) -> str:
     problems = [f"- {case} ({lib}): {s['status']}: {s.get('reason', '')}"
                 for case, libs in cases.items() for lib, s in libs.items() if s["status"] != "ok"]
     if problems:
-        lines += ["", "Not measured:", "", *problems]
+        lines += ["", "Runs that did not finish ok:", "", *problems]
     notes = [f"- {case} ({lib}): {n}" for case, libs in cases.items()
              for lib, s in libs.items() for n in s.get("notes", [])]
     if notes:

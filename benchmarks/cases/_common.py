@@ -19,7 +19,8 @@ import statistics
 import sys
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 class Skip(Exception):

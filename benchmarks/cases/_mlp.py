@@ -34,7 +34,7 @@ def make_step(lib, jnp, lr: float = 0.01):
 
     def step(params, batch):
         grads = lib.grad(loss)(params, batch)
-        return [(w - lr * gw, b - lr * gb) for (w, b), (gw, gb) in zip(params, grads)]
+        return [(w - lr * gw, b - lr * gb) for (w, b), (gw, gb) in zip(params, grads, strict=True)]
 
     return step
 

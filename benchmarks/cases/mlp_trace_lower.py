@@ -23,7 +23,7 @@ def measure(lib, jnp):
         t2 = time.perf_counter()
         trace.append(t1 - t0)
         lower.append(t2 - t1)
-    total = [a + b for a, b in zip(trace, lower)]
+    total = [a + b for a, b in zip(trace, lower, strict=True)]
     return {
         "trace_lower_ms": metric(1e3 * statistics.median(total), "ms"),
         "trace_ms": metric(1e3 * statistics.median(trace), "ms", geomean=False),

@@ -286,6 +286,7 @@ HAPPY = [
           linear=(), unroll=True), ["i32[4,2]"]),
     ("closed_call", "f32[2]* i32[]", dict(call_olympuspr=fn("f32[2] i32[]", "i32[] f32[2]")),
      ["i32[]", "f32[2]"]),
+    ("debug_callback", "f32[2] i32[]", dict(callback=print, effect=P.debug_effect), []),
 ]
 
 
@@ -437,6 +438,7 @@ ERRORS = [
      re.escape("carry output (f32[3],) must have the same types as the carry input (f32[2],)")),
     ("closed_call", "f32[3]", dict(call_olympuspr=fn("f32[2]", "f32[2]")),
      re.escape("takes input types (f32[2],), but was called with arguments of type (f32[3],)")),
+    ("debug_callback", "f32[2]", dict(callback=None, effect=P.debug_effect), "must be callable"),
 ]
 
 

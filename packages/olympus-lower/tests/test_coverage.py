@@ -198,6 +198,9 @@ def _cases():
                      ["stablehlo.while(", "stablehlo.dynamic_slice"])
     cases["closed_call"] = (_single(P.closed_call_p, [x3], call_olympuspr=br),
                             ["stablehlo.negate %arg0"])
+    cases["debug_callback"] = (
+        _single(P.debug_callback_p, [x3], callback=print, effect=P.debug_effect),
+        ["stablehlo.custom_call @xla_ffi_python_cpu_callback", "has_side_effect = true"])
     return cases
 
 

@@ -14,9 +14,9 @@ from olympus import errors
 
 DOCS = "See https://docs.olympus.dev/en/latest/errors.html#olympus.errors."
 
-NAMES = ["ConcretizationTypeError", "KeyReuseError", "OlympusRuntimeError", "OlympusTypeError",
-         "TracerArrayConversionError", "TracerBoolConversionError",
-         "TracerIntegerConversionError", "UnexpectedTracerError"]
+NAMES = ["ConcretizationTypeError", "KeyReuseError", "NonConcreteBooleanIndexError",
+         "OlympusRuntimeError", "OlympusTypeError", "TracerArrayConversionError",
+         "TracerBoolConversionError", "TracerIntegerConversionError", "UnexpectedTracerError"]
 
 
 def test_error_names_exist_and_are_exported():
@@ -35,6 +35,7 @@ def test_hierarchy_matches_jax():
     assert issubclass(errors.KeyReuseError, errors.OlympusTypeError)
     # Using a traced integer as an index is an IndexError, as in JAX.
     assert issubclass(errors.TracerIntegerConversionError, IndexError)
+    assert issubclass(errors.NonConcreteBooleanIndexError, IndexError)
     assert issubclass(errors.OlympusRuntimeError, RuntimeError)
 
 
@@ -163,6 +164,23 @@ def test_numpy_function_on_a_traced_value():
     # The same function with olympus.numpy works.
     out = olympus.jit(lambda x: jnp.sin(x))(jnp.ones(3))
     np.testing.assert_allclose(np.asarray(out), np.sin(np.ones(3)), rtol=1e-6)
+
+
+# --- NonConcreteBooleanIndexError -------------------------------------------------------------
+
+
+def test_traced_boolean_mask_as_an_index():
+    with pytest.raises(errors.NonConcreteBooleanIndexError) as info:
+        olympus.jit(lambda x: x[x > 0])(jnp.arange(3.0))
+    msg = str(info.value)
+    assert msg.startswith("Array boolean indices must be concrete; got bool[3]")
+    assert msg.endswith(DOCS + "NonConcreteBooleanIndexError")
+    assert isinstance(info.value, IndexError)
+    # A NumPy mask is concrete, and jnp.where keeps the shape static: both work under jit.
+    out = olympus.jit(lambda x: x[np.array([True, False, True])])(jnp.arange(3.0))
+    np.testing.assert_array_equal(np.asarray(out), [0.0, 2.0])
+    out = olympus.jit(lambda x: jnp.where(x > 0, x, 0).sum())(jnp.arange(3.0))
+    assert float(out) == 3.0
 
 
 # --- UnexpectedTracerError ---------------------------------------------------------------------

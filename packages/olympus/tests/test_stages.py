@@ -295,10 +295,12 @@ def test_compiled_keeps_pytree_structure_and_values():
 
 def test_calling_compiled_does_not_trace_or_compile():
     compiled = olympus.jit(lambda x: x * 3).lower(jnp.zeros(5)).compile()
+    args = [jnp.full(5, float(i)) for i in range(3)]
     before = dict(jit_mod.counters)
-    for i in range(3):
-        np.testing.assert_array_equal(np.asarray(compiled(jnp.full(5, float(i)))), [3.0 * i] * 5)
+    outs = [compiled(a) for a in args]
     assert jit_mod.counters == before
+    for i, out in enumerate(outs):
+        np.testing.assert_array_equal(np.asarray(out), [3.0 * i] * 5)
 
 
 def test_compiled_accepts_numpy_arguments_of_the_right_type():
@@ -327,10 +329,12 @@ def test_trace_then_call_shares_the_trace():
         return x - 1
 
     jk = olympus.jit(k)
-    jk.trace(jnp.zeros(3))
+    arg = jnp.zeros(3)
+    jk.trace(arg)
     before = dict(jit_mod.counters)
-    np.testing.assert_array_equal(np.asarray(jk(jnp.zeros(3))), [-1.0] * 3)
+    out = jk(arg)
     assert jit_mod.counters["trace"] == before["trace"]
+    np.testing.assert_array_equal(np.asarray(out), [-1.0] * 3)
 
 
 # --- type checking of Compiled calls ------------------------------------------------------------
@@ -432,6 +436,31 @@ def test_compiled_under_jit_raises():
     assert int(compiled(np.int32(1))) == 2
 
 
+def test_compiled_under_vmap_raises_while_the_jitted_function_batches():
+    def g(x):
+        assert x.shape == (3, 2)
+        return x @ jnp.ones(2)
+
+    z = jnp.arange(6).reshape(3, 2)
+    zs = jnp.arange(24).reshape(4, 3, 2)
+    g_aot = olympus.jit(g).trace(z).lower().compile()
+    out = olympus.vmap(olympus.jit(g))(zs)
+    np.testing.assert_allclose(np.asarray(out), np.arange(24).reshape(4, 3, 2).sum(-1))
+    with pytest.raises(TypeError) as info:
+        olympus.vmap(g_aot)(zs)
+    assert str(info.value).startswith(TRANSFORM_MSG)
+    assert "BatchTracer" in str(info.value)
+
+
+def test_compiled_under_grad_raises_while_the_jitted_function_differentiates():
+    square = olympus.jit(lambda x: x * x)
+    compiled = square.lower(1.0).compile()
+    assert float(olympus.grad(square)(3.0)) == 6.0
+    with pytest.raises(TypeError) as info:
+        olympus.grad(compiled)(3.0)
+    assert str(info.value).startswith(TRANSFORM_MSG)
+
+
 def test_trace_under_a_transformation_raises():
     with pytest.raises(TypeError) as info:
         olympus.make_olympuspr(lambda x: olympus.jit(f).trace(x, x))(1)
@@ -443,3 +472,25 @@ def test_stages_module_exports():
     assert olympus.stages.Lowered is Lowered
     assert olympus.stages.Compiled is Compiled
     assert isinstance(olympus.jit(f), olympus.stages.Wrapped)
+
+
+# --- the docs reproduce the seed AOT page -------------------------------------------------------
+
+
+def test_docs_contain_every_example_of_the_aot_page_with_its_output():
+    """docs/*.md (run as doctests by `nox -s olympus`) repeat each `>>>` example of the AOT
+    specification page with the same source and the same expected output (doctest
+    directives aside)."""
+    import doctest
+
+    from seeds import AOT_PAGE, seed_text
+
+    docs_dir = Path(__file__).resolve().parents[1] / "docs"
+    docs = "\n".join(p.read_text(encoding="utf-8") for p in sorted(docs_dir.glob("*.md")))
+    directive = re.compile(r"\s*# doctest:.*$", re.M)
+    parser = doctest.DocTestParser()
+    have = {(directive.sub("", e.source), e.want) for e in parser.get_examples(docs)}
+    seed = parser.get_examples(seed_text(AOT_PAGE))
+    assert len(seed) > 20
+    missing = [e.source for e in seed if (directive.sub("", e.source), e.want) not in have]
+    assert not missing, missing

@@ -101,7 +101,7 @@ def pp_eqn(eqn: Eqn, names: Names | None = None, indent: int = 0) -> str:
     outs = " ".join(names.binder(v) for v in eqn.outvars)
     params = _pp_params(eqn.params, names, indent)
     rhs = f"{eqn.primitive.name}{params}" + (f" {ins}" if ins else "")
-    return f"{outs} = {rhs}"
+    return f"{outs} = {rhs}" if outs else rhs  # JAX: no "=" without results
 
 
 def _pp(j: Olympuspr, names: Names, indent: int) -> str:

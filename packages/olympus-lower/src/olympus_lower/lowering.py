@@ -29,6 +29,7 @@ from olympus_ir import ClosedOlympuspr, DropVar, Literal, Olympuspr, ShapedArray
 from .context import get_context
 from .mlir_utils import aval_to_ir_type, ir_constant
 from .rules import get_lowering_rule
+from .rules.callbacks import thread_effect_tokens
 
 __all__ = [
     "lower_olympuspr", "LoweredModule", "LoweringRuleContext", "LoweringError",
@@ -84,6 +85,12 @@ class LoweringRuleContext:
                   for v, c in zip(jpr.constvars, closed.consts, strict=True)]
         return self._lowerer.lower_body(jpr, consts, list(operands))
 
+    def register_host_callback(self, fn: Any) -> int:
+        """Add `fn` to the module's host callbacks; returns its index (the custom
+        call's ``mhlo.backend_config = {index = k}``)."""
+        self._lowerer.host_callbacks.append(fn)
+        return len(self._lowerer.host_callbacks) - 1
+
 
 def _eqn_location(eqn: Any) -> ir.Location:
     si = eqn.source_info
@@ -96,6 +103,7 @@ def _eqn_location(eqn: Any) -> ir.Location:
 class _Lowerer:
     def __init__(self, name: str):
         self.name = name
+        self.host_callbacks: list = []
 
     def lower_body(self, jpr: Olympuspr, const_vals: Sequence[ir.Value],
                    arg_vals: Sequence[ir.Value]) -> list[ir.Value]:
@@ -178,11 +186,14 @@ class LoweredModule:
     * ``hoisted_consts``: the values to pass for the first ``len(hoisted_consts)``
       arguments; ``hoisted_const_indices`` their positions in ``closed.consts``.
     * ``out_avals``: the avals of the results.
+    * ``host_callbacks``: the Python functions the module's host-callback custom calls
+      call, by index; pass them to the compiler (``host_callbacks=``).
     """
 
     def __init__(self, module: ir.Module, *, name: str, in_avals: list[ShapedArray],
                  out_avals: list[ShapedArray], hoisted_consts: tuple,
-                 hoisted_const_indices: tuple[int, ...], donated: tuple[bool, ...]):
+                 hoisted_const_indices: tuple[int, ...], donated: tuple[bool, ...],
+                 host_callbacks: tuple = ()):
         self.module = module
         self.name = name
         self.in_avals = in_avals
@@ -190,6 +201,7 @@ class LoweredModule:
         self.hoisted_consts = hoisted_consts
         self.hoisted_const_indices = hoisted_const_indices
         self.donated = donated
+        self.host_callbacks = tuple(host_callbacks)
 
     @property
     def num_args(self) -> int:
@@ -248,6 +260,7 @@ def lower_olympuspr(
     """
     if isinstance(closed, Olympuspr):
         closed = ClosedOlympuspr(closed, [])
+    closed = thread_effect_tokens(closed)  # orders host callbacks (rules/callbacks.py)
     jpr = closed.olympuspr
     n_in, n_out = len(jpr.invars), len(jpr.outvars)
     if arg_names is not None and len(arg_names) != n_in:
@@ -342,4 +355,5 @@ def lower_olympuspr(
         module, name=name, in_avals=in_avals, out_avals=out_avals,
         hoisted_consts=tuple(const_vals[i] for i in hoisted_idx),
         hoisted_const_indices=hoisted_idx, donated=tuple(donation),
+        host_callbacks=tuple(lowerer.host_callbacks),
     )

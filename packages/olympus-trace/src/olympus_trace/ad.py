@@ -16,7 +16,8 @@ from olympus_ir.core import Literal, Primitive, Var
 
 from . import lax_ops
 from .core import Trace, Tracer, bind, current_trace, get_aval, set_current_trace
-from .olympuspr_utils import dce_olympuspr, eval_olympuspr, partial_eval_olympuspr
+from .olympuspr_utils import eval_olympuspr, partial_eval_olympuspr
+from . import olympuspr_utils
 from .staging import DebugInfo, trace_to_olympuspr
 
 #: prim -> rule(primals, tangents, **params) -> (primal_out, tangent_out)
@@ -285,10 +286,11 @@ def linearize_flat(fun: Callable, primals: Sequence, debug_info: DebugInfo | Non
     known, unknown, out_unknowns, nres = partial_eval_olympuspr(closed.olympuspr, unknowns)
     if any(out_unknowns[:m + k]):  # pragma: no cover - primal outputs never depend on tangents
         raise AssertionError("linearize: a primal output depends on the tangents")
-    if not primal_outputs_needed:
-        used = [False] * m + [True] * (len(known.outvars) - m)
-        known, _ = dce_olympuspr(known, used)
-        known = known.replace(constvars=closed.olympuspr.constvars)
+    # Dead-code elimination that also prunes the unused outputs of calls and conds (e.g.
+    # primal values only the primal outputs needed).
+    used = [primal_outputs_needed] * m + [True] * (len(known.outvars) - m)
+    known, _ = dce_deep(known, used)
+    known = known.replace(constvars=closed.olympuspr.constvars)
     known_outs = eval_olympuspr(known, closed.consts, *primals)
     if not primal_outputs_needed:
         known_outs = [None] * m + list(known_outs)
@@ -299,6 +301,40 @@ def linearize_flat(fun: Callable, primals: Sequence, debug_info: DebugInfo | Non
     if has_aux:
         return known_vals[:m], lin, known_vals[m:m + k]
     return known_vals[:m], lin
+
+
+#: prim -> rule(eqn, used_outputs) -> (new eqn computing only the used outputs (its outvars
+#: are those of `eqn` that are used), used_inputs per input of the new eqn). For primitives
+#: holding sub-olympusprs (calls, cond), so dead code inside them is removed too.
+dce_rules: dict[Primitive, Callable] = {}
+
+
+def dce_deep(olympuspr, used_outputs: Sequence[bool], prune_invars: bool = False):
+    """Like `olympuspr_utils.dce_olympuspr`, recursing into primitives with a `dce_rules`
+    entry. Returns (new olympuspr, used flag per original input); the constvars of the
+    result are those still used."""
+    outvars = [v for v, u in zip(olympuspr.outvars, used_outputs) if u]
+    live = {id(v) for v in outvars if isinstance(v, Var)}
+    kept = []
+    for eqn in reversed(olympuspr.eqns):
+        used = [id(v) in live for v in eqn.outvars]
+        effectful = eqn.primitive in olympuspr_utils.effectful_primitives
+        if not any(used) and not effectful:
+            continue
+        rule = dce_rules.get(eqn.primitive)
+        if rule is not None and not all(used) and not effectful:
+            eqn, used_in = rule(eqn, used)
+        else:
+            used_in = [True] * len(eqn.invars)
+        kept.append(eqn)
+        live.update(id(v) for v, u in zip(eqn.invars, used_in) if u and isinstance(v, Var))
+    kept.reverse()
+    used_inputs = [id(v) in live for v in olympuspr.invars]
+    invars = [v for v, u in zip(olympuspr.invars, used_inputs) if u] if prune_invars \
+        else olympuspr.invars
+    constvars = [v for v in olympuspr.constvars if id(v) in live]
+    new = olympuspr.replace(constvars=constvars, invars=invars, outvars=outvars, eqns=kept)
+    return new, used_inputs
 
 
 def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence) -> list:
@@ -364,14 +400,18 @@ def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence) 
     return out
 
 
-def vjp_flat(fun: Callable, primals: Sequence, debug_info: DebugInfo | None = None):
-    """Returns (primal outputs, vjp function mapping output cotangents to input ones)."""
-    outs, lin = linearize_flat(fun, primals, debug_info)
+def vjp_flat(fun: Callable, primals: Sequence, debug_info: DebugInfo | None = None,
+             *, has_aux: bool = False, primal_outputs_needed: bool = True):
+    """Returns (primal outputs, vjp function mapping output cotangents to input ones), and
+    the aux values with `has_aux` (see `linearize_flat`)."""
+    res = linearize_flat(fun, primals, debug_info, has_aux=has_aux,
+                         primal_outputs_needed=primal_outputs_needed)
+    outs, lin = res[0], res[1]
 
     def vjp(cts):
         return lin.transpose(list(cts))
 
-    return outs, vjp
+    return (outs, vjp, res[2]) if has_aux else (outs, vjp)
 
 
 def zeros_like(x):
@@ -382,5 +422,5 @@ __all__ = [
     "Zero", "JVPTrace", "JVPTracer", "jvp_flat", "linearize_flat", "vjp_flat",
     "backward_pass", "UndefinedPrimal", "is_undefined_primal", "jvp_rules",
     "transpose_rules", "instantiate", "add_tangents", "tangent_aval", "zeros_like",
-    "LinearFunction", "Tracer", "Trace",
+    "LinearFunction", "Tracer", "Trace", "dce_deep", "dce_rules",
 ]

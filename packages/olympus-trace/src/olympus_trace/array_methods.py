@@ -54,6 +54,64 @@ def _mT(self):
     return ops.swapaxes(self, -1, -2)
 
 
+# --- methods implemented by olympus.numpy -------------------------------------------------------
+#
+# olympus-trace cannot import the meta-package, so these methods look their implementation
+# up in the namespace that olympus.numpy registers with `set_numpy_namespace` when it is
+# imported (falling back to the array_ops version, if any, when it is not).
+
+_numpy_ns = None
+_numpy_extra: dict = {}
+
+
+def set_numpy_namespace(ns, **extra) -> None:
+    """Register the module implementing the NumPy API (``olympus.numpy``); `extra` maps
+    private hooks (e.g. ``at``) to callables."""
+    global _numpy_ns
+    _numpy_ns = ns
+    _numpy_extra.update(extra)
+
+
+def _np_method(name, fallback=None):
+    def method(self, *args, **kwargs):
+        fn = getattr(_numpy_ns, name, None) if _numpy_ns is not None else None
+        if fn is None:
+            if fallback is None:
+                raise NotImplementedError(
+                    f"Array.{name} is not available"
+                    + (" (import olympus to get olympus.numpy)" if _numpy_ns is None else
+                       f": olympus.numpy.{name} is not implemented yet"))
+            return fallback(self, *args, **kwargs)
+        return fn(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def _at(self):
+    fn = _numpy_extra.get("at")
+    if fn is None:
+        raise NotImplementedError("Array.at needs olympus.numpy (import olympus)")
+    return fn(self)
+
+
+def _round(self, ndigits=None):
+    out = _np_method("round")(self, 0 if ndigits is None else ndigits)
+    return out
+
+
+def _divmod(self, other):
+    return _np_method("divmod")(self, other)
+
+
+def _rdivmod(self, other):
+    return _np_method("divmod")(other, self)
+
+
+def _nonzero(self, *, size=None, fill_value=None):
+    return _np_method("nonzero")(self, size=size, fill_value=fill_value)
+
+
 ARRAY_METHODS = {
     "__add__": _defer(ops.add), "__radd__": _defer(_swap(ops.add)),
     "__sub__": _defer(ops.subtract), "__rsub__": _defer(_swap(ops.subtract)),
@@ -82,14 +140,30 @@ ARRAY_METHODS = {
     "ravel": ops.ravel, "flatten": ops.ravel,
     "squeeze": ops.squeeze,
     "swapaxes": ops.swapaxes,
-    "sum": ops.sum, "prod": ops.prod, "max": ops.max, "min": ops.min,
-    "mean": ops.mean, "all": ops.all, "any": ops.any,
-    "argmax": ops.argmax, "argmin": ops.argmin,
-    "clip": ops.clip,
-    "dot": ops.matmul,
-    "conj": lambda self: ops.lax.conj(self),
-    "real": property(lambda self: ops.lax.real(self)),
-    "imag": property(lambda self: ops.lax.imag(self)),
+    "sum": _np_method("sum", ops.sum), "prod": _np_method("prod", ops.prod),
+    "max": _np_method("max", ops.max), "min": _np_method("min", ops.min),
+    "mean": _np_method("mean", ops.mean), "all": _np_method("all", ops.all),
+    "any": _np_method("any", ops.any),
+    "argmax": _np_method("argmax", ops.argmax), "argmin": _np_method("argmin", ops.argmin),
+    "clip": _np_method("clip", ops.clip),
+    "dot": _np_method("dot", ops.matmul),
+    "var": _np_method("var"), "std": _np_method("std"), "ptp": _np_method("ptp"),
+    "cumsum": _np_method("cumsum"), "cumprod": _np_method("cumprod"),
+    "round": _np_method("round"), "__round__": _round,
+    "__divmod__": _defer(_divmod), "__rdivmod__": _defer(_rdivmod),
+    "nonzero": _nonzero, "repeat": _np_method("repeat"), "take": _np_method("take"),
+    "sort": _np_method("sort"), "argsort": _np_method("argsort"),
+    "searchsorted": _np_method("searchsorted"),
+    "compress": lambda self, condition, axis=None, **kw: _np_method("compress")(
+        condition, self, axis, **kw),
+    "choose": lambda self, choices, mode="raise": _np_method("choose")(self, choices,
+                                                                       mode=mode),
+    "diagonal": _np_method("diagonal"), "trace": _np_method("trace"),
+    "copy": _np_method("copy"), "conjugate": _np_method("conjugate"),
+    "at": property(_at),
+    "conj": _np_method("conj", lambda self: ops.lax.conj(self)),
+    "real": property(_np_method("real", lambda self: ops.lax.real(self))),
+    "imag": property(_np_method("imag", lambda self: ops.lax.imag(self))),
 }
 
 

@@ -543,6 +543,9 @@ def getitem(x, idx):
     x = _to_array_operand(x)
     if not isinstance(idx, tuple):
         idx = (idx,)
+    idx, new_axes = expand_bool_indices(idx, aval_of(x).shape)
+    if new_axes:
+        x = _insert_unit_axes(x, new_axes)
     shape = aval_of(x).shape
     # Expand Ellipsis.
     n_ell = builtins.sum(1 for i in idx if i is Ellipsis)
@@ -612,6 +615,85 @@ def getitem(x, idx):
         x = lax.broadcast_in_dim(x, tuple(out_shape),
                                  tuple(k for k in range(len(out_shape)) if k not in new_axes))
     return x
+
+
+def _bool_kind(i):
+    """"array" for a boolean-mask index, "scalar" for a scalar boolean, else None."""
+    if isinstance(i, (bool, np.bool_)):
+        return "scalar"
+    if isinstance(i, list):
+        try:
+            arr = np.asarray(i)
+        except Exception:  # noqa: BLE001 (lists of tracers etc.: not a mask)
+            return None
+        return "array" if arr.dtype == np.bool_ and arr.ndim else None
+    if i is None or isinstance(i, (builtins.slice, int, float, complex)) or i is Ellipsis:
+        return None
+    try:
+        a = get_aval(i)
+    except TypeError:
+        return None
+    if a.dtype != dtypes.bool_:
+        return None
+    return "array" if a.ndim else "scalar"
+
+
+def expand_bool_indices(idx: tuple, shape) -> tuple[tuple, tuple]:
+    """Rewrite the boolean entries of an index tuple, NumPy's way: a mask becomes the
+    integer arrays of its true positions (so it must be concrete: the result's shape
+    depends on its values), and a scalar boolean becomes a new size-1 axis indexed with
+    ``[0]`` (True) or ``[]`` (False). Returns ``(idx, new_axes)``: the rewritten index and
+    the positions at which `x` needs a new size-1 axis first."""
+    from .errors import NonConcreteBooleanIndexError
+
+    kinds = [_bool_kind(i) for i in idx]
+    if not builtins.any(kinds):
+        return idx, ()
+    # Dims consumed before an Ellipsis, and how many it stands for.
+    consumed = builtins.sum(
+        0 if i is None or i is Ellipsis or k == "scalar" else
+        (np.ndim(i) if k == "array" and isinstance(i, list) else aval_of(i).ndim)
+        if k == "array" else 1 for i, k in zip(idx, kinds))
+    fill = builtins.max(len(shape) - consumed, 0)
+    idt = dtypes.default_int()
+    out, new_axes = [], []
+    pos = 0  # position in the original shape
+    nnew = 0
+    for n, (i, k) in enumerate(zip(idx, kinds)):
+        if i is Ellipsis:
+            out.append(i)
+            pos += fill
+            continue
+        if i is None:
+            out.append(i)
+            continue
+        if k is None:
+            out.append(i)
+            pos += 1
+            continue
+        if isinstance(i, Tracer) and i.to_concrete_value() is None:
+            raise NonConcreteBooleanIndexError(i.aval)
+        val = np.asarray(i.to_concrete_value() if isinstance(i, Tracer) else i)
+        if k == "scalar":
+            new_axes.append(pos + nnew)
+            nnew += 1
+            out.append(np.zeros((1 if bool(val) else 0,), idt))
+            continue
+        want = tuple(shape[pos:pos + val.ndim])
+        if want != val.shape:
+            raise IndexError("boolean index did not match shape of indexed array in index "
+                             f"{n}: got {val.shape}, expected {want}")
+        out.extend(nz.astype(idt) for nz in np.nonzero(val))
+        pos += val.ndim
+    return tuple(out), tuple(new_axes)
+
+
+def _insert_unit_axes(x, positions):
+    shape = list(aval_of(x).shape)
+    for p in sorted(positions):
+        shape.insert(p, 1)
+    kept = tuple(d for d in range(len(shape)) if d not in positions)
+    return lax.broadcast_in_dim(x, tuple(shape), kept)
 
 
 def _is_simple_reverse(i) -> bool:

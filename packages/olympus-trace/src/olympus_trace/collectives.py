@@ -16,11 +16,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import def_shape_rule, new_primitive
 
-from .core import bind, current_trace
+from .core import bind, current_trace, get_aval
 
 __all__ = ["psum_p", "pmax_p", "pmin_p", "all_gather_p", "axis_index_p", "COLLECTIVES",
            "axis_size", "check_axis_name"]
@@ -103,3 +104,44 @@ def check_axis_name(axis_name: Any) -> None:
 def bind_collective(prim, x, axis_name, **params):
     check_axis_name(axis_name)
     return bind(prim, x, axis_name=axis_name, **params)
+
+
+# --- differentiation --------------------------------------------------------------------------
+# psum and all_gather are linear; pmax/pmin pass the tangent of the member(s) holding the
+# extremum (averaged over ties), like reduce_max. psum transposes to psum (JAX's rule).
+
+
+def _register_ad_rules() -> None:
+    from . import ad, lax_ops
+
+    def psum_jvp(primals, tangents, *, axis_name):
+        (x,), (t,) = primals, tangents
+        return bind(psum_p, x, axis_name=axis_name), bind(psum_p, t, axis_name=axis_name)
+
+    def psum_transpose(ct, x, *, axis_name):
+        if isinstance(ct, ad.Zero):
+            return [ct]
+        return [bind(psum_p, ct, axis_name=axis_name)]
+
+    def chooser_jvp(prim):
+        def rule(primals, tangents, *, axis_name):
+            (x,), (t,) = primals, tangents
+            out = bind(prim, x, axis_name=axis_name)
+            w = lax_ops.convert_element_type(lax_ops.eq(x, out), get_aval(t).dtype)
+            num = bind(psum_p, lax_ops.mul(t, w), axis_name=axis_name)
+            return out, lax_ops.div(num, bind(psum_p, w, axis_name=axis_name))
+
+        return rule
+
+    def all_gather_jvp(primals, tangents, **params):
+        (x,), (t,) = primals, tangents
+        return bind(all_gather_p, x, **params), bind(all_gather_p, t, **params)
+
+    ad.jvp_rules[psum_p] = psum_jvp
+    ad.transpose_rules[psum_p] = psum_transpose
+    ad.jvp_rules[pmax_p] = chooser_jvp(pmax_p)
+    ad.jvp_rules[pmin_p] = chooser_jvp(pmin_p)
+    ad.jvp_rules[all_gather_p] = all_gather_jvp
+
+
+_register_ad_rules()

@@ -70,6 +70,16 @@ class TracerArrayConversionError(OlympusTypeError, _Documented):
         ))
 
 
+class NonConcreteBooleanIndexError(OlympusIndexError, _Documented):
+    """A boolean mask used as an index (or in `.at[]`) is traced: its number of true
+    entries, and so the result's shape, is not known when tracing."""
+
+    def __init__(self, aval):
+        shown = aval.str_short(short_dtypes=False) if hasattr(aval, "str_short") else aval
+        super().__init__(self._with_link(
+            f"Array boolean indices must be concrete; got {shown}\n"))
+
+
 class UnexpectedTracerError(OlympusTypeError, _Documented):
     """A tracer used after the transformation that created it has finished."""
 

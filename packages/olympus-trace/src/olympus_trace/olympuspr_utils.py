@@ -8,11 +8,13 @@ from typing import Any
 
 from olympus_ir import dtypes
 from olympus_ir.core import ClosedOlympuspr, Eqn, Literal, Olympuspr, Var
+from olympus_ir.prims.callbacks import debug_callback_p, eqn_effects
 
 from .core import bind
 
-#: Primitives with side effects: never removed by DCE.
-effectful_primitives: set = set()
+#: Primitives with side effects: never removed by DCE (nor are equations whose
+#: sub-olympusprs contain one, e.g. a `cond` whose branch prints).
+effectful_primitives: set = {debug_callback_p}
 
 #: prim -> rule(eqn, unknowns: list[bool]) -> (known_eqns, unknown_eqns, out_unknowns) or
 #: None to fall back to the default (the whole equation is unknown if any input is). A rule
@@ -75,7 +77,8 @@ def dce_olympuspr(olympuspr: Olympuspr, used_outputs: Sequence[bool] | None = No
     live = {id(v) for v in outvars if isinstance(v, Var)}
     kept: list[Eqn] = []
     for eqn in reversed(olympuspr.eqns):
-        if eqn.primitive in effectful_primitives or any(id(v) in live for v in eqn.outvars):
+        if (eqn.primitive in effectful_primitives or any(id(v) in live for v in eqn.outvars)
+                or (eqn.params and eqn_effects(eqn))):
             kept.append(eqn)
             live.update(id(v) for v in eqn.invars if isinstance(v, Var))
     kept.reverse()

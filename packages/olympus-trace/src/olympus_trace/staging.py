@@ -209,8 +209,25 @@ class OlympusprTrace(Trace):
         outvars = [self.to_atom(o) for o in outs]
         constvars = [v for v, _ in self.constvars.values()]
         consts = [c for _, c in self.constvars.values()]
-        j = Olympuspr(constvars, self.invars, outvars, self.eqns, debug_info=self.debug_info)
+        j = Olympuspr(constvars, self.invars, outvars, self.eqns, _effects(self.eqns),
+                      debug_info=self.debug_info)
         return ClosedOlympuspr(j, consts), consts
+
+
+def _effects(eqns: Sequence[Eqn]) -> frozenset:
+    """The effects an olympuspr records: each equation's `effect` param (debug callbacks)
+    and the effects of the sub-olympusprs equations hold (cond branches, loop bodies)."""
+    effects: set = set()
+    for e in eqns:
+        for k, v in e.params.items():
+            if k == "effect" and v is not None:
+                effects.add(v)
+            elif isinstance(v, (ClosedOlympuspr, Olympuspr)):
+                effects |= v.effects
+            elif isinstance(v, tuple) and v and isinstance(v[0], (ClosedOlympuspr, Olympuspr)):
+                for x in v:
+                    effects |= x.effects
+    return frozenset(effects)
 
 
 def trace_to_olympuspr(

@@ -4,6 +4,7 @@ from olympus_runtime import XlaRuntimeError as OlympusRuntimeError
 from olympus_trace.errors import (
     ConcretizationTypeError,
     KeyReuseError,
+    NonConcreteBooleanIndexError,
     OlympusTypeError,
     TracerArrayConversionError,
     TracerBoolConversionError,
@@ -12,7 +13,8 @@ from olympus_trace.errors import (
 )
 
 __all__ = [
-    "ConcretizationTypeError", "KeyReuseError", "OlympusRuntimeError", "OlympusTypeError",
+    "ConcretizationTypeError", "KeyReuseError", "NonConcreteBooleanIndexError",
+    "OlympusRuntimeError", "OlympusTypeError",
     "TracerArrayConversionError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "UnexpectedTracerError",
 ]
@@ -21,7 +23,8 @@ __all__ = [
 # tracing errors is this module: tracebacks then read `olympus.errors.TracerBoolConversionError:`
 # and pickling resolves the class here. OlympusRuntimeError is jaxlib's own type and keeps its
 # name.
-for _cls in (ConcretizationTypeError, KeyReuseError, OlympusTypeError,
+for _cls in (ConcretizationTypeError, KeyReuseError, NonConcreteBooleanIndexError,
+             OlympusTypeError,
              TracerArrayConversionError, TracerBoolConversionError,
              TracerIntegerConversionError, UnexpectedTracerError):
     _cls.__module__ = __name__

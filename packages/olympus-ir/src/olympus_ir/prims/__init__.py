@@ -10,3 +10,7 @@ from .random import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 from .shape_ops import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
+from .callbacks import *  # noqa: F401,F403
+from .convolution import *  # noqa: F401,F403
+from .windowed import *  # noqa: F401,F403
+from .linalg_lapack import *  # noqa: F401,F403

@@ -26,6 +26,9 @@ from ._registry import (
     resolve_pending,
 )
 
+from . import callbacks  # noqa: E402,F401  (debug_callback; host callbacks)
+from . import convolution, linalg_lapack, windowed  # noqa: E402,F401
+
 resolve_pending()
 
 __all__ = ["lowering_rules", "register_lowering", "get_lowering_rule", "resolve_pending",

@@ -10,4 +10,7 @@ from . import cumulative  # noqa: F401
 from . import sorting  # noqa: F401
 from . import misc  # noqa: F401
 from . import control_flow  # noqa: F401
+from . import collectives  # noqa: F401  (axis_index, all_gather transpose)
 from . import loops  # noqa: F401  (scan and while)
+from . import callbacks  # noqa: F401,E402  (debug_callback)
+from . import convolution, linalg_lapack, windowed  # noqa: F401,E402  (conv, LAPACK, fft, top_k, reduce_window)

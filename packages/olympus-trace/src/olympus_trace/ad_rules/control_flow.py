@@ -17,6 +17,8 @@ from olympus_ir.core import ClosedOlympuspr, Eqn, Literal, Olympuspr, Var
 from ..ad import (
     Zero,
     backward_pass,
+    dce_deep,
+    dce_rules,
     instantiate,
     is_undefined_primal,
     jvp_flat,
@@ -99,8 +101,21 @@ def _closed_call_jvp(primals, tangents, *, call_olympuspr):
 
 def _closed_call_partial_eval(eqn: Eqn, in_unknown):
     closed = eqn.params["call_olympuspr"]
-    known, unknown, out_unk, nres = partial_eval_olympuspr(closed.olympuspr, in_unknown)
-    res_vars = [Var(v.aval) for v in known.outvars[len(known.outvars) - nres:]]
+    j = closed.olympuspr
+    known, unknown, out_unk, nres = partial_eval_olympuspr(j, in_unknown)
+    n_known = len(known.outvars) - nres
+    # Residuals that are inputs of the call are forwarded from the call's operands.
+    in_pos = {id(v): i for i, v in enumerate(j.invars)}
+    res_atoms, res_out = [], []
+    for r in known.outvars[n_known:]:
+        if isinstance(r, Var) and id(r) in in_pos:
+            res_atoms.append(eqn.invars[in_pos[id(r)]])
+        else:
+            v = Var(r.aval)
+            res_atoms.append(v)
+            res_out.append((r, v))
+    known = known.replace(outvars=list(known.outvars[:n_known]) + [r for r, _ in res_out])
+    res_vars = [v for _, v in res_out]
     k_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
     u_in = [v for v, u in zip(eqn.invars, in_unknown) if u]
     k_out = [v for v, u in zip(eqn.outvars, out_unk) if not u]
@@ -110,7 +125,7 @@ def _closed_call_partial_eval(eqn: Eqn, in_unknown):
                     eqn.source_info)
     if not any(out_unk):
         return [known_eqn], [], out_unk
-    unknown_eqn = Eqn(P.closed_call_p, res_vars + u_in, u_out,
+    unknown_eqn = Eqn(P.closed_call_p, res_atoms + u_in, u_out,
                       dict(eqn.params, call_olympuspr=ClosedOlympuspr(unknown, [])),
                       eqn.source_info)
     return [known_eqn], [unknown_eqn], out_unk
@@ -152,7 +167,21 @@ def _closed_call_transpose(cts, *args, call_olympuspr):
     return [next(outs) if l else None for l in lin]
 
 
+def call_dce(eqn: Eqn, used, param="call_olympuspr"):
+    """DCE rule of call-like primitives: prune the body's unused outputs and inputs."""
+    c = eqn.params[param]
+    j = c.olympuspr
+    new, used_in = dce_deep(j, used, prune_invars=True)
+    new = new.replace(constvars=j.constvars)
+    invars = [v for v, u in zip(eqn.invars, used_in) if u]
+    outvars = [v for v, u in zip(eqn.outvars, used) if u]
+    new_eqn = Eqn(eqn.primitive, invars, outvars,
+                  dict(eqn.params, **{param: ClosedOlympuspr(new, c.consts)}), eqn.source_info)
+    return new_eqn, [True] * len(invars)
+
+
 jvp_rules[P.closed_call_p] = _closed_call_jvp
+dce_rules[P.closed_call_p] = call_dce
 transpose_rules[P.closed_call_p] = _closed_call_transpose
 partial_eval_rules[P.closed_call_p] = _closed_call_partial_eval
 
@@ -280,6 +309,24 @@ def _cond_transpose(cts, index, *ops, branches):
     return [None] + [next(outs) if l else None for l in lin]
 
 
+def _cond_dce(eqn: Eqn, used):
+    branches = eqn.params["branches"]
+    nops = len(eqn.invars) - 1
+    res = [dce_deep(br.olympuspr, used) for br in branches]
+    used_ops = [any(r[1][k] for r in res) for k in range(nops)]
+    new_branches = []
+    for (j, _), br in zip(res, branches):
+        new_branches.append(ClosedOlympuspr(j.replace(
+            invars=[v for v, u in zip(br.olympuspr.invars, used_ops) if u],
+            constvars=br.olympuspr.constvars), br.consts))
+    invars = [eqn.invars[0]] + [v for v, u in zip(eqn.invars[1:], used_ops) if u]
+    outvars = [v for v, u in zip(eqn.outvars, used) if u]
+    new_eqn = Eqn(P.cond_p, invars, outvars, dict(eqn.params, branches=tuple(new_branches)),
+                  eqn.source_info)
+    return new_eqn, [True] * len(invars)
+
+
 jvp_rules[P.cond_p] = _cond_jvp
+dce_rules[P.cond_p] = _cond_dce
 transpose_rules[P.cond_p] = _cond_transpose
 partial_eval_rules[P.cond_p] = _cond_partial_eval

@@ -205,8 +205,9 @@ def _sub_jvp(primals, tangents):
     shape = get_aval(out).shape
     if isinstance(ty, Zero):
         return out, _fit(tx, shape)
-    nty = lax.neg(_fit(ty, shape))
-    return out, add_tangents(_fit(tx, shape), nty)
+    if isinstance(tx, Zero):
+        return out, lax.neg(_fit(ty, shape))
+    return out, lax.sub(_fit(tx, shape), _fit(ty, shape))
 
 
 def _mul_jvp(primals, tangents):

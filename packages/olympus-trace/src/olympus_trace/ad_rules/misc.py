@@ -81,3 +81,4 @@ def _clamp_jvp(primals, tangents):
 
 
 jvp_rules[P.clamp_p] = _clamp_jvp
+

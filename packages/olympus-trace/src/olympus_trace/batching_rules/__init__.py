@@ -3,14 +3,17 @@ plus the collectives of `olympus_trace.collectives`). Importing this package fil
 `batching.batching_rules`."""
 
 from . import (  # noqa: F401
+    callbacks,  # debug_callback
     collectives,
     control_flow,
     cumulative,
     elementwise,
     indexing,
     linalg,
+    linalg_lapack,
     misc,
     reductions,
     shape_ops,
     sorting,
+    windowed,
 )

@@ -5,6 +5,7 @@ naming another axis passes through to the enclosing transformation."""
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import dtypes
 
 from .. import lax_ops

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+
 from olympus_ir import primitives as P
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import ClosedOlympuspr

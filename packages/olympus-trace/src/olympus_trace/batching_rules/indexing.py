@@ -10,6 +10,7 @@ dynamic_update_slice with batched start indices become a gather / a scatter.
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import primitives as P
 from olympus_ir.prims.indexing import (
     GatherDimensionNumbers,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.avals import ShapedArray

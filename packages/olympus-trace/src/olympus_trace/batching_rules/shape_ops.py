@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from olympus_ir import primitives as P
 
 from .. import lax_ops

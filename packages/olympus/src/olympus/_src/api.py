@@ -406,46 +406,35 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
 # --- vmap -------------------------------------------------------------------------------------
 
 
-def _flatten_axes(what, tree, axes, kws=False):
-    """Broadcast an in_axes/out_axes prefix tree over `tree`'s leaves."""
-    proxy = object()
-    leaves_dummy = tree_util.tree_unflatten(tree, [proxy] * tree.num_leaves)
-    out = []
+def _axes_leaves(axes):
+    return tree_util.tree_leaves(axes, is_leaf=lambda a: a is None)
 
-    def add(ax, sub):
-        n = len(tree_util.tree_leaves(sub))
-        out.extend([ax] * n)
 
+def _check_axes_spec(what, axes):
+    if not all(a is None or (isinstance(a, (int, np.integer)) and not isinstance(a, bool))
+               for a in _axes_leaves(axes)):
+        raise TypeError(f"vmap {what} must be an int, None, or (nested) container with those "
+                        f"types as leaves, but got {axes}.")
+
+
+def _flatten_axes(what, tree, axes):
+    """Broadcast an in_axes/out_axes prefix tree over `tree`'s leaves: one axis (or None)
+    per leaf of `tree`."""
+    if axes is None or isinstance(axes, (int, np.integer)):
+        return [None if axes is None else int(axes)] * tree.num_leaves
+    axes_tree = tree_util.tree_structure(axes, is_leaf=lambda a: a is None)
+    value = tree_util.tree_unflatten(tree, [object()] * tree.num_leaves)
     try:
-        if isinstance(axes, (int, type(None))):
-            return [axes] * tree.num_leaves
-        # axes is a pytree prefix of the tree.
-        _match_prefix(axes, leaves_dummy, add)
-    except (TypeError, ValueError) as e:
+        subtrees = axes_tree.flatten_up_to(value)
+    except (TypeError, ValueError):
         raise ValueError(
             f"{what} specification must be a tree prefix of the corresponding value, got "
             f"specification {axes} for value tree {tree}."
-        ) from e
+        ) from None
+    out = []
+    for ax, sub in zip(_axes_leaves(axes), subtrees):
+        out.extend([None if ax is None else int(ax)] * len(tree_util.tree_leaves(sub)))
     return out
-
-
-def _match_prefix(axes, value, add):
-    if axes is None or isinstance(axes, int):
-        add(axes, value)
-        return
-    if isinstance(axes, (tuple, list)) and isinstance(value, (tuple, list)):
-        if len(axes) != len(value):
-            raise ValueError("length mismatch")
-        for a, v in zip(axes, value):
-            _match_prefix(a, v, add)
-        return
-    if isinstance(axes, dict) and isinstance(value, dict):
-        if set(axes) != set(value):
-            raise ValueError("keys mismatch")
-        for k in sorted(value):
-            _match_prefix(axes[k], value[k], add)
-        return
-    raise TypeError(f"cannot match {type(axes).__name__} to {type(value).__name__}")
 
 
 def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None,
@@ -454,11 +443,13 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
     _check_callable(fun, "vmap")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
-    if not (in_axes is None or isinstance(in_axes, (int, tuple, dict))):
+    if not (in_axes is None or type(in_axes) in (int, tuple)):
         raise TypeError(
             "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
             f"positional arguments passed to the function, but got {in_axes}."
         )
+    _check_axes_spec("in_axes", in_axes)
+    _check_axes_spec("out_axes", out_axes)
 
     @functools.wraps(fun)
     def vmap_f(*args, **kwargs):
@@ -469,9 +460,11 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
                 f"len(in_axes)={len(in_axes)}, len(args)={len(args)}"
             )
         leaves, tree = tree_util.tree_flatten((args, kwargs))
-        axes_spec = (in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args),
-                     {k: 0 for k in kwargs})
-        dims = _flatten_axes("vmap in_axes", tree, axes_spec)
+        args_tree = tree_util.tree_structure(args)
+        # Keyword arguments are always mapped along their leading axis.
+        dims = (_flatten_axes("vmap in_axes", args_tree,
+                              in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args))
+                + [0] * (tree.num_leaves - args_tree.num_leaves))
         sizes = {}
         canon = []
         for i, (x, d) in enumerate(zip(leaves, dims)):
@@ -518,29 +511,54 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
 
         outs = batching.vmap_flat(flat, batching.AxisData(size, axis_name, spmd_axis_name),
                                   leaves, canon, out_dims_fn)
+        # Results that never met an operation (an argument returned as is, a constant) are
+        # still returned as arrays, as computed results are.
+        outs = [o if _is_array(o) else _asarray(o) for o in outs]
         return tree_util.tree_unflatten(store[0], outs)
 
     return vmap_f
 
 
+def _is_array(x) -> bool:
+    """An olympus Array or a tracer (not a NumPy or Python value)."""
+    from olympus_runtime import Array
+    from olympus_trace.core import Tracer
+
+    return isinstance(x, (Array, Tracer))
+
+
+def _asarray(x):
+    from olympus.numpy import asarray
+
+    return asarray(x)
+
+
 def _arg_names(fun, leaves, tree):
+    """``argument x``, ``argument params['w'][0]``, ... for each leaf of ``(args, kwargs)``."""
     try:
-        params = list(inspect.signature(fun).parameters)
+        sig = inspect.signature(fun).parameters.values()
     except (TypeError, ValueError):
-        params = []
+        sig = []
+    positional = [p.name for p in sig if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    var = [p.name for p in sig if p.kind == p.VAR_POSITIONAL]
     paths = [p for p, _ in tree_util.tree_flatten_with_path(
         tree_util.tree_unflatten(tree, [0] * len(leaves)))[0]]
     names = []
     for p in paths:
-        s = tree_util.keystr(p)
-        # ((args...), kwargs): the first key selects args/kwargs.
-        if s.startswith("[0][") and params:
-            idx = int(s[4:s.index("]", 4)])
-            rest = s[s.index("]", 4) + 1:]
-            nm = params[idx] if idx < len(params) else f"args[{idx}]"
-            names.append(f"argument {nm}{rest}")
+        # ((args...), kwargs): the first key selects args or kwargs, the second the argument.
+        rest = tree_util.keystr(tuple(p[2:]))
+        key = p[1]
+        if getattr(p[0], "idx", None) == 0:
+            i = key.idx
+            if i < len(positional):
+                nm = positional[i]
+            elif var:
+                nm = f"{var[0]}[{i - len(positional)}]"
+            else:
+                nm = f"args[{i}]"
         else:
-            names.append(f"argument {s}")
+            nm = str(getattr(key, "key", key))
+        names.append(f"argument {nm}{rest}")
     return names
 
 

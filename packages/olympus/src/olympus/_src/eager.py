@@ -54,7 +54,7 @@ def _make_prim_jit(prim, params):
 
 def eval_primitive(prim, args, params):
     if prim is debug_callback_p:  # a host call: run it here, nothing to compile
-        params["callback"](*[np.asarray(a) for a in args])
+        params["callback"](*[np.asarray(a, trace_core.get_aval(a).dtype) for a in args])
         return []
     key = (prim, *params.items())
     try:

@@ -82,6 +82,21 @@ def _normalize_static(fun, static_argnums, static_argnames):
         return static_argnums, static_argnames
     positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
                                                         p.POSITIONAL_OR_KEYWORD)]
+    if not any(p.kind == p.VAR_POSITIONAL for p in params):
+        for i in static_argnums:
+            if not -len(positional) <= i < len(positional):
+                raise ValueError(
+                    f"jitted function has static_argnums={static_argnums}, but only accepts "
+                    f"{len(positional)} positional arguments."
+                )
+    if not any(p.kind == p.VAR_KEYWORD for p in params):
+        names_ok = {p.name for p in params if p.kind != p.VAR_POSITIONAL}
+        for name in static_argnames:
+            if name not in names_ok:
+                raise ValueError(
+                    f"jitted function has static_argnames={static_argnames}, but the "
+                    f"function has no parameter named {name!r}."
+                )
     for name in static_argnames:
         if name in positional and positional.index(name) not in static_argnums:
             static_argnums += (positional.index(name),)
@@ -92,12 +107,9 @@ def _normalize_static(fun, static_argnums, static_argnames):
 
 
 def _leaf_sig(x):
-    t = type(x)
-    if t is _Array:
-        return x.aval
-    if t in _PY_SCALARS:
-        return t
-    if isinstance(x, Tracer):
+    """A leaf's part of the signature: its aval (a Python scalar is a weak-typed scalar, so
+    `f(0)` and `f(weak int32 Array)` share one compilation)."""
+    if type(x) is _Array:
         return x.aval
     return abstractify(x)
 
@@ -169,6 +181,7 @@ class SpecializedCall:
                 out_avals=list(self.out_avals),
                 donated_args=tuple(len(hoisted) + i for i in donated),
                 options=options,
+                host_callbacks=getattr(lowered, "host_callbacks", ()),
             )
             self._hoisted = [rt.device_put(np.asarray(c)) for c in hoisted]
             if lowered is self.lowered or self.executable is None:
@@ -358,5 +371,12 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
     wrapped.trace = state.trace
     wrapped.lower = state.lower
     wrapped.eval_shape = state.eval_shape
-    wrapped.clear_cache = state.clear_cache
+    cpp_clear = wrapped._clear_cache
+
+    def clear_cache():
+        """Forget every compiled signature (both the Python and the C++ caches)."""
+        state.clear_cache()
+        cpp_clear()
+
+    wrapped.clear_cache = clear_cache
     return wrapped

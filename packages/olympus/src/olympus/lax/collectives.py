@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from olympus_trace import lax_ops, tree_util
 from olympus_trace.collectives import (
     all_gather_p,

@@ -1,0 +1,204 @@
+"""Matrix decompositions and solves (lowered to LAPACK on CPU), the FFT and top_k.
+
+All matrix primitives act on the two trailing dimensions; leading dimensions are batch
+dimensions (and must agree between operands).
+
+* ``cholesky(x)``: the lower Cholesky factor ``L`` (upper triangle zero) of a Hermitian
+  positive-definite ``x``; NaNs where the factorization fails.
+* ``triangular_solve(a, b; left_side, lower, transpose_a, conjugate_a, unit_diagonal)``:
+  solves ``op(a) x = b`` (left side) or ``x op(a) = b``; only the `lower` (or upper)
+  triangle of `a` is read, and its diagonal is taken as ones if `unit_diagonal`.
+* ``lu(x)`` -> ``(lu, pivots, permutation)``: ``P x = L U`` with partial pivoting; int32
+  pivots (``[..., min(m, n)]``, 0-based row swaps) and permutation (``[..., m]``).
+* ``qr(x; full_matrices)`` -> ``(q, r)``.
+* ``eigh(x; lower, sort_eigenvalues)`` -> ``(v, w)``: eigenvectors (columns) and real
+  eigenvalues (ascending) of a Hermitian matrix, read from its `lower` or upper triangle.
+* ``svd(x; full_matrices, compute_uv)`` -> ``(s, u, vt)`` (just ``(s,)`` without
+  `compute_uv`); `s` is real and descending.
+* ``fft(x; fft_type, fft_lengths)``: `FftType` FFT/IFFT (complex -> complex), RFFT
+  (real -> complex, last axis ``n // 2 + 1``), IRFFT (complex -> real) over the trailing
+  ``len(fft_lengths)`` (1 to 3) dimensions.
+* ``top_k(x; k)`` -> ``(values, indices)``: the `k` largest entries along the last axis in
+  descending order (ties: the lower index first) and their int32 indices.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from .. import dtypes
+from ..avals import ShapedArray
+from ..core import def_shape_rule, new_primitive
+
+__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "svd_p", "fft_p",
+           "top_k_p", "FftType", "LINALG_LAPACK"]
+
+
+class FftType(enum.IntEnum):
+    """The kind of FFT (as XLA's FftType)."""
+
+    FFT = 0
+    IFFT = 1
+    RFFT = 2
+    IRFFT = 3
+
+    def __str__(self) -> str:
+        return f"FftType.{self.name}"
+
+
+cholesky_p = new_primitive("cholesky")
+triangular_solve_p = new_primitive("triangular_solve")
+lu_p = new_primitive("lu", multiple_results=True)
+qr_p = new_primitive("qr", multiple_results=True)
+eigh_p = new_primitive("eigh", multiple_results=True)
+svd_p = new_primitive("svd", multiple_results=True)
+fft_p = new_primitive("fft")
+top_k_p = new_primitive("top_k", multiple_results=True)
+
+LINALG_LAPACK = (cholesky_p, triangular_solve_p, lu_p, qr_p, eigh_p, svd_p)
+
+
+def _real_dtype(dt):
+    dt = np.dtype(dt)
+    return np.dtype(dtypes.finfo(dt).dtype) if dtypes.is_complex(dt) else dt
+
+
+def _complex_dtype(dt):
+    dt = np.dtype(dt)
+    if dtypes.is_complex(dt):
+        return dt
+    return np.dtype(np.complex128) if dt == np.float64 else np.dtype(np.complex64)
+
+
+def _check_matrix(name, x, square=False):
+    if x.ndim < 2:
+        raise ValueError(f"{name} requires an operand of rank >= 2 (a batch of matrices), "
+                         f"got shape {x.shape}.")
+    if square and x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"{name} requires square matrices, got shape {x.shape}.")
+    dt = np.dtype(x.dtype)
+    if dt not in (np.float32, np.float64, np.complex64, np.complex128):
+        raise TypeError(f"{name} requires a float32, float64, complex64 or complex128 operand,"
+                        f" got {dt.name}.")
+
+
+@def_shape_rule(cholesky_p)
+def cholesky_shape_rule(x):
+    _check_matrix("cholesky", x, square=True)
+    return ShapedArray(x.shape, x.dtype)
+
+
+@def_shape_rule(triangular_solve_p)
+def triangular_solve_shape_rule(a, b, *, left_side=False, lower=False, transpose_a=False,
+                                conjugate_a=False, unit_diagonal=False):
+    _check_matrix("triangular_solve", a, square=True)
+    _check_matrix("triangular_solve", b)
+    if a.dtype != b.dtype:
+        raise TypeError("triangular_solve requires operands of the same dtype, got "
+                        f"{a.dtype.name} and {b.dtype.name}.")
+    if a.shape[:-2] != b.shape[:-2]:
+        raise TypeError("triangular_solve requires both operands to have the same batch "
+                        f"dimensions, got {a.shape} and {b.shape}.")
+    common = b.shape[-2] if left_side else b.shape[-1]
+    if common != a.shape[-1]:
+        raise TypeError(
+            "triangular_solve requires the shared dimension of a and b to match: a has shape "
+            f"{a.shape} and b has shape {b.shape} with left_side={bool(left_side)}.")
+    return ShapedArray(b.shape, b.dtype)
+
+
+@def_shape_rule(lu_p)
+def lu_shape_rule(x):
+    _check_matrix("lu", x)
+    *batch, m, n = x.shape
+    batch = tuple(batch)
+    i32 = np.dtype(np.int32)
+    return [ShapedArray(x.shape, x.dtype), ShapedArray(batch + (min(m, n),), i32),
+            ShapedArray(batch + (m,), i32)]
+
+
+@def_shape_rule(qr_p)
+def qr_shape_rule(x, *, full_matrices=True, pivoting=False):
+    _check_matrix("qr", x)
+    if pivoting:
+        raise NotImplementedError("qr: pivoting=True is not supported.")
+    *batch, m, n = x.shape
+    batch = tuple(batch)
+    k = m if full_matrices else min(m, n)
+    return [ShapedArray(batch + (m, k), x.dtype), ShapedArray(batch + (k, n), x.dtype)]
+
+
+@def_shape_rule(eigh_p)
+def eigh_shape_rule(x, *, lower=True, sort_eigenvalues=True, subset_by_index=None):
+    _check_matrix("eigh", x, square=True)
+    n = x.shape[-1]
+    if subset_by_index is not None and tuple(subset_by_index) != (0, n):
+        raise NotImplementedError("eigh: subset_by_index is not supported on CPU.")
+    return [ShapedArray(x.shape, x.dtype),
+            ShapedArray(x.shape[:-1], _real_dtype(x.dtype))]
+
+
+@def_shape_rule(svd_p)
+def svd_shape_rule(x, *, full_matrices=True, compute_uv=True, subset_by_index=None,
+                   algorithm=None):
+    _check_matrix("svd", x)
+    *batch, m, n = x.shape
+    batch = tuple(batch)
+    k = min(m, n)
+    if subset_by_index is not None and tuple(subset_by_index) != (0, k):
+        raise NotImplementedError("svd: subset_by_index is not supported on CPU.")
+    s = ShapedArray(batch + (k,), _real_dtype(x.dtype))
+    if not compute_uv:
+        return [s]
+    ku, kv = (m, n) if full_matrices else (k, k)
+    return [s, ShapedArray(batch + (m, ku), x.dtype), ShapedArray(batch + (kv, n), x.dtype)]
+
+
+@def_shape_rule(fft_p)
+def fft_shape_rule(x, *, fft_type, fft_lengths):
+    fft_type = FftType(fft_type)
+    lengths = tuple(int(n) for n in fft_lengths)
+    if not 1 <= len(lengths) <= 3:
+        raise ValueError(f"fft supports 1 to 3 transformed dimensions, got fft_lengths="
+                         f"{lengths}.")
+    if x.ndim < len(lengths):
+        raise ValueError(f"fft: operand of shape {x.shape} has fewer dimensions than "
+                         f"fft_lengths={lengths}.")
+    dt = np.dtype(x.dtype)
+    tail = x.shape[x.ndim - len(lengths):]
+    if fft_type == FftType.RFFT:
+        if dt not in (np.float32, np.float64):
+            raise TypeError(f"RFFT requires a float32 or float64 operand, got {dt.name}.")
+        if tail != lengths:
+            raise ValueError(f"RFFT: the trailing dimensions {tail} of the operand must equal "
+                             f"fft_lengths={lengths}.")
+        shape = x.shape[:-1] + (lengths[-1] // 2 + 1,)
+        return ShapedArray(shape, _complex_dtype(dt))
+    if dt not in (np.complex64, np.complex128):
+        raise TypeError(f"{fft_type.name} requires a complex64 or complex128 operand, got "
+                        f"{dt.name}.")
+    if fft_type == FftType.IRFFT:
+        want = lengths[:-1] + (lengths[-1] // 2 + 1,)
+        if tail != want:
+            raise ValueError(f"IRFFT: the trailing dimensions {tail} of the operand must be "
+                             f"{want} for fft_lengths={lengths}.")
+        return ShapedArray(x.shape[:-1] + (lengths[-1],), _real_dtype(dt))
+    if tail != lengths:
+        raise ValueError(f"{fft_type.name}: the trailing dimensions {tail} of the operand "
+                         f"must equal fft_lengths={lengths}.")
+    return ShapedArray(x.shape, dt)
+
+
+@def_shape_rule(top_k_p)
+def top_k_shape_rule(x, *, k):
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"top_k k must be an int, got {k!r}.")
+    if x.ndim < 1:
+        raise ValueError("top_k requires an operand of rank >= 1, got a scalar.")
+    if not 0 <= k <= x.shape[-1]:
+        raise ValueError(f"top_k k={k} must be in range [0, {x.shape[-1]}] for an operand of "
+                         f"shape {x.shape}.")
+    shape = x.shape[:-1] + (int(k),)
+    return [ShapedArray(shape, x.dtype), ShapedArray(shape, np.dtype(np.int32))]

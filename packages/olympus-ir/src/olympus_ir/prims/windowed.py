@@ -1,0 +1,66 @@
+"""Windowed reductions: ``reduce_window_sum/max/min(x; window_dimensions, window_strides,
+padding, base_dilation, window_dilation)``.
+
+Each output element reduces one window of the operand after the operand is dilated by
+`base_dilation` (``d - 1`` holes between elements) and padded by `padding` (one
+``(low, high)`` pair per dimension; padding elements hold the identity of the reduction).
+The window itself is dilated by `window_dilation` and moves by `window_strides`.
+"""
+
+from __future__ import annotations
+
+from .. import dtypes
+from ..avals import ShapedArray
+from ..core import def_shape_rule, new_primitive
+from .convolution import dilate_dim
+
+__all__ = ["reduce_window_sum_p", "reduce_window_max_p", "reduce_window_min_p",
+           "REDUCE_WINDOWS", "reduce_window_shape"]
+
+
+def reduce_window_shape(shape, window_dimensions, window_strides, padding, base_dilation,
+                        window_dilation):
+    out = []
+    for d, w, s, (lo, hi), bd, wd in zip(shape, window_dimensions, window_strides, padding,
+                                         base_dilation, window_dilation):
+        x = dilate_dim(d, bd) + lo + hi
+        k = dilate_dim(w, wd)
+        out.append((x - k) // s + 1 if x >= k else 0)
+    return tuple(out)
+
+
+def _reduce_window(name, ok, what):
+    p = new_primitive(name)
+
+    @def_shape_rule(p)
+    def rule(x, *, window_dimensions, window_strides, padding, base_dilation=None,
+             window_dilation=None):
+        if not ok(x.dtype):
+            raise TypeError(f"{name} does not accept dtype {x.dtype.name}; it needs {what}.")
+        nd = x.ndim
+        base_dilation = (1,) * nd if base_dilation is None else base_dilation
+        window_dilation = (1,) * nd if window_dilation is None else window_dilation
+        for nm, v in (("window_dimensions", window_dimensions),
+                      ("window_strides", window_strides), ("base_dilation", base_dilation),
+                      ("window_dilation", window_dilation)):
+            if len(v) != nd:
+                raise TypeError(f"{name} {nm} must have one entry per operand dimension "
+                                f"({nd}), got {tuple(v)}.")
+            if any(int(s) < 1 for s in v):
+                raise TypeError(f"{name} {nm} must be positive, got {tuple(v)}.")
+        if len(padding) != nd or any(len(p) != 2 for p in padding):
+            raise TypeError(f"{name} padding must be {nd} (low, high) pairs, got {padding}.")
+        shape = reduce_window_shape(x.shape, window_dimensions, window_strides, padding,
+                                    base_dilation, window_dilation)
+        return ShapedArray(shape, x.dtype, x.weak_type)
+
+    rule.__name__ = f"{name}_shape_rule"
+    return p
+
+
+reduce_window_sum_p = _reduce_window("reduce_window_sum", lambda d: not dtypes.is_bool(d),
+                                     "a number dtype")
+reduce_window_max_p = _reduce_window("reduce_window_max", lambda d: True, "any dtype")
+reduce_window_min_p = _reduce_window("reduce_window_min", lambda d: True, "any dtype")
+
+REDUCE_WINDOWS = (reduce_window_sum_p, reduce_window_max_p, reduce_window_min_p)

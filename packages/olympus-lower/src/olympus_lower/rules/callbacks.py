@@ -1,0 +1,183 @@
+"""Host callbacks: ``debug_callback`` -> ``stablehlo.custom_call @xla_ffi_python_cpu_callback``.
+
+The custom call carries ``has_side_effect = true`` and ``mhlo.backend_config = {index = k
+: ui64}``, where k is the position of the Python function in the module's list of host
+callbacks (`LoweredModule.host_callbacks`); the compiler must be given that list
+(JAXLIB.md §11: without it the program crashes when it runs).
+
+**Order.** XLA keeps side-effecting custom calls alive but does not keep independent
+ones in program order (two prints with no data dependency between them can swap). So
+before lowering, `thread_effect_tokens` rewrites a program that has callbacks: an order
+token (a ``bool[]`` value) is threaded through every callback in program order, and
+through the operands and results of each ``cond``, ``while``, ``scan`` and
+``closed_call`` whose sub-olympusprs hold callbacks (an extra carry of the loops). Each
+callback takes the token and returns a new one, so every callback depends on the one
+before it. The rewritten equations are ``debug_callback[token=True]``; no other
+primitive changes. Callbacks inside primitives this pass does not know stay unordered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from olympus_ir import ClosedOlympuspr, Eqn, Literal, Olympuspr, ShapedArray, Var
+from olympus_ir.prims.callbacks import TOKEN_AVAL, debug_callback_p, eqn_effects, \
+    olympuspr_effects
+
+from .. import mlir_utils as mu
+from ._registry import register_lowering
+
+__all__ = ["thread_effect_tokens", "host_callback_wrapper"]
+
+_CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
+_TOKEN_VALUE = np.array(True)
+
+
+# --- the host side --------------------------------------------------------------------------
+
+
+def host_callback_wrapper(callback: Callable, avals_in: Sequence[ShapedArray],
+                          token: bool = False) -> Callable:
+    """The function handed to the compiler: converts the operands to numpy arrays (copies:
+    the buffers are only valid during the call), calls `callback`, and returns what the
+    custom call's results expect (the order token, or nothing). An exception raised by
+    `callback` propagates; the runtime reports it as an error of the execution."""
+    n = len(avals_in)
+
+    def host(*args):
+        if token:
+            args = args[1:]
+        if len(args) != n:  # pragma: no cover - the custom call fixes the arity
+            raise RuntimeError(
+                f"host callback {getattr(callback, '__name__', callback)!r} expected {n} "
+                f"operands, got {len(args)}")
+        callback(*[np.array(a, copy=True) for a in args])
+        return (_TOKEN_VALUE,) if token else ()
+
+    host.__name__ = f"host_{getattr(callback, '__name__', 'callback')}"
+    return host
+
+
+# --- lowering -------------------------------------------------------------------------------
+
+
+@register_lowering(debug_callback_p)
+def _debug_callback_lowering(ctx, *args, callback, effect, token=False):
+    avals_in = ctx.avals_in[1:] if token else ctx.avals_in
+    index = ctx.register_host_callback(host_callback_wrapper(callback, avals_in, token))
+    result_types = [mu.aval_to_ir_type(TOKEN_AVAL)] if token else []
+    op = hlo.CustomCallOp(
+        result_types, list(args),
+        call_target_name=ir.StringAttr.get(_CALLBACK_TARGET),
+        has_side_effect=ir.BoolAttr.get(True),
+        backend_config=ir.StringAttr.get(""),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+    )
+    ui64 = ir.IntegerType.get_unsigned(64)
+    op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
+        {"index": ir.IntegerAttr.get(ui64, index)})
+    return list(op.results)
+
+
+# --- ordering: thread a token through every callback ---------------------------------------
+
+
+def thread_effect_tokens(closed: ClosedOlympuspr) -> ClosedOlympuspr:
+    """`closed` with an order token threaded through its callbacks (see the module
+    docstring); `closed` itself if it has none. The signature does not change."""
+    if not olympuspr_effects(closed):
+        return closed
+    j = closed.olympuspr
+    eqns, _ = _thread_eqns(j.eqns, Literal(np.bool_(True), TOKEN_AVAL))
+    return ClosedOlympuspr(j.replace(eqns=eqns), closed.consts)
+
+
+def _thread_eqns(eqns: Sequence[Eqn], tok: Any) -> tuple[list[Eqn], Any]:
+    out = []
+    for e in eqns:
+        rule = _token_rules.get(e.primitive)
+        if rule is None or not (e.params and eqn_effects(e)):
+            out.append(e)
+            continue
+        e, tok = rule(e, tok)
+        out.append(e)
+    return out, tok
+
+
+def _thread_sub(sub: ClosedOlympuspr | Olympuspr, pos_in: int, pos_out: int | None):
+    """A sub-olympuspr taking the token as input `pos_in` and (unless `pos_out` is None)
+    returning the token after its callbacks as output `pos_out`."""
+    closed = sub if isinstance(sub, ClosedOlympuspr) else ClosedOlympuspr(sub, [])
+    j = closed.olympuspr
+    tok_in = Var(TOKEN_AVAL)
+    eqns, tok_out = _thread_eqns(j.eqns, tok_in)
+    invars = list(j.invars)
+    invars.insert(pos_in, tok_in)
+    outvars = list(j.outvars)
+    if pos_out is not None:
+        outvars.insert(pos_out, tok_out)
+    new = ClosedOlympuspr(j.replace(invars=invars, outvars=outvars, eqns=eqns), closed.consts)
+    return new if isinstance(sub, ClosedOlympuspr) else new.olympuspr
+
+
+def _callback_rule(e: Eqn, tok):
+    new_tok = Var(TOKEN_AVAL)
+    return e.replace(invars=[tok, *e.invars], outvars=[new_tok],
+                     params={**e.params, "token": True}), new_tok
+
+
+def _cond_rule(e: Eqn, tok):
+    branches = tuple(_thread_sub(b, 0, 0) for b in e.params["branches"])
+    new_tok = Var(TOKEN_AVAL)
+    index, *ops = e.invars
+    return e.replace(invars=[index, tok, *ops], outvars=[new_tok, *e.outvars],
+                     params={**e.params, "branches": branches}), new_tok
+
+
+def _while_rule(e: Eqn, tok):
+    p = e.params
+    nc, nb = int(p["cond_nconsts"]), int(p["body_nconsts"])
+    ops = e.invars
+    cond = _thread_sub(p["cond_olympuspr"], nc, None)  # the loop orders cond before body
+    body = _thread_sub(p["body_olympuspr"], nb, 0)
+    new_tok = Var(TOKEN_AVAL)
+    return e.replace(invars=[*ops[:nc + nb], tok, *ops[nc + nb:]],
+                     outvars=[new_tok, *e.outvars],
+                     params={**p, "cond_olympuspr": cond, "body_olympuspr": body}), new_tok
+
+
+def _scan_rule(e: Eqn, tok):
+    p = e.params
+    nc = int(p["num_consts"])
+    ops = e.invars
+    linear = p.get("linear")
+    linear = None if linear is None else (*linear[:nc], False, *linear[nc:])
+    new_tok = Var(TOKEN_AVAL)
+    return e.replace(invars=[*ops[:nc], tok, *ops[nc:]], outvars=[new_tok, *e.outvars],
+                     params={**p, "olympuspr": _thread_sub(p["olympuspr"], nc, 0),
+                             "num_carry": int(p["num_carry"]) + 1, "linear": linear}), new_tok
+
+
+def _closed_call_rule(e: Eqn, tok):
+    new_tok = Var(TOKEN_AVAL)
+    call = _thread_sub(e.params["call_olympuspr"], 0, 0)
+    return e.replace(invars=[tok, *e.invars], outvars=[new_tok, *e.outvars],
+                     params={**e.params, "call_olympuspr": call}), new_tok
+
+
+def _rules() -> dict:
+    from olympus_ir.core import primitives_by_name
+
+    table = {debug_callback_p: _callback_rule}
+    for name, rule in (("cond", _cond_rule), ("while", _while_rule), ("scan", _scan_rule),
+                       ("closed_call", _closed_call_rule)):
+        table[primitives_by_name[name]] = rule
+    return table
+
+
+_token_rules = _rules()

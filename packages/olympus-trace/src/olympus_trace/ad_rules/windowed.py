@@ -1,0 +1,129 @@
+"""JVP and transpose rules for the windowed reductions.
+
+* reduce_window_sum is linear; its transpose pads the cotangent (the window strides become
+  interior padding, the borders those of the lhs transpose of a convolution) and sums it
+  over windows again, with the base dilation as the strides.
+* reduce_window_max/min: the tangent of each output is the tangent of the first operand
+  element in its window attaining the extremum. The windows are materialized as
+  ``prod(window_dimensions)`` strided slices of the padded operand (stacked on a new
+  leading axis); an argmax/argmin over that axis picks the element, and the same slices
+  of the padded tangent are reduced with a one-hot mask. Everything the tangent goes
+  through (pad, slice, concatenate, select, reduce_sum) is linear, so reverse mode works.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+from olympus_ir import primitives as P
+
+from .. import lax_ops as lax
+from ..ad import Zero, jvp_rules, tangent_aval, transpose_rules
+from ..core import bind, get_aval
+from .convolution import _lhs_vjp_padding
+
+
+def _defaults(nd, base_dilation, window_dilation):
+    return (tuple(base_dilation) if base_dilation is not None else (1,) * nd,
+            tuple(window_dilation) if window_dilation is not None else (1,) * nd)
+
+
+# --- reduce_window_sum -------------------------------------------------------------------------
+
+
+def _rws_jvp(primals, tangents, **params):
+    (x,), (t,) = primals, tangents
+    out = bind(P.reduce_window_sum_p, x, **params)
+    if isinstance(t, Zero):
+        return out, Zero(tangent_aval(get_aval(out)))
+    return out, bind(P.reduce_window_sum_p, t, **params)
+
+
+def _rws_transpose(ct, x, *, window_dimensions, window_strides, padding, base_dilation=None,
+                   window_dilation=None):
+    in_aval = x.aval
+    nd = in_aval.ndim
+    if isinstance(ct, Zero):
+        return [Zero(in_aval)]
+    bd, wd = _defaults(nd, base_dilation, window_dilation)
+    ct_shape = get_aval(ct).shape
+    if in_aval.size == 0 or int(np.prod(ct_shape)) == 0:
+        return [lax.broadcast_in_dim(np.zeros((), in_aval.dtype), in_aval.shape, ())]
+    pads = _lhs_vjp_padding(in_aval.shape, window_dimensions, window_strides, ct_shape,
+                            padding, bd, wd)
+    cfg = [(lo, hi, s - 1) for (lo, hi), s in zip(pads, window_strides)]
+    padded = lax.pad(ct, np.zeros((), get_aval(ct).dtype), cfg)
+    out = bind(P.reduce_window_sum_p, padded, window_dimensions=tuple(window_dimensions),
+               window_strides=bd, padding=((0, 0),) * nd, base_dilation=(1,) * nd,
+               window_dilation=wd)
+    assert get_aval(out).shape == in_aval.shape, (get_aval(out).shape, in_aval.shape)
+    return [out]
+
+
+jvp_rules[P.reduce_window_sum_p] = _rws_jvp
+transpose_rules[P.reduce_window_sum_p] = _rws_transpose
+
+
+# --- reduce_window_max / reduce_window_min -----------------------------------------------------
+
+
+def window_patches(x, fill, *, window_dimensions, window_strides, padding, base_dilation,
+                   window_dilation, out_shape):
+    """``(prod(window), *out_shape)``: entry k holds, for every output position, the k-th
+    element (row-major over the window) of that position's window of `x` after dilation
+    and padding with `fill`."""
+    nd = len(window_dimensions)
+    cfg = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base_dilation)]
+    xp = lax.pad(x, np.asarray(fill, get_aval(x).dtype), cfg)
+    patches = []
+    for offs in itertools.product(*[range(w) for w in window_dimensions]):
+        start = [o * d for o, d in zip(offs, window_dilation)]
+        limit = [s + (n - 1) * st + 1 if n > 0 else s
+                 for s, n, st in zip(start, out_shape, window_strides)]
+        sl = lax.slice(xp, start, limit, window_strides)
+        patches.append(lax.reshape(sl, (1,) + tuple(out_shape)))
+    if not patches:
+        raise ValueError("reduce_window: empty window")
+    return lax.concatenate(patches, 0) if len(patches) > 1 else patches[0]
+
+
+def _chooser_jvp(prim, is_max):
+    def rule(primals, tangents, *, window_dimensions, window_strides, padding,
+             base_dilation=None, window_dilation=None):
+        (x,), (t,) = primals, tangents
+        params = dict(window_dimensions=window_dimensions, window_strides=window_strides,
+                      padding=padding, base_dilation=base_dilation,
+                      window_dilation=window_dilation)
+        out = bind(prim, x, **params)
+        out_aval = get_aval(out)
+        if isinstance(t, Zero):
+            return out, Zero(tangent_aval(out_aval))
+        nd = out_aval.ndim
+        bd, wd = _defaults(nd, base_dilation, window_dilation)
+        dt = get_aval(x).dtype
+        if out_aval.size == 0 or get_aval(x).size == 0:
+            return out, lax.broadcast_in_dim(np.zeros((), get_aval(t).dtype), out_aval.shape,
+                                             ())
+        fill = -np.inf if is_max else np.inf
+        if not np.issubdtype(dt, np.floating):
+            fill = 0
+        kw = dict(window_dimensions=tuple(window_dimensions),
+                  window_strides=tuple(window_strides), padding=tuple(padding),
+                  base_dilation=bd, window_dilation=wd, out_shape=out_aval.shape)
+        xs = window_patches(x, fill, **kw)
+        ts = window_patches(t, 0, **kw)
+        arg = (lax.argmax if is_max else lax.argmin)(xs, 0, np.int32)
+        nw = get_aval(xs).shape[0]
+        iota = lax.broadcasted_iota(np.int32, (nw,) + out_aval.shape, 0)
+        onehot = lax.eq(iota, lax.broadcast_in_dim(arg, (nw,) + out_aval.shape,
+                                                   tuple(range(1, nd + 1))))
+        zeros = lax.broadcast_in_dim(np.zeros((), get_aval(ts).dtype), get_aval(ts).shape, ())
+        return out, lax.reduce_sum(lax.select(onehot, ts, zeros), (0,))
+
+    jvp_rules[prim] = rule
+    return rule
+
+
+_chooser_jvp(P.reduce_window_max_p, True)
+_chooser_jvp(P.reduce_window_min_p, False)

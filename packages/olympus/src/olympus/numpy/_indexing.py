@@ -1,0 +1,1130 @@
+"""Indexing with JAX's semantics: the ``x.at[idx]`` update/get helpers (one gather or
+scatter per call), take / take_along_axis / put_along_axis, nonzero / argwhere /
+flatnonzero with ``size=``, one-argument where, select, choose, compress, extract, and the
+index-construction helpers (ix_, unravel_index, tril_indices, ...).
+
+Out-of-bound indices: reads clamp by default (``x[i]``, ``.at[i].get()``; mode
+"promise_in_bounds"), updates drop them (``.at[i].set(...)``; mode "drop"); ``take`` and
+``take_along_axis`` fill (NaN, the smallest signed / largest unsigned integer, True) by
+default, as in JAX."""
+
+from __future__ import annotations
+
+import builtins
+import operator
+from typing import Any, NamedTuple
+
+import numpy as np
+from olympus_ir import dtypes
+from olympus_ir import primitives as P
+from olympus_ir.prims.indexing import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+)
+from olympus_trace import array_ops as ops
+from olympus_trace import lax_ops as lax
+from olympus_trace.core import Tracer, bind
+from olympus_trace.errors import ConcretizationTypeError
+
+from ._util import (
+    Array,
+    aval_of,
+    canonicalize_axis,
+    check_no_out,
+    concrete_or_error,
+    ensure_arraylike,
+    promote_dtypes,
+    static_int,
+)
+
+_INDEX_DTYPE = np.dtype(np.int32)
+
+
+def _index_dtype(shape):
+    big = builtins.any(d >= 2 ** 31 - 1 for d in shape)
+    return np.dtype(np.int64) if big and dtypes.is_x64_enabled() else _INDEX_DTYPE
+
+
+# --- the indexer: NumPy indexing as one XLA gather ---------------------------------------------
+
+
+class _Indexer(NamedTuple):
+    indices: Any                    # (*batch, k) integer array, or None (no gather needed)
+    dnums: GatherDimensionNumbers | None
+    slice_sizes: tuple
+    gather_shape: tuple             # the gather's output shape
+    full_shape: tuple               # with the None (newaxis) dims
+    new_axes: tuple                 # size-1 dims inserted into x first (scalar booleans)
+    newaxis_dims: tuple             # positions of the None dims in full_shape
+    unique: bool = False            # no integer-array indices: each position at most once
+    sorted: bool = False            # ... and the gather indices increase
+
+
+def _is_static_int(i) -> bool:
+    return isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
+
+
+def _check_slice(s, pos):
+    for v in (s.start, s.stop, s.step):
+        if v is None or _is_static_int(v):
+            continue
+        if isinstance(v, (Tracer, Array, np.ndarray)) and not isinstance(v, Tracer):
+            try:
+                operator.index(v)
+                continue
+            except TypeError:
+                pass
+        raise IndexError("Array slice indices must have static start/stop/step to be used "
+                         f"with NumPy indexing syntax. Found {s}. To index a statically "
+                         "sized array at a dynamic position, try lax.dynamic_slice/"
+                         "dynamic_update_slice (OLYMPUS does not support dynamically sized "
+                         "arrays within JIT compiled functions).")
+    return builtins.slice(*(None if v is None else operator.index(v)
+                            for v in (s.start, s.stop, s.step)))
+
+
+def _expand_ellipsis(idx, nd):
+    n_ell = builtins.sum(1 for i in idx if i is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    n_real = builtins.sum(1 for i in idx if i is not None and i is not Ellipsis)
+    if n_real > nd:
+        raise IndexError(f"Too many indices: {nd}-dimensional array, but {n_real} were "
+                         "indexed")
+    if n_ell:
+        k = next(j for j, i in enumerate(idx) if i is Ellipsis)
+        return idx[:k] + (builtins.slice(None),) * (nd - n_real) + idx[k + 1:]
+    return idx + (builtins.slice(None),) * (nd - n_real)
+
+
+def _as_index_array(i, pos):
+    """An array-like index entry as a (NumPy or traced) integer array."""
+    if isinstance(i, (list, tuple)):
+        arr = np.asarray(i)
+        if arr.dtype == object:
+            raise TypeError(f"Indexing mode not yet supported. Got unsupported indexer at "
+                            f"position {pos}: {i!r}")
+        if arr.size == 0:
+            arr = arr.astype(_INDEX_DTYPE)
+        i = arr
+    try:
+        a = aval_of(i)
+    except TypeError:
+        raise TypeError("Indexing mode not yet supported. Got unsupported indexer at "
+                        f"position {pos}: {i!r}") from None
+    if not dtypes.is_integer(a.dtype):
+        raise IndexError(f"Indexer must have integer or boolean type, got indexer with type "
+                         f"{a.dtype} at position {pos}, indexer value {i}")
+    return i
+
+
+def _normalize(i, n, idt):
+    """Cast to the index dtype and wrap negative indices once."""
+    if isinstance(i, (np.ndarray, np.generic)) or _is_static_int(i):
+        v = np.asarray(i).astype(np.int64)
+        v = np.where(v < 0, v + n, v)
+        return v.astype(idt)
+    a = aval_of(i)
+    j = lax.convert_element_type(i, idt)
+    if dtypes.is_unsigned_int(a.dtype):
+        return j
+    zero = np.array(0, idt)[()]
+    return lax.select(lax.lt(j, zero), lax.add(j, np.array(n, idt)[()]), j)
+
+
+def _cast(i, idt):
+    if isinstance(i, (np.ndarray, np.generic)) or _is_static_int(i):
+        return np.asarray(i).astype(idt)
+    return lax.convert_element_type(i, idt)
+
+
+def _index_to_gather(shape, idx, normalize=True) -> _Indexer:
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    idx, new_axes = ops.expand_bool_indices(idx, shape)
+    if new_axes:
+        shape = list(shape)
+        for p in sorted(new_axes):
+            shape.insert(p, 1)
+        shape = tuple(shape)
+    idx = _expand_ellipsis(idx, len(shape))
+    idt = _index_dtype(shape)
+
+    # Classify the entries.
+    entries = []  # (kind, value)
+    for pos, i in enumerate(idx):
+        if i is None:
+            entries.append(("none", None))
+        elif isinstance(i, builtins.slice):
+            entries.append(("slice", _check_slice(i, pos)))
+        elif _is_static_int(i):
+            entries.append(("int", int(i)))
+        else:
+            arr = _as_index_array(i, pos)
+            entries.append(("int" if aval_of(arr).ndim == 0 else "array", arr))
+    advanced = builtins.any(k == "array" for k, _ in entries)
+    adv_pos = [p for p, (k, _) in enumerate(entries) if advanced and k in ("int", "array")]
+    contiguous = adv_pos == list(range(adv_pos[0], adv_pos[0] + len(adv_pos))) if adv_pos \
+        else True
+
+    # Walk the entries: gather output dims, operand dims, index columns.
+    out_dims = []      # ("offset", size) or ("batch", key, size)
+    full = []          # same, plus ("new",) for None entries
+    cols = []          # (array, batch keys it spans, operand dim)
+    collapsed = []
+    slice_sizes = [0] * len(shape)
+    adv_arrays, adv_dims = [], []
+    dim = 0
+    for kind, v in entries:
+        if kind == "none":
+            continue
+        n = shape[dim]
+        if advanced and kind in ("int", "array"):
+            adv_arrays.append(_normalize(v, n, idt) if normalize else _cast(v, idt))
+            adv_dims.append(dim)
+            collapsed.append(dim)
+            slice_sizes[dim] = 1
+        dim += 1
+    if advanced:
+        bshape = ops.broadcast_shapes(*(aval_of(a).shape for a in adv_arrays))
+        adv_keys = [("adv", j) for j in range(len(bshape))]
+
+    def add_adv():
+        for key, size in zip(adv_keys, bshape):
+            out_dims.append(("batch", key, size))
+            full.append(("batch", key, size))
+
+    if advanced and not contiguous:
+        add_adv()
+    dim = 0
+    for p, (kind, v) in enumerate(entries):
+        if advanced and contiguous and p == adv_pos[0]:
+            add_adv()
+        if kind == "none":
+            full.append(("new",))
+            continue
+        n = shape[dim]
+        if advanced and kind in ("int", "array"):
+            dim += 1
+            continue
+        if kind == "int":
+            cols.append((_normalize(v, n, idt) if normalize else _cast(v, idt), (), dim))
+            collapsed.append(dim)
+            slice_sizes[dim] = 1
+        else:
+            start, stop, step = v.indices(n)
+            size = len(range(start, stop, step))
+            if step == 1:
+                out_dims.append(("offset", size))
+                full.append(("offset", size))
+                slice_sizes[dim] = size
+                if size != n:
+                    cols.append((np.array(start, idt), (), dim))
+            else:
+                key = ("strided", dim)
+                out_dims.append(("batch", key, size))
+                full.append(("batch", key, size))
+                cols.append((np.arange(start, start + step * size, step)[:size].astype(idt),
+                             (key,), dim))
+                collapsed.append(dim)
+                slice_sizes[dim] = 1
+        dim += 1
+    if advanced:
+        for a, d in zip(adv_arrays, adv_dims):
+            a_shape = aval_of(a).shape
+            if a_shape != bshape:
+                a = ops.broadcast_to(a, bshape) if not isinstance(a, np.ndarray) else \
+                    np.broadcast_to(a, bshape)
+            cols.append((a, tuple(adv_keys), d))
+        # Columns in operand-dim order (start_index_map order is free; keep it sorted).
+        cols.sort(key=lambda c: c[2])
+
+    gather_shape = tuple(d[-1] for d in out_dims)
+    full_shape = tuple(1 if d[0] == "new" else d[-1] for d in full)
+    newaxis_dims = tuple(k for k, d in enumerate(full) if d[0] == "new")
+    if not cols:
+        return _Indexer(None, None, tuple(slice_sizes), gather_shape, full_shape,
+                        tuple(new_axes), newaxis_dims)
+    batch = [d for d in out_dims if d[0] == "batch"]
+    batch_keys = [d[1] for d in batch]
+    batch_shape = tuple(d[2] for d in batch)
+    col_arrays = []
+    for a, keys, _ in cols:
+        bdims = tuple(batch_keys.index(k) for k in keys)
+        target = batch_shape + (1,)
+        if isinstance(a, np.ndarray) and not isinstance(a, Tracer):
+            a = np.asarray(a)
+            # Place the array's dims at bdims, then broadcast on the host.
+            src_shape = [1] * len(batch_shape)
+            for k, bd in enumerate(bdims):
+                src_shape[bd] = a.shape[k]
+            col_arrays.append(np.broadcast_to(a.reshape(src_shape + [1]), target))
+        else:
+            col_arrays.append(lax.broadcast_in_dim(a, target, bdims))
+    if builtins.all(isinstance(c, np.ndarray) for c in col_arrays):
+        indices = np.concatenate(col_arrays, axis=-1).astype(idt)
+    elif len(col_arrays) == 1:
+        indices = col_arrays[0]
+    else:
+        col_arrays = [c if not isinstance(c, np.ndarray) else np.ascontiguousarray(c)
+                      for c in col_arrays]
+        indices = lax.concatenate(col_arrays, len(batch_shape))
+    offset_dims = tuple(k for k, d in enumerate(out_dims) if d[0] == "offset")
+    dnums = GatherDimensionNumbers(offset_dims=offset_dims,
+                                   collapsed_slice_dims=tuple(sorted(collapsed)),
+                                   start_index_map=tuple(c[2] for c in cols))
+    no_rev = builtins.all(v.step is None or v.step > 0 for k, v in entries if k == "slice")
+    return _Indexer(indices, dnums, tuple(slice_sizes), gather_shape, full_shape,
+                    tuple(new_axes), newaxis_dims, not advanced, not advanced and no_rev)
+
+
+def _parse_mode(mode, for_get):
+    if mode is None:
+        return GatherScatterMode.PROMISE_IN_BOUNDS if for_get else \
+            GatherScatterMode.FILL_OR_DROP
+    if isinstance(mode, GatherScatterMode):
+        return mode
+    if mode in ("fill", "drop"):
+        return GatherScatterMode.FILL_OR_DROP
+    if mode == "clip":
+        return GatherScatterMode.CLIP
+    if mode == "promise_in_bounds":
+        return GatherScatterMode.PROMISE_IN_BOUNDS
+    raise ValueError(f'Unknown gather mode "{mode}"')
+
+
+def _default_fill(dt):
+    if dtypes.is_inexact(dt):
+        return np.nan
+    if dtypes.is_signed_int(dt):
+        return int(np.iinfo(dt).min)
+    if dtypes.is_unsigned_int(dt):
+        return int(np.iinfo(dt).max)
+    return True
+
+
+def _gather(x, idx, *, mode=None, fill_value=None, indices_are_sorted=False,
+            unique_indices=False, normalize=True):
+    """x[idx] with the given out-of-bounds mode (one gather)."""
+    x = ensure_arraylike("getitem", x)
+    aval = aval_of(x)
+    ind = _index_to_gather(aval.shape, idx, normalize)
+    if ind.new_axes:
+        x = ops._insert_unit_axes(x, ind.new_axes)
+    gmode = _parse_mode(mode, True)
+    if fill_value is not None:
+        fv = concrete_or_error(fill_value, "The error arose for the fill_value argument to "
+                                           "indexed get().")
+        if np.ndim(fv) != 0:
+            raise ValueError("fill_value argument to indexed get() must be a scalar")
+        fill_value = fv.item()
+    if builtins.any(d == 0 for d in ind.gather_shape):
+        return lax.broadcast_in_dim(np.array(0, aval.dtype)[()], ind.full_shape, ())
+    if ind.indices is None:
+        y = x
+    else:
+        if gmode == GatherScatterMode.FILL_OR_DROP:
+            fv = _default_fill(aval.dtype) if fill_value is None else fill_value
+            fv = np.array(fv).astype(aval.dtype).item() if not dtypes.is_inexact(
+                aval.dtype) or not isinstance(fv, (bool, int, float)) else fv
+        else:
+            fv = None
+        if builtins.any(s > d for s, d in zip(ind.slice_sizes, aval_of(x).shape)) or \
+                builtins.any(d == 0 for d in aval_of(x).shape):
+            raise IndexError("index is out of bounds for an axis of size 0")
+        y = bind(P.gather_p, x, ind.indices, dimension_numbers=ind.dnums,
+                 slice_sizes=ind.slice_sizes,
+                 indices_are_sorted=bool(indices_are_sorted or ind.sorted),
+                 unique_indices=bool(unique_indices or ind.unique), mode=gmode, fill_value=fv)
+    if ind.newaxis_dims:
+        kept = tuple(k for k in range(len(ind.full_shape)) if k not in ind.newaxis_dims)
+        y = lax.broadcast_in_dim(y, ind.full_shape, kept)
+    return y
+
+
+_SCATTER_PRIMS = {"set": P.scatter_p, "add": P.scatter_add_p, "mul": P.scatter_mul_p,
+                  "min": P.scatter_min_p, "max": P.scatter_max_p}
+
+
+def _scatter(x, idx, y, op, *, mode=None, indices_are_sorted=False, unique_indices=False,
+             normalize=True):
+    """x with x[idx] combined with y by `op` (set, add, mul, min, max); one scatter."""
+    x = ensure_arraylike("scatter", x)
+    y = ensure_arraylike("scatter", y)
+    aval = aval_of(x)
+    ind = _index_to_gather(aval.shape, idx, normalize)
+    if builtins.any(d == 0 for d in ind.gather_shape):
+        return x
+    xw = ops._insert_unit_axes(x, ind.new_axes) if ind.new_axes else x
+    x2, y2 = promote_dtypes(xw, y)
+    dt = aval_of(x2).dtype
+    y2 = ops.broadcast_to(y2, ind.full_shape)
+    if ind.full_shape != ind.gather_shape:
+        y2 = lax.reshape(y2, ind.gather_shape)
+    if ind.indices is None:
+        if op == "set":
+            out = ops.broadcast_to(y2, aval_of(x2).shape)
+        else:
+            fn = {"add": ops.add, "mul": ops.multiply, "min": ops.minimum,
+                  "max": ops.maximum}[op]
+            out = fn(x2, y2)
+    else:
+        if ops.is_python_scalar(y2) or isinstance(y2, (np.generic,)):
+            y2 = np.asarray(y2, dt)
+        if ops.is_python_scalar(x2):
+            x2 = np.asarray(x2, dt)
+        dn = ScatterDimensionNumbers(update_window_dims=ind.dnums.offset_dims,
+                                     inserted_window_dims=ind.dnums.collapsed_slice_dims,
+                                     scatter_dims_to_operand_dims=ind.dnums.start_index_map)
+        out = bind(_SCATTER_PRIMS[op], x2, ind.indices, y2, dimension_numbers=dn,
+                   indices_are_sorted=bool(indices_are_sorted or ind.sorted),
+                   unique_indices=bool(unique_indices or ind.unique),
+                   mode=_parse_mode(mode, False))
+    if ind.new_axes:
+        out = lax.squeeze(out, ind.new_axes)
+    return lax.convert_element_type(out, aval.dtype, aval.weak_type)
+
+
+# --- the .at[] property ---------------------------------------------------------------------------
+
+
+class _IndexUpdateHelper:
+    """``x.at``: ``x.at[idx]`` gives an object whose methods return updated copies of x."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __getitem__(self, index):
+        return _IndexUpdateRef(self.array, index)
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+class _IndexUpdateRef:
+    """``x.at[idx]``: ``get``, ``set``, ``add``, ``subtract``, ``multiply``/``mul``,
+    ``divide``, ``power``, ``min``, ``max`` and ``apply``. Updates at repeated indices all
+    apply (in an unspecified order); out-of-bound updates are dropped unless ``mode`` says
+    otherwise."""
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index):
+        self.array = array
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None, out_sharding=None):
+        """``x[idx]`` (with an out-of-bound `mode` and `fill_value`)."""
+        if mode is None and fill_value is None and not indices_are_sorted and \
+                not unique_indices:
+            return ops.getitem(self.array, self.index)
+        return _gather(self.array, self.index, mode=mode, fill_value=fill_value,
+                       indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+
+    def _upd(self, values, op, indices_are_sorted, unique_indices, mode):
+        return _scatter(self.array, self.index, values, op, mode=mode,
+                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] = values``."""
+        return self._upd(values, "set", indices_are_sorted, unique_indices, mode)
+
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] += values``."""
+        return self._upd(values, "add", indices_are_sorted, unique_indices, mode)
+
+    def subtract(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] -= values``."""
+        values = ensure_arraylike("subtract", values)
+        x, values = promote_dtypes(self.array, values)
+        if aval_of(values).dtype == dtypes.bool_:
+            raise TypeError("subtract does not accept dtype bool.")
+        return self._upd(ops.negative(values), "add", indices_are_sorted, unique_indices,
+                         mode)
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] *= values``."""
+        return self._upd(values, "mul", indices_are_sorted, unique_indices, mode)
+
+    mul = multiply
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] /= values`` (true division: integer arrays become floating)."""
+        from ._ufuncs import divide
+
+        x = ensure_arraylike("divide", self.array)
+        ones = ops.broadcast_to(np.array(1, aval_of(x).dtype), aval_of(x).shape)
+        den = _scatter(ones, self.index, values, "mul", mode=mode,
+                       indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+        return divide(x, den)
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] **= values``."""
+        from ._ufuncs import power
+
+        x = ensure_arraylike("power", self.array)
+        ones = ops.broadcast_to(np.array(1, aval_of(x).dtype), aval_of(x).shape)
+        e = _scatter(ones, self.index, values, "mul", mode=mode,
+                     indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
+        return power(x, e)
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] = minimum(x[idx], values)``."""
+        return self._upd(values, "min", indices_are_sorted, unique_indices, mode)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] = maximum(x[idx], values)``."""
+        return self._upd(values, "max", indices_are_sorted, unique_indices, mode)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """``x[idx] = func(x[idx])`` (applied once per distinct index)."""
+        cur = _gather(self.array, self.index, mode="clip" if mode is None else mode)
+        return self.set(func(cur), indices_are_sorted=indices_are_sorted,
+                        unique_indices=unique_indices, mode=mode)
+
+
+def _at(x):
+    return _IndexUpdateHelper(x)
+
+
+def _at_ref(a, indices):
+    a = ensure_arraylike("ufunc.at", a)
+    return _IndexUpdateRef(a, indices)
+
+
+# --- take and friends -----------------------------------------------------------------------------
+
+
+def _take_mode(mode, name):
+    if mode is None or mode == "fill":
+        return GatherScatterMode.FILL_OR_DROP, True, False
+    if mode == "raise":
+        raise NotImplementedError(f"The 'raise' mode to olympus.numpy.{name} is not "
+                                  "supported.")
+    if mode == "wrap":
+        return GatherScatterMode.PROMISE_IN_BOUNDS, False, True
+    if mode == "clip":
+        return GatherScatterMode.CLIP, False, False
+    if mode == "promise_in_bounds":
+        return GatherScatterMode.PROMISE_IN_BOUNDS, True, False
+    raise ValueError(f"Invalid mode '{mode}' for olympus.numpy.{name}")
+
+
+def _check_int_indices(name, indices):
+    dt = aval_of(indices).dtype
+    if not dtypes.is_integer(dt):
+        raise TypeError(f"{name}: indices must have an integer dtype, got {dt}")
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """Elements of `a` at `indices` along `axis` (the flattened array for axis=None).
+    Out-of-bound indices give `fill_value` by default (mode "fill"); "clip" and "wrap"
+    are the other modes."""
+    check_no_out("take", out)
+    a, indices = ensure_arraylike("take", a, indices)
+    _check_int_indices("take", indices)
+    if axis is None:
+        a = ops.ravel(a)
+        axis = 0
+    nd = aval_of(a).ndim
+    axis = canonicalize_axis(axis, nd)
+    n = aval_of(a).shape[axis]
+    gmode, normalize, wrap = _take_mode(mode, "take")
+    if wrap:
+        if n == 0:
+            raise IndexError("Cannot do a non-empty olympus.numpy.take() from an empty axis.")
+        indices = _mod_indices(indices, n)
+    ishape = aval_of(indices).shape
+    if n == 0 and int(np.prod(ishape)) > 0:
+        if gmode != GatherScatterMode.FILL_OR_DROP:
+            raise IndexError("Cannot do a non-empty olympus.numpy.take() from an empty axis.")
+        shape = aval_of(a).shape
+        fv = _default_fill(aval_of(a).dtype) if fill_value is None else fill_value
+        return ops.broadcast_to(np.array(fv).astype(aval_of(a).dtype),
+                                shape[:axis] + tuple(ishape) + shape[axis + 1:])
+    idx = (builtins.slice(None),) * axis + (indices,)
+    if aval_of(indices).ndim == 0:
+        # A scalar index: keep it an array index so the mode applies.
+        idx = (builtins.slice(None),) * axis + (_scalar_as_array(indices),)
+        res = _gather(a, idx, mode=gmode, fill_value=fill_value, normalize=normalize,
+                      unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
+        return lax.squeeze(res, (axis,))
+    return _gather(a, idx, mode=gmode, fill_value=fill_value, normalize=normalize,
+                   unique_indices=unique_indices, indices_are_sorted=indices_are_sorted)
+
+
+def _scalar_as_array(i):
+    if isinstance(i, (int, np.integer, np.ndarray)):
+        return np.reshape(np.asarray(i), (1,))
+    return lax.reshape(i, (1,))
+
+
+def _mod_indices(indices, n):
+    if isinstance(indices, (np.ndarray, np.generic)) or _is_static_int(indices):
+        return np.mod(np.asarray(indices), n)
+    return ops.remainder(indices, n)
+
+
+def _along_axis_index(arr_shape, indices, axis, nd):
+    """The advanced index that picks ``indices`` along `axis` and broadcasts the rest."""
+    ishape = aval_of(indices).shape
+    idt = _index_dtype(arr_shape)
+    idx = []
+    for d in range(nd):
+        if d == axis:
+            idx.append(indices)
+            continue
+        n = arr_shape[d]
+        if n == 1:
+            idx.append(np.zeros((1,) * nd, idt))
+            continue
+        if ishape[d] not in (1, n):
+            raise ValueError(f"indices shape {ishape} is not broadcast-compatible with arr "
+                             f"shape {tuple(arr_shape)} along axis {d}")
+        shp = [1] * nd
+        shp[d] = n
+        idx.append(lax.broadcasted_iota(idt, shp, d))
+    return tuple(idx)
+
+
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+    """Pick values along `axis` with an index array of the same rank (broadcast against
+    `arr` on the other axes)."""
+    arr, indices = ensure_arraylike("take_along_axis", arr, indices)
+    _check_int_indices("take_along_axis", indices)
+    if axis is None:
+        if aval_of(indices).ndim != 1:
+            raise ValueError(f"when axis=None, `indices` must have a single dimension; got "
+                             f"shape {aval_of(indices).shape}")
+        arr = ops.ravel(arr)
+        axis = 0
+    nd = aval_of(arr).ndim
+    if aval_of(indices).ndim != nd:
+        raise ValueError("indices and arr must have the same number of dimensions; "
+                         f"{aval_of(indices).ndim} vs. {nd}")
+    axis = canonicalize_axis(axis, nd)
+    gmode, normalize, wrap = _take_mode(mode, "take_along_axis")
+    n = aval_of(arr).shape[axis]
+    if wrap:
+        indices = _mod_indices(indices, n)
+    idx = _along_axis_index(aval_of(arr).shape, indices, axis, nd)
+    out_shape = ops.broadcast_shapes(*(aval_of(i).shape for i in idx))
+    if n == 0 and int(np.prod(out_shape)) > 0:
+        fv = _default_fill(aval_of(arr).dtype) if fill_value is None else fill_value
+        return ops.broadcast_to(np.array(fv).astype(aval_of(arr).dtype), out_shape)
+    return _gather(arr, idx, mode=gmode, fill_value=fill_value, normalize=normalize)
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """A copy of `arr` with `values` put at `indices` along `axis` (``inplace=False`` is
+    required, since arrays are immutable)."""
+    if inplace:
+        raise ValueError("olympus.numpy.put_along_axis cannot modify arrays in-place, because "
+                         "OLYMPUS arrays are immutable. Pass inplace=False to instead return "
+                         "an updated array.")
+    arr, indices, values = ensure_arraylike("put_along_axis", arr, indices, values)
+    _check_int_indices("put_along_axis", indices)
+    shape = aval_of(arr).shape
+    if axis is None:
+        arr = ops.ravel(arr)
+        axis = 0
+    nd = aval_of(arr).ndim
+    if aval_of(indices).ndim != nd:
+        raise ValueError("put_along_axis arguments 'arr' and 'indices' must have same ndim. "
+                         f"Got {nd} and {aval_of(indices).ndim}.")
+    axis = canonicalize_axis(axis, nd)
+    values = ops.broadcast_to(values, aval_of(indices).shape)
+    idx = _along_axis_index(aval_of(arr).shape, indices, axis, nd)
+    out = _scatter(arr, idx, values, "set", mode=mode)
+    return ops.reshape(out, shape) if aval_of(out).shape != tuple(shape) else out
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+    """A copy of `a` with the flat positions `ind` set to `v` (cycled); ``inplace=False``
+    is required."""
+    if inplace:
+        raise ValueError("olympus.numpy.put cannot modify arrays in-place, because OLYMPUS "
+                         "arrays are immutable. Pass inplace=False to instead return an "
+                         "updated array.")
+    a, ind, v = ensure_arraylike("put", a, ind, v)
+    shape = aval_of(a).shape
+    flat = ops.ravel(a)
+    ind = ops.ravel(ind)
+    v = ops.ravel(v)
+    k = aval_of(ind).shape[0]
+    nv = aval_of(v).shape[0]
+    if k == 0 or nv == 0:
+        return a
+    if nv != k:
+        from ._shape import resize
+
+        v = resize(v, (k,))
+    n = aval_of(flat).shape[0]
+    if mode is None or mode == "clip":
+        smode = "clip"
+        if not isinstance(ind, Tracer):
+            ind = np.clip(np.asarray(ind), 0, n - 1)
+        else:
+            ind = lax.clamp(np.array(0, aval_of(ind).dtype)[()], ind,
+                            np.array(n - 1, aval_of(ind).dtype)[()])
+    elif mode == "wrap":
+        smode = "clip"
+        ind = _mod_indices(ind, n)
+    elif mode == "raise":
+        raise NotImplementedError("The 'raise' mode to olympus.numpy.put is not supported.")
+    else:
+        raise ValueError(f"mode should be one of 'wrap' or 'clip'; got {mode=}")
+    out = _scatter(flat, (ind,), v, "set", mode=smode, normalize=False)
+    return ops.reshape(out, shape)
+
+
+def place(arr, mask, vals, *, inplace=True):
+    """A copy of `arr` with the (concrete) `mask` positions set to `vals`, cycled."""
+    if inplace:
+        raise ValueError("olympus.numpy.place cannot modify arrays in-place, because OLYMPUS "
+                         "arrays are immutable. Pass inplace=False to instead return an "
+                         "updated array.")
+    arr, mask, vals = ensure_arraylike("place", arr, mask, vals)
+    m = concrete_or_error(mask, "The error arose in the mask argument of "
+                                "olympus.numpy.place: it must be concrete.")
+    shape = aval_of(arr).shape
+    flat = ops.ravel(arr)
+    pos = np.nonzero(np.broadcast_to(m.astype(bool), shape).ravel())[0]
+    if pos.size == 0:
+        return arr
+    vals = ops.ravel(vals)
+    if aval_of(vals).shape[0] == 0:
+        raise ValueError("Cannot place values from an empty array")
+    from ._shape import resize
+
+    vals = resize(vals, (pos.size,))
+    out = _scatter(flat, (pos.astype(_INDEX_DTYPE),), vals, "set")
+    return ops.reshape(out, shape)
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """A copy of `a` with its main diagonal set to `val` (``inplace=False`` is required)."""
+    if inplace:
+        raise ValueError("olympus.numpy.fill_diagonal cannot modify arrays in-place, because "
+                         "OLYMPUS arrays are immutable. Pass inplace=False to instead return "
+                         "an updated array.")
+    a, val = ensure_arraylike("fill_diagonal", a, val)
+    shape = aval_of(a).shape
+    if len(shape) < 2:
+        raise ValueError("array must be at least 2-d")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    n = builtins.min(shape)
+    if len(shape) == 2 and wrap and shape[0] > shape[1]:
+        step = shape[1] + 1
+        flat_idx = np.arange(0, shape[0] * shape[1], step)
+    else:
+        strides = np.cumprod((1,) + shape[::-1][:-1])[::-1]
+        flat_idx = np.arange(n) * int(np.sum(strides))
+    k = flat_idx.size
+    vals = ops.ravel(val)
+    from ._shape import resize
+
+    vals = resize(vals, (k,)) if aval_of(vals).shape[0] != k else vals
+    out = _scatter(ops.ravel(a), (flat_idx.astype(_INDEX_DTYPE),), vals, "set")
+    return ops.reshape(out, shape)
+
+
+# --- nonzero and friends --------------------------------------------------------------------------
+
+
+def _concrete_or_none(x):
+    if isinstance(x, Tracer):
+        v = x.to_concrete_value()
+        return None if v is None else np.asarray(v)
+    return np.asarray(x)
+
+
+def nonzero(a, *, size=None, fill_value=None):
+    """Indices of the nonzero elements, one array per dimension. Under transformations the
+    number of results must be given as `size` (padded with `fill_value`, default 0, or
+    truncated)."""
+    a = ensure_arraylike("nonzero", a)
+    aval = aval_of(a)
+    if aval.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
+                         "olympus.numpy.atleast_1d(scalar).nonzero() instead.")
+    idt = dtypes.default_int()
+    if size is None:
+        v = _concrete_or_none(a)
+        if v is None:
+            raise ConcretizationTypeError(
+                a, "The size argument of olympus.numpy.nonzero must be statically specified "
+                   "to use olympus.numpy.nonzero within OLYMPUS transformations.")
+        return tuple(_device(nz.astype(idt)) for nz in np.nonzero(v))
+    size = static_int(size, "the size argument of olympus.numpy.nonzero")
+    if size < 0:
+        raise ValueError(f"size must be non-negative, got {size}")
+    if fill_value is not None:
+        fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * aval.ndim
+        if len(fills) != aval.ndim or builtins.any(np.ndim(f) != 0 for f in fills):
+            raise ValueError(f"fill_value must be a scalar or a tuple of length {aval.ndim}; "
+                             f"got {fill_value}")
+    if aval.size == 0 or size == 0:
+        return tuple(lax.broadcast_in_dim(np.array(0, idt)[()], (size,), ())
+                     for _ in aval.shape)
+    from ._reductions import cumsum
+    from ._reductions import sum as _sum
+
+    mask = ops.ravel(a) if aval.dtype == dtypes.bool_ else ops.not_equal(ops.ravel(a), 0)
+    # counts[k] = number of positions whose running count of nonzeros is k; a running sum of
+    # those gives the flat position of the (k+1)-th nonzero (the size of the array past the
+    # last one, which the unravelling below wraps to index 0).
+    running = cumsum(mask, dtype=idt)
+    counts = lax.broadcast_in_dim(np.array(0, idt)[()], (size,), ())
+    counts = _scatter(counts, (running,), np.array(1, idt), "add", mode="drop",
+                      normalize=False)
+    flat = cumsum(counts)
+    out = _unravel(flat, aval.shape, idt)
+    if fill_value is not None:
+        total = _sum(mask, dtype=idt)
+        pad = ops.greater_equal(lax.iota(idt, size), total)
+        out = tuple(ops.where(pad, ops.astype(f, idt) if not isinstance(f, (int, float, bool))
+                              else np.array(f).astype(idt)[()], o)
+                    for f, o in zip(fills, out))
+    return tuple(out)
+
+
+def _device(v):
+    from olympus_runtime import device_put
+
+    return device_put(v)
+
+
+def _unravel(flat, shape, idt):
+    outs = []
+    strides = np.cumprod((1,) + tuple(shape[::-1]))[:-1][::-1]
+    for st, n in zip(strides, shape):
+        q = lax.div(flat, np.array(int(st), idt)[()])
+        outs.append(lax.rem(q, np.array(int(n), idt)[()]))
+    return outs
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    """Indices of the nonzero elements of the flattened array."""
+    a = ensure_arraylike("flatnonzero", a)
+    return nonzero(ops.ravel(a), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a, *, size=None, fill_value=None):
+    """Indices of the nonzero elements as an (N, ndim) array."""
+    from ._shape import atleast_1d, stack
+
+    a = ensure_arraylike("argwhere", a)
+    nd = aval_of(a).ndim
+    res = nonzero(atleast_1d(a), size=size, fill_value=fill_value)
+    out = stack(res, axis=1)
+    if nd == 0:
+        return lax.slice(out, (0, 0), (aval_of(out).shape[0], 0))
+    return out
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """``x`` where `condition` else ``y`` (broadcast together); with only `condition`,
+    ``nonzero(condition, size=..., fill_value=...)``."""
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise ValueError("Either both or neither of the x and y arguments should be provided "
+                         f"to olympus.numpy.where, got {x} and {y}.")
+    if size is not None or fill_value is not None:
+        raise ValueError("size and fill_value are only supported with a single argument.")
+    condition, x, y = ensure_arraylike("where", condition, x, y)
+    return ops.where(condition, x, y)
+
+
+def select(condlist, choicelist, default=0):
+    """Elements from `choicelist` where the corresponding `condlist` entry is first true,
+    else `default`."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("condlist must have length equal to choicelist ({} vs {})".format(
+            len(condlist), len(choicelist)))
+    if len(condlist) == 0:
+        raise ValueError("condlist must be non-empty")
+    conds = [ensure_arraylike("select", c) for c in condlist]
+    for c in conds:
+        if aval_of(c).dtype != dtypes.bool_:
+            raise TypeError("select condlist must contain boolean arrays; got dtype "
+                            f"{aval_of(c).dtype}")
+    choices = promote_dtypes(default, *[ensure_arraylike("select", c) for c in choicelist])
+    out = choices[0]
+    for c, v in zip(reversed(conds), reversed(choices[1:])):
+        out = ops.where(c, v, out)
+    shape = ops.broadcast_shapes(*(aval_of(v).shape for v in conds + choices))
+    return ops.broadcast_to(out, shape)
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """``choices[a[i]][i]`` elementwise (choices broadcast against a)."""
+    check_no_out("choose", out)
+    from ._shape import broadcast_arrays, stack
+
+    a = ensure_arraylike("choose", a)
+    choices = [ensure_arraylike("choose", c) for c in choices]
+    if not dtypes.is_integer(aval_of(a).dtype):
+        raise TypeError("choose: the index array must have an integer dtype")
+    n = len(choices)
+    if mode == "raise":
+        v = _concrete_or_none(a)
+        if v is None:
+            raise ConcretizationTypeError(
+                a, "The error occurred because olympus.numpy.choose was jit-compiled with "
+                   "mode='raise'. Use mode='wrap' or mode='clip' instead.")
+        if np.any((v < 0) | (v >= n)):
+            raise ValueError("invalid entry in choice array")
+    elif mode == "wrap":
+        a = ops.remainder(a, n)
+    elif mode == "clip":
+        a = ops.clip(a, 0, n - 1)
+    else:
+        raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
+    arrs = broadcast_arrays(a, *choices)
+    a, choices = arrs[0], promote_dtypes(*arrs[1:])
+    stacked = stack(choices)
+    shape = aval_of(a).shape
+    idt = _index_dtype(shape)
+    idx = (a,) + tuple(lax.broadcasted_iota(idt, shape, d) for d in range(len(shape)))
+    return _gather(stacked, idx, mode="clip")
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    """The slices of `a` along `axis` where the 1-D `condition` is true."""
+    check_no_out("compress", out)
+    condition, a = ensure_arraylike("compress", condition, a)
+    if aval_of(condition).ndim != 1:
+        raise ValueError("condition must be a 1D array")
+    if axis is None:
+        a = ops.ravel(a)
+        axis = 0
+    axis = canonicalize_axis(axis, aval_of(a).ndim)
+    n = aval_of(a).shape[axis]
+    c = ops.astype(condition, dtypes.bool_)
+    m = aval_of(c).shape[0]
+    if m > n:
+        cv = _concrete_or_none(c)
+        if cv is not None and np.any(cv[n:]):
+            raise IndexError(f"index {n} is out of bounds for axis {axis} with size {n}")
+        c = lax.slice(c, (0,), (n,))
+    elif m < n:
+        c = lax.pad(c, np.bool_(False), [(0, n - m, 0)])
+    (idx,) = nonzero(c, size=size, fill_value=None)
+    res = take(a, idx, axis=axis, mode="clip")
+    if size is not None:
+        total = ops.sum(ops.astype(c, dtypes.default_int()))
+        pad = ops.greater_equal(lax.iota(dtypes.default_int(), size), total)
+        shp = [1] * aval_of(res).ndim
+        shp[axis] = size
+        pad = lax.reshape(pad, tuple(shp))
+        res = ops.where(pad, ops.astype(ensure_arraylike("compress", fill_value),
+                                        aval_of(res).dtype), res)
+    return res
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+    """The elements of `arr` where `condition` is true (both flattened)."""
+    condition, arr = ensure_arraylike("extract", condition, arr)
+    return compress(ops.ravel(condition), ops.ravel(arr), size=size, fill_value=fill_value)
+
+
+# --- index construction ---------------------------------------------------------------------------
+
+
+def _static_n(n, name):
+    return static_int(n, f"the argument of olympus.numpy.{name}")
+
+
+def _int_arrays(arrs):
+    idt = dtypes.default_int()
+    return tuple(_device(np.asarray(a).astype(idt)) for a in arrs)
+
+
+def diag_indices(n, ndim=2):
+    """Indices of the main diagonal of an n x ... x n array."""
+    n = _static_n(n, "diag_indices")
+    ndim = _static_n(ndim, "diag_indices")
+    if n < 0:
+        raise ValueError(f"n argument to diag_indices must be nonnegative, got {n}")
+    if ndim < 0:
+        raise ValueError(f"ndim argument to diag_indices must be nonnegative, got {ndim}")
+    return (lax.iota(dtypes.default_int(), n),) * ndim
+
+
+def diag_indices_from(arr):
+    """Indices of the main diagonal of a square array."""
+    arr = ensure_arraylike("diag_indices_from", arr)
+    shape = aval_of(arr).shape
+    if len(shape) < 2:
+        raise ValueError("input array must be at least 2-d")
+    if len(set(shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return diag_indices(shape[0], len(shape))
+
+
+def tril_indices(n, k=0, m=None):
+    """Indices of the lower triangle of an (n, m) array."""
+    n, k = _static_n(n, "tril_indices"), _static_n(k, "tril_indices")
+    m = n if m is None else _static_n(m, "tril_indices")
+    return _int_arrays(np.tril_indices(n, k, m))
+
+
+def triu_indices(n, k=0, m=None):
+    """Indices of the upper triangle of an (n, m) array."""
+    n, k = _static_n(n, "triu_indices"), _static_n(k, "triu_indices")
+    m = n if m is None else _static_n(m, "triu_indices")
+    return _int_arrays(np.triu_indices(n, k, m))
+
+
+def tril_indices_from(arr, k=0):
+    """Indices of the lower triangle of a 2-D array."""
+    arr = ensure_arraylike("tril_indices_from", arr)
+    shape = aval_of(arr).shape
+    if len(shape) != 2:
+        raise ValueError("Only 2-D inputs are accepted")
+    return tril_indices(shape[0], k, shape[1])
+
+
+def triu_indices_from(arr, k=0):
+    """Indices of the upper triangle of a 2-D array."""
+    arr = ensure_arraylike("triu_indices_from", arr)
+    shape = aval_of(arr).shape
+    if len(shape) != 2:
+        raise ValueError("Only 2-D inputs are accepted")
+    return triu_indices(shape[0], k, shape[1])
+
+
+def mask_indices(n, mask_func, k=0, *, size=None):
+    """Indices where ``mask_func(ones((n, n)), k)`` is nonzero."""
+    from ._creation import ones
+
+    a = ones((n, n), dtype=dtypes.int32)
+    return nonzero(mask_func(a, k), size=size)
+
+
+def ix_(*args):
+    """Open-mesh index arrays from 1-D sequences (for cross-product indexing)."""
+    outs = []
+    n = len(args)
+    for i, a in enumerate(args):
+        if isinstance(a, (list, tuple)):
+            a = np.asarray(a)
+        a = ensure_arraylike("ix_", a)
+        av = aval_of(a)
+        if av.ndim != 1:
+            raise ValueError(f"Cross index must be 1 dimensional, got {av.ndim}")
+        if av.dtype == dtypes.bool_:
+            v = concrete_or_error(a, "The error arose in olympus.numpy.ix_: boolean "
+                                     "arguments must be concrete.")
+            a = np.nonzero(v)[0].astype(dtypes.default_int())
+            av = aval_of(a)
+        shape = [1] * n
+        shape[i] = av.shape[0]
+        outs.append(lax.reshape(a if not isinstance(a, np.ndarray) else _device(a),
+                                tuple(shape)))
+    return tuple(outs)
+
+
+def unravel_index(indices, shape):
+    """Flat indices as a tuple of coordinate arrays for `shape` (out-of-range indices are
+    clipped; negative ones wrap once)."""
+    from ._shape import canonicalize_shape
+
+    indices = ensure_arraylike("unravel_index", indices)
+    shape = canonicalize_shape(shape)
+    if not dtypes.is_integer(aval_of(indices).dtype):
+        raise TypeError("only int indices permitted")
+    size = int(np.prod(shape))
+    if size == 0:
+        raise ValueError("cannot unravel indices into an array of size zero")
+    idt = aval_of(indices).dtype
+    x = ops.clip(indices, -size, size - 1)
+    x = ops.where(ops.less(x, 0), ops.add(x, size), x)
+    x = lax.convert_element_type(x, idt) if not ops.is_python_scalar(x) else np.array(x, idt)
+    return tuple(_unravel(x, shape, idt))
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """Coordinate arrays as flat indices into an array of shape `dims`."""
+    from ._shape import canonicalize_shape
+
+    dims = canonicalize_shape(dims)
+    if len(multi_index) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    idxs = [ensure_arraylike("ravel_multi_index", i) for i in multi_index]
+    for i in idxs:
+        if not dtypes.is_integer(aval_of(i).dtype):
+            raise TypeError(f"only int indices permitted, got {aval_of(i).dtype}")
+    if mode == "raise":
+        for i, d in zip(idxs, dims):
+            v = _concrete_or_none(i)
+            if v is None:
+                raise ConcretizationTypeError(
+                    i, "The error occurred because ravel_multi_index was jit-compiled with "
+                       "mode='raise'. Use mode='wrap' or mode='clip' instead.")
+            if np.any((v < 0) | (v >= d)):
+                raise ValueError("invalid entry in coordinates array")
+    elif mode == "clip":
+        idxs = [ops.clip(i, 0, d - 1) for i, d in zip(idxs, dims)]
+    elif mode == "wrap":
+        idxs = [ops.remainder(i, d) for i, d in zip(idxs, dims)]
+    else:
+        raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
+    if order == "F":
+        idxs, dims = idxs[::-1], dims[::-1]
+    elif order != "C":
+        raise ValueError(f"invalid order={order!r}. Expected 'C' or 'F'")
+    idt = dtypes.default_int()
+    out = np.array(0, idt)[()]
+    stride = 1
+    for i, d in zip(reversed(idxs), reversed(dims)):
+        out = ops.add(out, ops.multiply(ops.astype(i, idt), np.array(stride, idt)[()]))
+        stride *= d
+    return out
+
+
+def bincount(x, weights=None, minlength=0, *, length=None):
+    """Counts (or summed weights) of each non-negative integer value in `x`. Under
+    transformations the output `length` must be given."""
+    x = ensure_arraylike("bincount", x)
+    if not dtypes.is_integer(aval_of(x).dtype):
+        raise TypeError(f"x argument to bincount must have an integer type; got "
+                        f"{aval_of(x).dtype}")
+    if aval_of(x).ndim != 1:
+        raise ValueError("only 1-dimensional input supported.")
+    minlength = static_int(minlength, "the minlength argument of bincount")
+    if minlength < 0:
+        raise ValueError("minlength must not be negative")
+    if length is None:
+        v = _concrete_or_none(x)
+        if v is None:
+            raise ConcretizationTypeError(
+                x, "The error occurred because of argument 'x' of olympus.numpy.bincount. "
+                   "To avoid this error, pass a static `length` argument.")
+        length = builtins.max(minlength, int(v.max()) + 1 if v.size else 0)
+    else:
+        length = static_int(length, "the length argument of bincount")
+    if weights is None:
+        w = np.array(1, dtypes.default_int())
+        dt = dtypes.default_int()
+    else:
+        w = ensure_arraylike("bincount", weights)
+        if aval_of(w).shape != aval_of(x).shape:
+            raise ValueError("shape of weights must match shape of x.")
+        dt = dtypes.result_type(aval_of(w)) if aval_of(w).dtype != dtypes.bool_ else \
+            dtypes.default_int()
+        w = ops.astype(w, dt)
+    zeros = lax.broadcast_in_dim(np.array(0, dt)[()], (length,), ())
+    xi = ops.clip(x, 0, None) if dtypes.is_signed_int(aval_of(x).dtype) else x
+    return _scatter(zeros, (xi,), w, "add", mode="drop")

@@ -1,0 +1,84 @@
+"""Comparisons of whole arrays and membership: isclose, allclose, array_equal, array_equiv,
+isin."""
+
+from __future__ import annotations
+
+import numpy as np
+from olympus_ir import dtypes
+from olympus_trace import array_ops as ops
+from olympus_trace import lax_ops as lax
+
+from . import _ufuncs as uf
+from ._reductions import all as _all
+from ._reductions import any as _any
+from ._util import aval_of, ensure_arraylike, promote_dtypes
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise ``|a - b| <= atol + rtol * |b|``, with infinities equal only to
+    themselves and NaNs equal only if `equal_nan`."""
+    a, b = ensure_arraylike("isclose", a, b)
+    a, b = promote_dtypes(a, b)
+    dt = aval_of(a).dtype
+    if not dtypes.is_inexact(dt):
+        return uf.equal(a, b)
+    a, b = ops._promote_shapes(a, b)
+    real = dtypes.finfo(dt).dtype if dtypes.is_complex(dt) else dt
+    rtol = lax.convert_element_type(rtol, real, False)
+    atol = lax.convert_element_type(atol, real, False)
+    diff = lax.abs(lax.sub(a, b))
+    out = lax.le(diff, lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    a_inf, b_inf = uf.isinf(a), uf.isinf(b)
+    out = lax.bitwise_and(out, lax.bitwise_not(lax.bitwise_or(a_inf, b_inf)))
+    out = lax.bitwise_or(out, lax.bitwise_and(lax.bitwise_and(a_inf, b_inf), lax.eq(a, b)))
+    a_nan, b_nan = uf.isnan(a), uf.isnan(b)
+    out = lax.bitwise_and(out, lax.bitwise_not(lax.bitwise_or(a_nan, b_nan)))
+    if equal_nan:
+        out = lax.bitwise_or(out, lax.bitwise_and(a_nan, b_nan))
+    return out
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Whether all elements are close (see isclose)."""
+    return _all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """Whether the arrays have the same shape and elements."""
+    try:
+        a1, a2 = ensure_arraylike("array_equal", a1, a2)
+    except TypeError:
+        return np.bool_(False)
+    if aval_of(a1).shape != aval_of(a2).shape:
+        return np.bool_(False)
+    eq = uf.equal(a1, a2)
+    if equal_nan:
+        eq = uf.logical_or(eq, uf.logical_and(uf.isnan(a1), uf.isnan(a2)))
+    return _all(eq)
+
+
+def array_equiv(a1, a2):
+    """Whether the arrays are equal after broadcasting against each other."""
+    a1, a2 = ensure_arraylike("array_equiv", a1, a2)
+    try:
+        ops.broadcast_shapes(aval_of(a1).shape, aval_of(a2).shape)
+    except ValueError:
+        return np.bool_(False)
+    return _all(uf.equal(a1, a2))
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
+    """Elementwise: whether each element of `element` is in `test_elements`."""
+    element, test_elements = ensure_arraylike("isin", element, test_elements)
+    shape = aval_of(element).shape
+    e = ops.ravel(element)
+    t = ops.ravel(test_elements)
+    n, m = aval_of(e).shape[0], aval_of(t).shape[0]
+    if m == 0:
+        out = ops.broadcast_to(np.bool_(False), (n,))
+    else:
+        eq = uf.equal(lax.reshape(e, (n, 1)), lax.reshape(t, (1, m)))
+        out = _any(eq, axis=-1)
+    if invert:
+        out = lax.bitwise_not(out)
+    return lax.reshape(out, shape)

@@ -1,0 +1,393 @@
+"""Sorting and searching: sort, argsort, lexsort, partition, argpartition, searchsorted,
+unique (with JAX's static `size=` / `fill_value=` for use under jit), sort_complex.
+
+Sorts are stable and put NaNs last (the `sort` primitive's total order). `partition` and
+`argpartition` follow JAX: the first ``kth + 1`` entries are the smallest in ascending
+order and the rest the others in descending order (both from `top_k`). The composite
+functions run their cores under `jit` (static arguments: the shapes and flags), so
+op-by-op use compiles one executable per signature instead of one per primitive.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+from olympus_ir import dtypes
+from olympus_ir import primitives as P
+from olympus_ir.prims.indexing import GatherDimensionNumbers, GatherScatterMode
+from olympus_trace import array_ops as ops
+from olympus_trace import lax_ops as lax
+from olympus_trace.core import Tracer, bind, get_aval
+from olympus_trace.errors import ConcretizationTypeError
+
+from .._src.jit import jit
+
+__all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted",
+           "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
+           "sort_complex"]
+
+
+def _arr(name, x):
+    if isinstance(x, (list, tuple)):
+        raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(x)} at "
+                        "position 0.")
+    return ops._to_array_operand(x)
+
+
+def _shape(x):
+    return tuple(get_aval(x).shape)
+
+
+def _dt(x):
+    return get_aval(x).dtype
+
+
+def moveaxis(x, src: int, dst: int):
+    nd = len(_shape(x))
+    src, dst = src % nd, dst % nd
+    if src == dst:
+        return x
+    perm = [i for i in range(nd) if i != src]
+    perm.insert(dst, src)
+    return lax.transpose(x, perm)
+
+
+def take_along_last(x, idx):
+    """``x[..., idx]`` along the last axis: `idx` (int32) has shape ``batch + (k,)`` for `x`
+    of shape ``batch + (n,)``. A gather, so it differentiates (scatter-add transpose)."""
+    shape = _shape(idx)
+    r = len(shape)
+    cols = []
+    for d in range(r):
+        c = idx if d == r - 1 else lax.broadcasted_iota(np.int32, shape, d)
+        cols.append(lax.broadcast_in_dim(c, shape + (1,), tuple(range(r))))
+    indices = lax.concatenate(cols, r)
+    dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=tuple(range(r)),
+                                start_index_map=tuple(range(r)))
+    return bind(P.gather_p, x, indices, dimension_numbers=dn, slice_sizes=(1,) * r,
+                indices_are_sorted=False, unique_indices=False,
+                mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)
+
+
+def _ravel(x):
+    return lax.reshape(x, (int(np.prod(_shape(x), dtype=np.int64)),))
+
+
+def _sort_along(ops_list, axis, num_keys=1):
+    """Stable sort of the operands (all the same shape) along `axis`."""
+    return list(bind(P.sort_p, *ops_list, dimension=axis, is_stable=True, num_keys=num_keys))
+
+
+# --- sort / argsort / lexsort ----------------------------------------------------------------
+
+
+def sort(a, axis: int | None = -1, *, kind=None, order=None, stable=True, descending=False):
+    if order is not None:
+        raise TypeError("'order' argument to sort is not supported.")
+    a = _arr("sort", a)
+    if axis is None:
+        a, axis = _ravel(a), 0
+    nd = len(_shape(a))
+    if nd == 0:
+        raise ValueError("sort: axis out of bounds for a 0-d array; use axis=None.")
+    axis = ops.canonicalize_axis(axis, nd)
+    if descending:
+        return lax.rev(sort(lax.rev(a, (axis,)), axis), (axis,))
+    return _sort_along([a], axis)[0]
+
+
+def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable=True,
+            descending=False):
+    if order is not None:
+        raise TypeError("'order' argument to argsort is not supported.")
+    a = _arr("argsort", a)
+    if axis is None:
+        a, axis = _ravel(a), 0
+    nd = len(_shape(a))
+    if nd == 0:
+        raise ValueError("argsort: axis out of bounds for a 0-d array; use axis=None.")
+    axis = ops.canonicalize_axis(axis, nd)
+    n = _shape(a)[axis]
+    if descending:
+        idx = argsort(lax.rev(a, (axis,)), axis)
+        return lax.rev(lax.sub(np.int32(n - 1), idx), (axis,))
+    iota = lax.broadcasted_iota(np.int32, _shape(a), axis)
+    return _sort_along([a, iota], axis)[1]
+
+
+def lexsort(keys, axis: int = -1):
+    """Indices sorting by the last key first, then the one before it, and so on."""
+    keys = [_arr("lexsort", k) for k in keys]
+    if not keys:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    shape = _shape(keys[0])
+    if builtins.any(_shape(k) != shape for k in keys):
+        raise ValueError("all keys need to be the same shape")
+    if len(shape) == 0:
+        return np.int32(0)
+    axis = ops.canonicalize_axis(axis, len(shape))
+    iota = lax.broadcasted_iota(np.int32, shape, axis)
+    outs = _sort_along(list(reversed(keys)) + [iota], axis, num_keys=len(keys))
+    return outs[-1]
+
+
+def sort_complex(a):
+    a = _arr("sort_complex", a)
+    dt = _dt(a)
+    if not dtypes.is_complex(dt):
+        cdt = np.dtype(np.complex128) if dt == np.float64 else np.dtype(np.complex64)
+        a = lax.convert_element_type(a, cdt)
+    return sort(a, axis=-1)
+
+
+# --- partition ----------------------------------------------------------------------------------
+
+
+def _order_reversed(x):
+    """A transform of `x` whose ascending order is the descending order of `x`."""
+    dt = _dt(x)
+    if dt == np.bool_:
+        return lax.neg(lax.convert_element_type(x, np.int32))
+    if dtypes.is_integer(dt):
+        return lax.bitwise_not(x)
+    return lax.neg(x)
+
+
+def _partition_indices(a, kth, axis):
+    a = _arr("partition", a)
+    return _partition_core(a, int(kth), int(axis))
+
+
+@jit(static_argnums=(1, 2))
+def _partition_core(a, kth, axis):
+    nd = len(_shape(a))
+    if nd == 0:
+        raise TypeError("partition requires an array of rank >= 1")
+    axis = ops.canonicalize_axis(axis, nd)
+    n = _shape(a)[axis]
+    kth = int(kth)
+    if kth < 0:
+        kth += n
+    if not 0 <= kth < n:
+        raise ValueError(f"kth(={kth}) out of bounds ({n})")
+    arr = moveaxis(a, axis, -1)
+    bottom = bind(P.top_k_p, _order_reversed(arr), k=kth + 1)[1]
+    top = bind(P.top_k_p, arr, k=n - kth - 1)[1]
+    idx = lax.concatenate([bottom, top], len(_shape(arr)) - 1)
+    return moveaxis(take_along_last(arr, idx), -1, axis), moveaxis(idx, -1, axis)
+
+
+def partition(a, kth: int, axis: int = -1):
+    return _partition_indices(a, kth, axis)[0]
+
+
+def argpartition(a, kth: int, axis: int = -1):
+    return _partition_indices(a, kth, axis)[1]
+
+
+# --- searchsorted -----------------------------------------------------------------------------
+
+
+def _isnan(x):
+    dt = _dt(x)
+    if dtypes.is_complex(dt):
+        return lax.bitwise_or(lax.ne(lax.real(x), lax.real(x)), lax.ne(lax.imag(x), lax.imag(x)))
+    if dtypes.is_inexact(dt):
+        return lax.ne(x, x)
+    return None
+
+
+def _lt(x, y):
+    """x < y in the sort order (NaNs last; complex lexicographic)."""
+    dt = _dt(x)
+    if dtypes.is_complex(dt):
+        xr, xi, yr, yi = lax.real(x), lax.imag(x), lax.real(y), lax.imag(y)
+        lt = lax.bitwise_or(lax.lt(xr, yr), lax.bitwise_and(lax.eq(xr, yr), lax.lt(xi, yi)))
+    elif dt == np.bool_:
+        lt = lax.bitwise_and(lax.bitwise_not(x), y)
+    else:
+        lt = lax.lt(x, y)
+    nx, ny = _isnan(x), _isnan(y)
+    if nx is not None:
+        lt = lax.bitwise_or(lt, lax.bitwise_and(ny, lax.bitwise_not(nx)))
+    return lt
+
+
+def _gather_1d(a, idx):
+    """a[idx] for 1-D `a` and int32 `idx` of any shape (indices in bounds)."""
+    shape = _shape(idx)
+    r = len(shape)
+    ind = lax.broadcast_in_dim(idx, shape + (1,), tuple(range(r)))
+    dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,))
+    return bind(P.gather_p, a, ind, dimension_numbers=dn, slice_sizes=(1,),
+                indices_are_sorted=False, unique_indices=False,
+                mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)
+
+
+def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan"):
+    """Insertion indices of `v` into the sorted 1-D `a` (int32), by a binary search with
+    ``ceil(log2(len(a) + 1))`` unrolled steps."""
+    a = _arr("searchsorted", a)
+    v = _arr("searchsorted", v)
+    if len(_shape(a)) != 1:
+        raise ValueError("a should be 1-dimensional")
+    if side not in ("left", "right"):
+        raise ValueError(f"{side!r} is an invalid value for keyword 'side'")
+    if sorter is not None:
+        sorter = lax.convert_element_type(_arr("searchsorted", sorter), np.int32)
+    return _searchsorted_core(a, v, sorter, side)
+
+
+@jit(static_argnums=(3,))
+def _searchsorted_core(a, v, sorter, side):
+    if sorter is not None:
+        a = _gather_1d(a, sorter)
+    a, v = ops.promote_dtypes(a, v)
+    a = lax.convert_element_type(a, _dt(a), False)
+    v = lax.convert_element_type(v, _dt(v), False)
+    n = _shape(a)[0]
+    vshape = _shape(v)
+    lo = lax.broadcast_in_dim(np.int32(0), vshape, ())
+    if n == 0:
+        return lo
+    hi = lax.broadcast_in_dim(np.int32(n), vshape, ())
+    for _ in range(max(1, math.ceil(math.log2(n + 1)))):
+        active = lax.lt(lo, hi)
+        mid = lax.shift_right_logical(lax.add(lo, hi), np.int32(1))
+        mid_c = lax.min(mid, np.int32(n - 1))
+        val = _gather_1d(a, mid_c)
+        if side == "left":
+            go_right = _lt(val, v)
+        else:
+            go_right = lax.bitwise_not(_lt(v, val))
+        lo = lax.select(lax.bitwise_and(active, go_right), lax.add(mid, np.int32(1)), lo)
+        hi = lax.select(lax.bitwise_and(active, lax.bitwise_not(go_right)), mid, hi)
+    return lo
+
+
+# --- unique -----------------------------------------------------------------------------------
+
+
+def _neq_sorted(s):
+    """s[1:] != s[:-1], with NaNs equal to each other."""
+    n = _shape(s)[0]
+    a, b = lax.slice(s, (1,), (n,)), lax.slice(s, (0,), (n - 1,))
+    ne = lax.ne(a, b)
+    na, nb = _isnan(a), _isnan(b)
+    if na is not None:
+        ne = lax.bitwise_and(ne, lax.bitwise_not(lax.bitwise_and(na, nb)))
+    return ne
+
+
+def unique(ar, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis: int | None = None, *, equal_nan: bool = True,
+           size: int | None = None, fill_value=None, sorted: bool = True):  # noqa: A002
+    """The sorted unique values of `ar` (flattened), and optionally the index of the first
+    occurrence of each, the inverse (shaped like `ar`) and the counts.
+
+    Under jit the number of unique values is not known: pass a static `size`; results are
+    then padded (values with `fill_value`, default the smallest value; indices with the
+    first index; counts with 0) or truncated to `size`."""
+    ar = _arr("unique", ar)
+    shape = _shape(ar)
+    if axis is not None:
+        nd = len(shape)
+        if nd == 1 and ops.canonicalize_axis(axis, 1) == 0:
+            axis = None
+        else:
+            raise NotImplementedError("olympus.numpy.unique supports axis=None (or axis=0 of a "
+                                      "1-D array) only.")
+    if not equal_nan:
+        raise NotImplementedError("olympus.numpy.unique: equal_nan=False is not supported.")
+    x = _ravel(ar)
+    n = _shape(x)[0]
+    if n == 0:
+        k = 0 if size is None else int(size)
+        outs = [lax.broadcast_in_dim(np.zeros((), _dt(x)) if fill_value is None else
+                                     np.asarray(fill_value, _dt(x)), (k,), ())]
+        if return_index:
+            outs.append(lax.broadcast_in_dim(np.int32(0), (k,), ()))
+        if return_inverse:
+            outs.append(lax.broadcast_in_dim(np.int32(0), shape, ()))
+        if return_counts:
+            outs.append(lax.broadcast_in_dim(np.int32(0), (k,), ()))
+        return outs[0] if len(outs) == 1 else tuple(outs)
+    s, perm, mask = _unique_mask(x)
+    if size is None:
+        if isinstance(mask, Tracer) and mask.to_concrete_value() is None:
+            raise ConcretizationTypeError(
+                mask, "The error arose in olympus.numpy.unique: the number of unique values "
+                "is not static. Pass a static size= argument to use unique under jit.")
+        m = np.asarray(mask.to_concrete_value() if isinstance(mask, Tracer) else mask)
+        size = int(m.sum())
+    if fill_value is not None:
+        fill_value = lax.convert_element_type(ops._to_array_operand(fill_value), _dt(s))
+    outs = _unique_core(s, perm, mask, fill_value, int(size), bool(return_index),
+                        bool(return_inverse), bool(return_counts))
+    if return_inverse:
+        k = 1 + bool(return_index)
+        outs = outs[:k] + [lax.reshape(outs[k], shape)] + outs[k + 1:]
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+@jit
+def _unique_mask(x):
+    n = _shape(x)[0]
+    iota = lax.iota(np.int32, n)
+    s, perm = _sort_along([x, iota], 0)
+    mask = lax.concatenate([np.ones((1,), np.bool_), _neq_sorted(s)], 0) if n > 1 else \
+        lax.broadcast_in_dim(np.bool_(True), (1,), ())
+    return s, perm, mask
+
+
+@jit(static_argnums=(4, 5, 6, 7))
+def _unique_core(s, perm, mask, fill_value, size, return_index, return_inverse,
+                 return_counts):
+    n = _shape(s)[0]
+    i32 = np.dtype(np.int32)
+    group = lax.sub(bind(P.cumsum_p, lax.convert_element_type(mask, i32), axis=0,
+                         reverse=False), np.int32(1))
+    nunique = lax.add(lax.slice(group, (n - 1,), (n,)), np.int32(1))  # shape (1,)
+    ks = lax.iota(i32, size)
+    pos = searchsorted(group, ks, side="left")
+    valid = lax.lt(ks, lax.broadcast_in_dim(lax.reshape(nunique, ()), (size,), ()))
+    pos_c = lax.select(valid, lax.min(pos, np.int32(n - 1)),
+                       lax.broadcast_in_dim(np.int32(0), (size,), ()))
+    vals = _gather_1d(s, pos_c)
+    if fill_value is None:
+        fill = lax.broadcast_in_dim(lax.reshape(lax.slice(s, (0,), (1,)), ()), (size,), ())
+    else:
+        fill = lax.broadcast_in_dim(fill_value, (size,), ())
+    outs = [lax.select(valid, vals, fill)]
+    if return_index:
+        outs.append(_gather_1d(perm, pos_c))
+    if return_inverse:
+        _, inv = _sort_along([perm, group], 0)
+        outs.append(inv)
+    if return_counts:
+        nxt = lax.concatenate([lax.slice(pos, (1,), (size,)) if size > 1 else
+                               lax.broadcast_in_dim(np.int32(0), (0,), ()),
+                               lax.broadcast_in_dim(np.int32(n), (1,), ())], 0) \
+            if size > 0 else pos
+        cnt = lax.sub(nxt, pos)
+        outs.append(lax.select(valid, cnt, lax.broadcast_in_dim(np.int32(0), (size,), ())))
+    return outs
+
+
+def unique_values(x, *, size=None, fill_value=None):
+    return unique(x, size=size, fill_value=fill_value)
+
+
+def unique_counts(x, *, size=None, fill_value=None):
+    return unique(x, return_counts=True, size=size, fill_value=fill_value)
+
+
+def unique_inverse(x, *, size=None, fill_value=None):
+    return unique(x, return_inverse=True, size=size, fill_value=fill_value)
+
+
+def unique_all(x, *, size=None, fill_value=None):
+    return unique(x, return_index=True, return_inverse=True, return_counts=True, size=size,
+                  fill_value=fill_value)

@@ -1,0 +1,1199 @@
+"""Elementwise functions (NumPy's ufuncs) with JAX's semantics: weak-type-aware promotion,
+integer inputs of transcendental functions promoted to the default float, `out` and `where`
+accepted only as None (NotImplementedError otherwise, as in JAX)."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+from olympus_ir import dtypes
+from olympus_trace import array_ops as ops
+from olympus_trace import lax_ops as lax
+
+from ._util import (
+    aval_of,
+    check_no_out,
+    ensure_arraylike,
+    promote_dtypes,
+    promote_dtypes_inexact,
+)
+
+_shapes = ops._promote_shapes
+
+
+# --- the ufunc class ---------------------------------------------------------------------------
+
+
+class ufunc:
+    """An elementwise function with NumPy's ufunc interface: ``__call__`` (with ``out`` and
+    ``where`` only as None), ``outer``, ``reduce``, ``accumulate`` and ``at``."""
+
+    def __init__(self, func, nin: int, nout: int, *, name: str | None = None, identity=None,
+                 reducer: str | None = None, accumulator: str | None = None,
+                 at_method: str | None = None):
+        self._func = func
+        self.nin, self.nout = nin, nout
+        self.nargs = nin + nout
+        self.identity = identity
+        self.__name__ = name or func.__name__
+        self.__qualname__ = self.__name__
+        self.__doc__ = func.__doc__
+        self._reducer = reducer
+        self._accumulator = accumulator
+        self._at_method = at_method
+
+    def __repr__(self) -> str:
+        return f"<olympus.numpy.ufunc '{self.__name__}'>"
+
+    def __call__(self, *args, out=None, where=None):
+        check_no_out(self.__name__, out)
+        if where is not None:
+            raise NotImplementedError(f"where argument of {self}")
+        if len(args) != self.nin:
+            raise TypeError(f"{self.__name__}() takes {self.nin} positional argument"
+                            f"{'s' if self.nin != 1 else ''} but {len(args)} were given")
+        return self._func(*args)
+
+    def outer(self, A, B, /, **kwargs):
+        if self.nin != 2:
+            raise ValueError("outer only supported for binary ufuncs")
+        A, B = ensure_arraylike(f"{self.__name__}.outer", A, B)
+        a, b = aval_of(A), aval_of(B)
+        A = lax.reshape(A, a.shape + (1,) * b.ndim) if not ops.is_python_scalar(A) else A
+        return self(A, B, **kwargs)
+
+    def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
+               where=None):
+        check_no_out(f"{self.__name__}.reduce", out)
+        if self.nin != 2 or self.nout != 1:
+            raise ValueError("reduce only supported for binary ufuncs with one output")
+        from . import _reductions
+
+        if self._reducer is not None:
+            fn = getattr(_reductions, self._reducer)
+            kw = dict(axis=axis, keepdims=keepdims, where=where, initial=initial)
+            if self._reducer in ("sum", "prod"):
+                kw["dtype"] = dtype
+            out = fn(a, **kw)
+            return out if dtype is None else ops.astype(out, dtype)
+        return _generic_reduce(self, a, axis, dtype, keepdims, initial, where)
+
+    def accumulate(self, a, axis=0, dtype=None, out=None):
+        check_no_out(f"{self.__name__}.accumulate", out)
+        if self.nin != 2 or self.nout != 1:
+            raise ValueError("accumulate only supported for binary ufuncs with one output")
+        from . import _reductions
+
+        a = ensure_arraylike(f"{self.__name__}.accumulate", a)
+        if self._accumulator is not None:
+            if ops.aval_of(a).ndim == 0:
+                raise ValueError("accumulate does not allow multiple axes")
+            out = getattr(_reductions, self._accumulator)(a, axis=axis, dtype=dtype)
+            return out
+        return _generic_accumulate(self, a, axis, dtype)
+
+    def at(self, a, indices, b=None, /, *, inplace=True):
+        if inplace:
+            raise NotImplementedError(
+                "olympus.numpy.ufunc.at does not support inplace=True, because OLYMPUS "
+                "arrays are immutable. Use inplace=False to return an updated copy.")
+        from ._indexing import _at_ref
+
+        ref = _at_ref(a, indices)
+        if self.nin == 2 and b is None:
+            raise ValueError(f"{self.__name__}.at requires a third argument for binary "
+                             "ufuncs")
+        if self._at_method is not None and b is not None:
+            return getattr(ref, self._at_method)(b)
+        cur = ref.get()
+        new = self(cur) if self.nin == 1 else self(cur, b)
+        return ref.set(new)
+
+    def reduceat(self, *args, **kwargs):
+        raise NotImplementedError(f"{self.__name__}.reduceat is not implemented")
+
+
+def _generic_reduce(uf, a, axis, dtype, keepdims, initial, where):
+    """A Python-level fold along the (static) axes, for ufuncs without a reduction
+    primitive (e.g. ones made with frompyfunc)."""
+    from . import _shape
+
+    a = ensure_arraylike(f"{uf.__name__}.reduce", a)
+    if where is not None:
+        raise NotImplementedError(f"{uf.__name__}.reduce with where= is not implemented")
+    if dtype is not None:
+        a = ops.astype(a, dtype)
+    nd = aval_of(a).ndim
+    axes = tuple(range(nd)) if axis is None else (axis,) if isinstance(axis, int) else axis
+    axes = sorted((ops.canonicalize_axis(ax, nd) for ax in axes), reverse=True)
+    out = a
+    for ax in axes:
+        n = aval_of(out).shape[ax]
+        moved = _shape.moveaxis(out, ax, 0)
+        if n == 0:
+            init = initial if initial is not None else uf.identity
+            if init is None:
+                raise ValueError(f"zero-size array to reduction operation {uf.__name__} "
+                                 "which has no identity")
+            out = ops.broadcast_to(ops.astype(init, aval_of(a).dtype),
+                                   aval_of(moved).shape[1:])
+        else:
+            acc = moved[0] if initial is None else uf(initial, moved[0])
+            for i in range(1, n):
+                acc = uf(acc, moved[i])
+            out = acc
+        if keepdims:
+            out = ops.expand_dims(out, ax)
+    return out
+
+
+def _generic_accumulate(uf, a, axis, dtype):
+    from . import _shape
+
+    if dtype is not None:
+        a = ops.astype(a, dtype)
+    moved = _shape.moveaxis(a, axis, 0)
+    n = aval_of(moved).shape[0]
+    if n == 0:
+        return a
+    outs = [moved[0]]
+    for i in range(1, n):
+        outs.append(uf(outs[-1], moved[i]))
+    return _shape.moveaxis(_shape.stack(outs), 0, axis)
+
+
+def frompyfunc(func, /, nin, nout, *, identity=None):
+    """A ufunc from a function of arrays (applied elementwise by broadcasting)."""
+    return ufunc(func, nin, nout, name=getattr(func, "__name__", "frompyfunc"),
+                 identity=identity)
+
+
+def _uf(nin, nout=1, **kw):
+    def deco(f):
+        return ufunc(f, nin, nout, **kw)
+
+    return deco
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def _dt(x):
+    return aval_of(x).dtype
+
+
+def _binary(name, x1, x2, inexact=False):
+    x1, x2 = ensure_arraylike(name, x1, x2)
+    xs = promote_dtypes_inexact(x1, x2) if inexact else promote_dtypes(x1, x2)
+    return _shapes(*xs)
+
+
+def _unary(name, x, inexact=False):
+    x = ensure_arraylike(name, x)
+    if inexact:
+        (x,) = promote_dtypes_inexact(x)
+    return x
+
+
+def _zero(x):
+    return np.array(0, _dt(x))[()]
+
+
+def _const(x, v):
+    """`v` as a scalar constant of x's dtype (a NumPy scalar, so it never changes x's
+    weak type beyond what x has)."""
+    return lax.convert_element_type(v, _dt(x), False) if not ops.is_python_scalar(x) else (
+        lax.convert_element_type(v, _dt(x), aval_of(x).weak_type))
+
+
+def _is_int(dt):
+    return dtypes.is_integer(dt)
+
+
+def _is_intlike(dt):
+    return dtypes.is_integer(dt) or dt == dtypes.bool_
+
+
+def _to_array(x):
+    """Python scalars as weakly typed 0-d operands (other values unchanged)."""
+    return x
+
+
+def _where(c, a, b):
+    return ops.where(c, a, b)
+
+
+# --- arithmetic -------------------------------------------------------------------------------
+
+
+@_uf(2, identity=0, reducer="sum", accumulator="cumsum", at_method="add")
+def add(x1, x2, /):
+    """Elementwise ``x1 + x2`` (logical or for booleans)."""
+    x1, x2 = ensure_arraylike("add", x1, x2)
+    return ops.add(x1, x2)
+
+
+@_uf(2)
+def subtract(x1, x2, /):
+    """Elementwise ``x1 - x2``."""
+    x1, x2 = ensure_arraylike("subtract", x1, x2)
+    return ops.subtract(x1, x2)
+
+
+@_uf(2, identity=1, reducer="prod", accumulator="cumprod", at_method="multiply")
+def multiply(x1, x2, /):
+    """Elementwise ``x1 * x2`` (logical and for booleans)."""
+    x1, x2 = ensure_arraylike("multiply", x1, x2)
+    return ops.multiply(x1, x2)
+
+
+@_uf(2)
+def divide(x1, x2, /):
+    """Elementwise true division; integer inputs promote to the default float."""
+    x1, x2 = _binary("divide", x1, x2, inexact=True)
+    return lax.div(x1, x2)
+
+
+true_divide = divide
+
+
+def _float_divmod(x1, x2):
+    """NumPy's floating divmod: the quotient is floored and the remainder takes the sign of
+    the divisor, with the quotient adjusted to match the remainder."""
+    mod = lax.rem(x1, x2)
+    div = lax.div(lax.sub(x1, mod), x2)
+    zero = _zero(mod)
+    fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.lt(mod, zero), lax.lt(x2, zero)))
+    mod = lax.select(fix, lax.add(mod, x2), mod)
+    div = lax.select(fix, lax.sub(div, np.array(1, _dt(div))[()]), div)
+    return lax.round(div, 1), mod
+
+
+@_uf(2)
+def floor_divide(x1, x2, /):
+    """Elementwise ``x1 // x2`` (rounding toward negative infinity)."""
+    x1, x2 = _binary("floor_divide", x1, x2)
+    dt = _dt(x1)
+    if dt == dtypes.bool_:
+        raise TypeError("floor_divide does not accept dtype bool.")
+    if dtypes.is_complex(dt):
+        raise TypeError("floor_divide does not support complex-valued inputs")
+    if _is_int(dt):
+        return ops.floor_divide(x1, x2)
+    return _float_divmod(x1, x2)[0]
+
+
+@_uf(2)
+def remainder(x1, x2, /):
+    """Elementwise remainder with the sign of the divisor (Python's ``%``)."""
+    x1, x2 = _binary("remainder", x1, x2)
+    dt = _dt(x1)
+    if dt == dtypes.bool_:
+        raise TypeError("remainder does not accept dtype bool.")
+    if dtypes.is_complex(dt):
+        raise TypeError("remainder does not support complex-valued inputs")
+    if _is_int(dt):
+        x2 = _where(lax.eq(x2, _zero(x2)), np.array(1, dt)[()], x2)
+        x1, x2 = _shapes(x1, x2)
+    return ops.remainder(x1, x2)
+
+
+mod = remainder
+
+
+@_uf(2)
+def fmod(x1, x2, /):
+    """Elementwise C-style remainder (the sign of the dividend)."""
+    x1, x2 = _binary("fmod", x1, x2)
+    dt = _dt(x1)
+    if dt == dtypes.bool_ or dtypes.is_complex(dt):
+        raise TypeError(f"fmod does not accept dtype {dt}.")
+    if _is_int(dt):
+        x2 = _where(lax.eq(x2, _zero(x2)), np.array(1, dt)[()], x2)
+        x1, x2 = _shapes(x1, x2)
+    return lax.rem(x1, x2)
+
+
+@_uf(2, 2)
+def divmod(x1, x2, /):  # noqa: A001
+    """``(floor_divide(x1, x2), remainder(x1, x2))``."""
+    x1, x2 = _binary("divmod", x1, x2)
+    dt = _dt(x1)
+    if _is_int(dt) or dt == dtypes.bool_ or dtypes.is_complex(dt):
+        return floor_divide(x1, x2), remainder(x1, x2)
+    return _float_divmod(x1, x2)
+
+
+def _pow_int_int(x1, x2):
+    """Integer power by repeated squaring over the exponent's bits (negative exponents give
+    0 except for bases 1 and -1, as with XLA's integer division)."""
+    shape = ops.broadcast_shapes(aval_of(x1).shape, aval_of(x2).shape)
+    x1, x2 = ops.broadcast_to(x1, shape), ops.broadcast_to(x2, shape)
+    dt = _dt(x1)
+    bits = dt.itemsize * 8
+    one = np.array(1, dt)[()]
+    zero = np.array(0, dt)[()]
+    neg = lax.lt(x2, zero) if dtypes.is_signed_int(dt) else None
+    e = x2 if neg is None else lax.select(neg, lax.neg(x2), x2)
+    acc = ops.broadcast_to(one, shape)
+    base = x1
+    for i in range(bits):
+        bit = lax.ne(lax.bitwise_and(e, one), zero)
+        acc = lax.select(bit, lax.mul(acc, base), acc)
+        if i == bits - 1:
+            break
+        base = lax.mul(base, base)
+        e = lax.shift_right_logical(e, one)
+    if neg is not None:
+        # x ** -n: 1 for x == 1, +-1 for x == -1, else 0 (integer division of 1 by x ** n).
+        inv = lax.div(one, lax.select(lax.eq(acc, zero), ops.broadcast_to(one, shape), acc))
+        acc = lax.select(neg, inv, acc)
+    return acc
+
+
+@_uf(2)
+def power(x1, x2, /):
+    """Elementwise ``x1 ** x2``. A concrete integer exponent uses exact repeated
+    multiplication (``lax.integer_pow``), as in JAX."""
+    x1, x2 = ensure_arraylike("power", x1, x2)
+    if (isinstance(x2, (int, np.integer)) and not isinstance(x2, (bool, np.bool_))):
+        (x1,) = promote_dtypes(x1)
+        if _dt(x1) == dtypes.bool_:
+            x1 = lax.convert_element_type(x1, dtypes.default_int(), aval_of(x1).weak_type)
+        if not ops.is_python_scalar(x1) or isinstance(x1, int):
+            return lax.integer_pow(x1, int(x2))
+    x1, x2 = promote_dtypes(x1, x2)
+    dt = _dt(x1)
+    if dt == dtypes.bool_:
+        x1 = lax.convert_element_type(x1, dtypes.default_int())
+        x2 = lax.convert_element_type(x2, dtypes.default_int())
+        dt = _dt(x1)
+    x1, x2 = _shapes(x1, x2)
+    if _is_int(dt):
+        return _pow_int_int(x1, x2)
+    return lax.pow(x1, x2)
+
+
+pow = power  # noqa: A001
+
+
+@_uf(2)
+def float_power(x1, x2, /):
+    """``x1 ** x2`` computed in the default floating dtype (or complex)."""
+    x1, x2 = _binary("float_power", x1, x2, inexact=True)
+    return lax.pow(x1, x2)
+
+
+@_uf(1)
+def negative(x, /):
+    """Elementwise ``-x``."""
+    x = ensure_arraylike("negative", x)
+    if _dt(x) == dtypes.bool_:
+        raise TypeError("The olympus.numpy boolean negative is not supported, use "
+                        "olympus.numpy.logical_not instead.")
+    return ops.negative(x)
+
+
+@_uf(1)
+def positive(x, /):
+    """Elementwise ``+x`` (a copy of x)."""
+    x = ensure_arraylike("positive", x)
+    if _dt(x) == dtypes.bool_:
+        raise TypeError("positive does not accept dtype bool.")
+    return x
+
+
+@_uf(1)
+def absolute(x, /):
+    """Elementwise absolute value (the magnitude for complex inputs)."""
+    x = ensure_arraylike("absolute", x)
+    return ops.absolute(x)
+
+
+abs = absolute  # noqa: A001
+
+
+@_uf(1)
+def fabs(x, /):
+    """Elementwise absolute value, computed in a floating dtype."""
+    x = _unary("fabs", x, inexact=True)
+    if dtypes.is_complex(_dt(x)):
+        raise TypeError("fabs does not support complex-valued inputs.")
+    return lax.abs(x)
+
+
+@_uf(1)
+def sign(x, /):
+    """-1, 0 or 1 by sign (``x / |x|`` for complex inputs)."""
+    x = ensure_arraylike("sign", x)
+    dt = _dt(x)
+    if dt == dtypes.bool_:
+        return x
+    if dtypes.is_complex(dt):
+        mag = lax.abs(x)
+        safe = _where(lax.eq(mag, _zero(mag)), np.array(1, _dt(mag))[()], mag)
+        return lax.div(x, lax.convert_element_type(safe, dt, aval_of(x).weak_type))
+    return lax.sign(x)
+
+
+@_uf(1)
+def reciprocal(x, /):
+    """Elementwise ``1 / x``, in a floating dtype."""
+    x = _unary("reciprocal", x, inexact=True)
+    return lax.integer_pow(x, -1)
+
+
+@_uf(1)
+def square(x, /):
+    """Elementwise ``x * x``."""
+    x = ensure_arraylike("square", x)
+    if _dt(x) == dtypes.bool_:
+        x = lax.convert_element_type(x, dtypes.default_int(), aval_of(x).weak_type)
+    return lax.square(x)
+
+
+# --- transcendental -----------------------------------------------------------------------------
+
+
+def _make_unary_inexact(lax_fn, name, doc, float_only=False):
+    def f(x, /):
+        x = _unary(name, x, inexact=True)
+        if float_only and dtypes.is_complex(_dt(x)):
+            raise TypeError(f"{name} does not support complex-valued inputs.")
+        return lax_fn(x)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return ufunc(f, 1, 1)
+
+
+exp = _make_unary_inexact(lax.exp, "exp", "Elementwise exponential.")
+exp2 = _make_unary_inexact(lax.exp2, "exp2", "Elementwise ``2 ** x``.")
+expm1 = _make_unary_inexact(lax.expm1, "expm1", "Elementwise ``exp(x) - 1``.")
+log = _make_unary_inexact(lax.log, "log", "Elementwise natural logarithm.")
+log1p = _make_unary_inexact(lax.log1p, "log1p", "Elementwise ``log(1 + x)``.")
+sqrt = _make_unary_inexact(lax.sqrt, "sqrt", "Elementwise square root.")
+cbrt = _make_unary_inexact(lax.cbrt, "cbrt", "Elementwise cube root.", float_only=True)
+sin = _make_unary_inexact(lax.sin, "sin", "Elementwise sine.")
+cos = _make_unary_inexact(lax.cos, "cos", "Elementwise cosine.")
+tan = _make_unary_inexact(lax.tan, "tan", "Elementwise tangent.")
+arcsin = _make_unary_inexact(lax.asin, "arcsin", "Elementwise inverse sine.")
+arccos = _make_unary_inexact(lax.acos, "arccos", "Elementwise inverse cosine.")
+arctan = _make_unary_inexact(lax.atan, "arctan", "Elementwise inverse tangent.")
+sinh = _make_unary_inexact(lax.sinh, "sinh", "Elementwise hyperbolic sine.")
+cosh = _make_unary_inexact(lax.cosh, "cosh", "Elementwise hyperbolic cosine.")
+tanh = _make_unary_inexact(lax.tanh, "tanh", "Elementwise hyperbolic tangent.")
+arcsinh = _make_unary_inexact(lax.asinh, "arcsinh", "Elementwise inverse hyperbolic sine.")
+arccosh = _make_unary_inexact(lax.acosh, "arccosh", "Elementwise inverse hyperbolic cosine.")
+arctanh = _make_unary_inexact(lax.atanh, "arctanh", "Elementwise inverse hyperbolic tangent.")
+asin, acos, atan = arcsin, arccos, arctan
+asinh, acosh, atanh = arcsinh, arccosh, arctanh
+
+
+def _log_base(x, base):
+    return lax.div(lax.log(x), lax.log(lax.convert_element_type(base, _dt(x), False)))
+
+
+@_uf(1)
+def log2(x, /):
+    """Elementwise base-2 logarithm."""
+    x = _unary("log2", x, inexact=True)
+    return _log_base(x, 2)
+
+
+@_uf(1)
+def log10(x, /):
+    """Elementwise base-10 logarithm."""
+    x = _unary("log10", x, inexact=True)
+    return _log_base(x, 10)
+
+
+@_uf(2)
+def arctan2(x1, x2, /):
+    """Elementwise ``arctan(x1 / x2)`` choosing the quadrant from the signs."""
+    x1, x2 = _binary("arctan2", x1, x2, inexact=True)
+    if dtypes.is_complex(_dt(x1)):
+        raise TypeError("arctan2 does not support complex-valued inputs.")
+    return lax.atan2(x1, x2)
+
+
+atan2 = arctan2
+
+
+@_uf(2)
+def hypot(x1, x2, /):
+    """Elementwise ``sqrt(x1**2 + x2**2)`` without intermediate overflow."""
+    x1, x2 = _binary("hypot", x1, x2, inexact=True)
+    if dtypes.is_complex(_dt(x1)):
+        raise TypeError("hypot does not support complex-valued inputs.")
+    a, b = lax.abs(x1), lax.abs(x2)
+    big, small = lax.max(a, b), lax.min(a, b)
+    zero = _zero(big)
+    one = np.array(1, _dt(big))[()]
+    safe = _where(lax.eq(big, zero), one, big)
+    ratio = lax.div(small, safe)
+    out = lax.mul(big, lax.sqrt(lax.add(one, lax.mul(ratio, ratio))))
+    out = _where(lax.eq(big, zero), zero, out)
+    inf = np.array(np.inf, _dt(big))[()]
+    return _where(lax.bitwise_or(lax.eq(a, inf), lax.eq(b, inf)), inf, out)
+
+
+@_uf(1)
+def deg2rad(x, /):
+    """Degrees to radians."""
+    x = _unary("deg2rad", x, inexact=True)
+    return lax.mul(x, np.array(np.pi / 180, _dt(x))[()] if not aval_of(x).weak_type
+                   else np.pi / 180)
+
+
+@_uf(1)
+def rad2deg(x, /):
+    """Radians to degrees."""
+    x = _unary("rad2deg", x, inexact=True)
+    return lax.mul(x, np.array(180 / np.pi, _dt(x))[()] if not aval_of(x).weak_type
+                   else 180 / np.pi)
+
+
+radians, degrees = deg2rad, rad2deg
+radians = ufunc(deg2rad._func, 1, 1, name="radians")
+degrees = ufunc(rad2deg._func, 1, 1, name="degrees")
+
+
+@_uf(2)
+def logaddexp(x1, x2, /):
+    """Elementwise ``log(exp(x1) + exp(x2))`` computed stably."""
+    x1, x2 = _binary("logaddexp", x1, x2, inexact=True)
+    amax = lax.max(x1, x2)
+    delta = lax.sub(x1, x2)
+    out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
+    return _where(lax.ne(delta, delta), lax.add(x1, x2), out)
+
+
+@_uf(2)
+def logaddexp2(x1, x2, /):
+    """Elementwise ``log2(2**x1 + 2**x2)`` computed stably."""
+    x1, x2 = _binary("logaddexp2", x1, x2, inexact=True)
+    amax = lax.max(x1, x2)
+    delta = lax.sub(x1, x2)
+    ln2 = np.array(np.log(2), _dt(amax))[()]
+    out = lax.add(amax, lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), ln2))
+    return _where(lax.ne(delta, delta), lax.add(x1, x2), out)
+
+
+@_uf(1)
+def sinc(x, /):
+    """Normalized sinc ``sin(pi x) / (pi x)``, 1 at 0."""
+    x = _unary("sinc", x, inexact=True)
+    zero = _zero(x)
+    one = np.array(1, _dt(x))[()]
+    is_zero = lax.eq(x, zero)
+    pix = lax.mul(x, np.array(np.pi, _dt(x))[()])
+    safe = _where(is_zero, one, pix)
+    return _where(is_zero, one, lax.div(lax.sin(safe), safe))
+
+
+# --- rounding -----------------------------------------------------------------------------------
+
+
+@_uf(1)
+def floor(x, /):
+    """Elementwise floor (integers and booleans are returned unchanged, as in JAX)."""
+    x = ensure_arraylike("floor", x)
+    if _is_intlike(_dt(x)):
+        return x
+    if dtypes.is_complex(_dt(x)):
+        raise TypeError("floor does not support complex-valued inputs.")
+    return lax.floor(x)
+
+
+@_uf(1)
+def ceil(x, /):
+    """Elementwise ceiling (integers and booleans are returned unchanged, as in JAX)."""
+    x = ensure_arraylike("ceil", x)
+    if _is_intlike(_dt(x)):
+        return x
+    if dtypes.is_complex(_dt(x)):
+        raise TypeError("ceil does not support complex-valued inputs.")
+    return lax.ceil(x)
+
+
+@_uf(1)
+def trunc(x, /):
+    """Round toward zero (integers and booleans are returned unchanged)."""
+    x = ensure_arraylike("trunc", x)
+    if _is_intlike(_dt(x)):
+        return x
+    if dtypes.is_complex(_dt(x)):
+        raise TypeError("trunc does not support complex-valued inputs.")
+    return _where(lax.lt(x, _zero(x)), lax.ceil(x), lax.floor(x))
+
+
+def fix(x, out=None):
+    """Round toward zero."""
+    check_no_out("fix", out)
+    x = ensure_arraylike("fix", x)
+    if _is_intlike(_dt(x)):
+        return x
+    return _where(lax.ge(x, _zero(x)), lax.floor(x), lax.ceil(x))
+
+
+@_uf(1)
+def rint(x, /):
+    """Round to the nearest integer, ties to even (integers become the default float)."""
+    x = ensure_arraylike("rint", x)
+    dt = _dt(x)
+    if _is_intlike(dt):
+        return lax.convert_element_type(x, dtypes.default_float(), aval_of(x).weak_type)
+    if dtypes.is_complex(dt):
+        return lax.complex(lax.round(lax.real(x), 1), lax.round(lax.imag(x), 1))
+    return lax.round(x, 1)
+
+
+def round(a, decimals=0, out=None):  # noqa: A001
+    """Round to `decimals` decimal places, ties to even (integers are returned unchanged for
+    ``decimals >= 0``)."""
+    from ._util import static_int
+
+    check_no_out("round", out)
+    a = ensure_arraylike("round", a)
+    decimals = static_int(decimals, "the 'decimals' argument of olympus.numpy.round")
+    dt = _dt(a)
+    if _is_intlike(dt):
+        if decimals < 0:
+            raise NotImplementedError("integer np.round not implemented for decimals < 0")
+        return a
+
+    def _round_float(x):
+        if decimals == 0:
+            return lax.round(x, 1)
+        xdt = _dt(x)
+        work = dtypes.float32 if xdt in (dtypes.float16, dtypes.bfloat16) else xdt
+        y = lax.convert_element_type(x, work, aval_of(x).weak_type)
+        factor = np.array(10.0 ** decimals, work)[()]
+        y = lax.div(lax.round(lax.mul(y, factor), 1), factor)
+        return lax.convert_element_type(y, xdt, aval_of(x).weak_type)
+
+    if dtypes.is_complex(dt):
+        return lax.complex(_round_float(lax.real(a)), _round_float(lax.imag(a)))
+    return _round_float(a)
+
+
+around = round
+
+
+def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  # noqa: A002
+    """Limit values to ``[min, max]`` (either may be None)."""
+    if arr is None:
+        arr = a
+    if a_min is not None:
+        min = a_min  # noqa: A001
+    if a_max is not None:
+        max = a_max  # noqa: A001
+    arr = ensure_arraylike("clip", arr)
+    if dtypes.is_complex(_dt(arr)):
+        raise ValueError("Clip received a complex value either through the input or the "
+                         "min/max keywords. Complex values have no ordering and cannot be "
+                         "clipped. Please convert to a real value or array by taking the "
+                         "real or imaginary components via olympus.numpy.real/imag "
+                         "respectively.")
+    if min is not None:
+        arr = maximum(min, arr)
+    if max is not None:
+        arr = minimum(max, arr)
+    return arr
+
+
+# --- extrema -------------------------------------------------------------------------------------
+
+
+@_uf(2, reducer="max", accumulator="_cummax", at_method="max")
+def maximum(x1, x2, /):
+    """Elementwise maximum (NaN-propagating)."""
+    x1, x2 = _binary("maximum", x1, x2)
+    if dtypes.is_complex(_dt(x1)):
+        return _where(_complex_cmp(lax.gt, x1, x2) | lax.ne(x1, x1), x1, x2)
+    return lax.max(x1, x2)
+
+
+@_uf(2, reducer="min", accumulator="_cummin", at_method="min")
+def minimum(x1, x2, /):
+    """Elementwise minimum (NaN-propagating)."""
+    x1, x2 = _binary("minimum", x1, x2)
+    if dtypes.is_complex(_dt(x1)):
+        return _where(_complex_cmp(lax.lt, x1, x2) | lax.ne(x1, x1), x1, x2)
+    return lax.min(x1, x2)
+
+
+@_uf(2)
+def fmax(x1, x2, /):
+    """Elementwise maximum ignoring NaNs (NaN only where both are NaN)."""
+    x1, x2 = _binary("fmax", x1, x2)
+    return _where(lax.bitwise_or(less(x1, x2), isnan(x1)), x2, x1)
+
+
+@_uf(2)
+def fmin(x1, x2, /):
+    """Elementwise minimum ignoring NaNs (NaN only where both are NaN)."""
+    x1, x2 = _binary("fmin", x1, x2)
+    return _where(lax.bitwise_or(greater(x1, x2), isnan(x1)), x2, x1)
+
+
+@_uf(2)
+def heaviside(x1, x2, /):
+    """0 for negative x1, 1 for positive, x2 where x1 == 0."""
+    x1, x2 = _binary("heaviside", x1, x2, inexact=True)
+    zero = _zero(x1)
+    one = np.array(1, _dt(x1))[()]
+    return _where(lax.lt(x1, zero), zero, _where(lax.gt(x1, zero), one, x2))
+
+
+# --- floating-point functions ------------------------------------------------------------------
+
+
+@_uf(2)
+def copysign(x1, x2, /):
+    """The magnitude of x1 with the sign of x2."""
+    x1, x2 = _binary("copysign", x1, x2, inexact=True)
+    if dtypes.is_complex(_dt(x1)):
+        raise TypeError("copysign does not support complex-valued inputs")
+    mag = lax.abs(x1)
+    return _where(signbit(x2), lax.neg(mag), mag)
+
+
+@_uf(2)
+def nextafter(x1, x2, /):
+    """The next representable value after x1 toward x2."""
+    x1, x2 = _binary("nextafter", x1, x2, inexact=True)
+    return lax.nextafter(x1, x2)
+
+
+@_uf(1)
+def spacing(x, /):
+    """The distance to the next representable value away from zero (signed like x)."""
+    x = _unary("spacing", x, inexact=True)
+    if dtypes.is_complex(_dt(x)):
+        raise TypeError("spacing is not defined for complex inputs.")
+    inf = np.array(np.inf, _dt(x))[()]
+    toward = _where(signbit(x), lax.neg(inf), inf)
+    return lax.sub(lax.nextafter(x, ops.broadcast_to(toward, aval_of(x).shape)), x)
+
+
+_INT_OF_WIDTH = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+
+
+@_uf(1)
+def signbit(x, /):
+    """Whether the sign bit is set (True for -0.0 and negative NaNs)."""
+    x = ensure_arraylike("signbit", x)
+    dt = _dt(x)
+    if dt == dtypes.bool_:
+        return ops.broadcast_to(np.bool_(False), aval_of(x).shape)
+    if _is_int(dt):
+        return lax.lt(x, _zero(x))
+    if dtypes.is_complex(dt):
+        raise ValueError("signbit is not well defined for complex numbers.")
+    if ops.is_python_scalar(x):
+        x = np.array(x, dt)
+    ity = np.dtype(_INT_OF_WIDTH[dt.itemsize])
+    return lax.lt(lax.bitcast_convert_type(x, ity), np.array(0, ity)[()])
+
+
+@_uf(2)
+def ldexp(x1, x2, /):
+    """``x1 * 2 ** x2`` for integer x2."""
+    x1, x2 = ensure_arraylike("ldexp", x1, x2)
+    if not _is_intlike(_dt(x2)):
+        raise TypeError(f"ldexp: x2 must have an integer dtype, got {_dt(x2)}")
+    (x1,) = promote_dtypes_inexact(x1)
+    dt = _dt(x1)
+    if dtypes.is_complex(dt):
+        raise TypeError("ldexp does not support complex-valued inputs")
+    x2 = lax.convert_element_type(x2, dtypes.int32 if dt.itemsize <= 4 else dtypes.int64)
+    e1 = ops.floor_divide(x2, 2)
+    e2 = lax.sub(x2, e1)
+    f1 = lax.exp2(lax.convert_element_type(e1, dt))
+    f2 = lax.exp2(lax.convert_element_type(e2, dt))
+    x1, f1, f2 = _shapes(x1, f1, f2)
+    return lax.mul(lax.mul(x1, f1), f2)
+
+
+@_uf(1, 2)
+def frexp(x, /):
+    """Mantissa in [0.5, 1) and integer exponent with ``x == m * 2 ** e``."""
+    x = _unary("frexp", x, inexact=True)
+    dt = _dt(x)
+    if dtypes.is_complex(dt):
+        raise TypeError("frexp does not support complex-valued inputs")
+    if ops.is_python_scalar(x):
+        x = np.array(x, dt)
+    info = dtypes.finfo(dt)
+    ity = np.dtype(_INT_OF_WIDTH[dt.itemsize])
+    nmant = int(info.nmant)
+    nexp = int(info.nexp)
+    bias = -int(info.minexp) + 1
+    # Scale subnormals into the normal range first.
+    tiny = np.array(info.smallest_normal, dt)[()]
+    is_sub = lax.lt(lax.abs(x), tiny)
+    scale = np.array(2.0 ** nmant, dt)[()]
+    xs = _where(is_sub, lax.mul(x, scale), x)
+    extra = _where(is_sub, np.array(-nmant, ity)[()], np.array(0, ity)[()])
+    bits = lax.bitcast_convert_type(xs, ity)
+    emask = np.array((1 << nexp) - 1, ity)[()]
+    exp_field = lax.bitwise_and(lax.shift_right_logical(bits, np.array(nmant, ity)[()]),
+                                emask)
+    e = lax.add(lax.sub(exp_field, np.array(bias - 1, ity)[()]), extra)
+    nbits = 8 * dt.itemsize
+    clear_val = ~(((1 << nexp) - 1) << nmant) & ((1 << nbits) - 1)
+    if clear_val >= 1 << (nbits - 1):
+        clear_val -= 1 << nbits
+    clear = np.array(clear_val, ity)[()]
+    mbits = lax.bitwise_or(lax.bitwise_and(bits, clear),
+                           np.array((bias - 1) << nmant, ity)[()])
+    m = lax.bitcast_convert_type(mbits, dt)
+    special = lax.bitwise_or(lax.bitwise_or(isinf(x), isnan(x)), lax.eq(x, _zero(x)))
+    m = _where(special, x, m)
+    e = _where(special, np.array(0, ity)[()], e)
+    return m, lax.convert_element_type(e, dtypes.int32)
+
+
+@_uf(1, 2)
+def modf(x, /):
+    """Fractional and integral parts, both with the sign of x."""
+    x = _unary("modf", x, inexact=True)
+    whole = fix(x)
+    frac = lax.sub(x, whole)
+    frac = _where(isinf(x), copysign(_zero(x), x), frac)
+    return frac, whole
+
+
+# --- classification ----------------------------------------------------------------------------
+
+
+def _full_bool(x, value):
+    return ops.broadcast_to(np.bool_(value), aval_of(x).shape)
+
+
+@_uf(1)
+def isfinite(x, /):
+    """Elementwise: neither infinite nor NaN."""
+    x = ensure_arraylike("isfinite", x)
+    dt = _dt(x)
+    if _is_intlike(dt):
+        return _full_bool(x, True)
+    if dtypes.is_complex(dt):
+        return lax.bitwise_and(lax.is_finite(lax.real(x)), lax.is_finite(lax.imag(x)))
+    return lax.is_finite(x)
+
+
+@_uf(1)
+def isinf(x, /):
+    """Elementwise: positive or negative infinity."""
+    x = ensure_arraylike("isinf", x)
+    dt = _dt(x)
+    if _is_intlike(dt):
+        return _full_bool(x, False)
+    if dtypes.is_complex(dt):
+        return lax.bitwise_or(isinf(lax.real(x)), isinf(lax.imag(x)))
+    return lax.eq(lax.abs(x), np.array(np.inf, dt)[()])
+
+
+@_uf(1)
+def isnan(x, /):
+    """Elementwise: not a number."""
+    x = ensure_arraylike("isnan", x)
+    if _is_intlike(_dt(x)):
+        return _full_bool(x, False)
+    return lax.ne(x, x)
+
+
+def _isposneginf(name, x, value, out):
+    check_no_out(name, out)
+    x = ensure_arraylike(name, x)
+    dt = _dt(x)
+    if dtypes.is_complex(dt):
+        raise ValueError("isposinf/isneginf are not well defined for complex types")
+    if _is_intlike(dt):
+        return _full_bool(x, False)
+    return lax.eq(x, np.array(value, dt)[()])
+
+
+def isposinf(x, /, out=None):
+    """Elementwise: positive infinity."""
+    return _isposneginf("isposinf", x, np.inf, out)
+
+
+def isneginf(x, /, out=None):
+    """Elementwise: negative infinity."""
+    return _isposneginf("isneginf", x, -np.inf, out)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """Replace NaN by `nan` and infinities by `posinf`/`neginf` (default: the dtype's
+    largest finite magnitudes)."""
+    del copy
+    x = ensure_arraylike("nan_to_num", x)
+    dt = _dt(x)
+    if _is_intlike(dt):
+        return x
+    if dtypes.is_complex(dt):
+        return lax.complex(nan_to_num(lax.real(x), nan=nan, posinf=posinf, neginf=neginf),
+                           nan_to_num(lax.imag(x), nan=nan, posinf=posinf, neginf=neginf))
+    info = dtypes.finfo(dt)
+    posinf = info.max if posinf is None else posinf
+    neginf = info.min if neginf is None else neginf
+    weak = aval_of(x).weak_type
+
+    def c(v):
+        return lax.convert_element_type(v, dt, weak) if ops.is_python_scalar(v) or np.ndim(
+            v) == 0 and not hasattr(v, "aval") else ops.astype(v, dt)
+
+    out = _where(isnan(x), c(nan), x)
+    out = _where(isposinf(out), c(posinf), out)
+    out = _where(isneginf(out), c(neginf), out)
+    return lax.convert_element_type(out, dt, weak)
+
+
+# --- complex numbers ---------------------------------------------------------------------------
+
+
+def real(val, /):
+    """The real part (the value itself for real inputs)."""
+    val = ensure_arraylike("real", val)
+    return lax.real(val) if dtypes.is_complex(_dt(val)) else val
+
+
+def imag(val, /):
+    """The imaginary part (zeros for real inputs)."""
+    val = ensure_arraylike("imag", val)
+    if dtypes.is_complex(_dt(val)):
+        return lax.imag(val)
+    a = aval_of(val)
+    z = lax.convert_element_type(0, a.dtype, a.weak_type)
+    return lax.broadcast_in_dim(z, a.shape, ()) if a.shape else z
+
+
+@_uf(1)
+def conjugate(x, /):
+    """The complex conjugate (the value itself for real inputs)."""
+    x = ensure_arraylike("conjugate", x)
+    return lax.conj(x) if dtypes.is_complex(_dt(x)) else x
+
+
+conj = conjugate
+
+
+def angle(z, deg=False):
+    """The argument of complex values (0 or pi for reals), in radians or degrees."""
+    z = ensure_arraylike("angle", z)
+    re, im = real(z), imag(z)
+    re, im = promote_dtypes_inexact(re, im)
+    out = lax.atan2(im, re)
+    return rad2deg(out) if deg else out
+
+
+# --- integer functions -------------------------------------------------------------------------
+
+
+def _int_args(name, x1, x2):
+    x1, x2 = _binary(name, x1, x2)
+    if not _is_int(_dt(x1)):
+        raise ValueError(f"Arguments to olympus.numpy.{name} must be integers.")
+    return x1, x2
+
+
+@_uf(2)
+def gcd(x1, x2, /):
+    """Greatest common divisor of |x1| and |x2| (0 for gcd(0, 0))."""
+    from olympus.lax import while_loop
+
+    from ._creation import asarray
+
+    x1, x2 = _int_args("gcd", x1, x2)
+    shape = ops.broadcast_shapes(aval_of(x1).shape, aval_of(x2).shape)
+    weak = aval_of(x1).weak_type and aval_of(x2).weak_type
+    a = ops.broadcast_to(lax.abs(asarray(x1)), shape)
+    b = ops.broadcast_to(lax.abs(asarray(x2)), shape)
+    dt = _dt(a)
+    zero, one = np.array(0, dt)[()], np.array(1, dt)[()]
+
+    def cond(c):
+        return lax.reduce_or(lax.ne(c[1], zero), tuple(range(len(shape))))
+
+    def body(c):
+        a, b = c
+        nz = lax.ne(b, zero)
+        safe_b = lax.select(nz, b, ops.broadcast_to(one, shape))
+        return (lax.select(nz, b, a),
+                lax.select(nz, lax.rem(a, safe_b), ops.broadcast_to(zero, shape)))
+
+    out = while_loop(cond, body, (a, b))[0]
+    return lax.convert_element_type(out, dt, weak)
+
+
+@_uf(2)
+def lcm(x1, x2, /):
+    """Least common multiple of |x1| and |x2|."""
+    x1, x2 = _int_args("lcm", x1, x2)
+    d = gcd(x1, x2)
+    zero = _zero(d)
+    safe = _where(lax.eq(d, zero), np.array(1, _dt(d))[()], d)
+    x1, x2, safe = _shapes(*promote_dtypes(x1, x2, safe))
+    out = lax.abs(lax.mul(x1, lax.div(x2, safe)))
+    return _where(lax.eq(d, zero), zero, out)
+
+
+# --- bitwise and logical -----------------------------------------------------------------------
+
+
+def _check_int_or_bool(name, *xs):
+    for x in xs:
+        if not _is_intlike(_dt(x)):
+            raise TypeError(f"{name} is only defined for integer and boolean dtypes, got "
+                            f"{_dt(x)}.")
+
+
+@_uf(2, identity=-1, reducer="_bitwise_and_reduce", at_method=None)
+def bitwise_and(x1, x2, /):
+    """Elementwise bitwise (logical for booleans) and."""
+    x1, x2 = ensure_arraylike("bitwise_and", x1, x2)
+    return ops.bitwise_and(x1, x2)
+
+
+@_uf(2, identity=0, reducer="_bitwise_or_reduce")
+def bitwise_or(x1, x2, /):
+    """Elementwise bitwise (logical for booleans) or."""
+    x1, x2 = ensure_arraylike("bitwise_or", x1, x2)
+    return ops.bitwise_or(x1, x2)
+
+
+@_uf(2, identity=0, reducer="_bitwise_xor_reduce")
+def bitwise_xor(x1, x2, /):
+    """Elementwise bitwise (logical for booleans) exclusive or."""
+    x1, x2 = ensure_arraylike("bitwise_xor", x1, x2)
+    return ops.bitwise_xor(x1, x2)
+
+
+@_uf(1)
+def invert(x, /):
+    """Elementwise bitwise not (logical not for booleans)."""
+    x = ensure_arraylike("invert", x)
+    _check_int_or_bool("invert", x)
+    return ops.invert(x)
+
+
+bitwise_not = invert
+bitwise_invert = invert
+
+
+@_uf(2)
+def left_shift(x1, x2, /):
+    """Elementwise ``x1 << x2``."""
+    x1, x2 = _binary("left_shift", x1, x2)
+    _check_int_or_bool("left_shift", x1)
+    if _dt(x1) == dtypes.bool_:
+        x1, x2 = (lax.convert_element_type(v, dtypes.int8) for v in (x1, x2))
+    return lax.shift_left(x1, x2)
+
+
+@_uf(2)
+def right_shift(x1, x2, /):
+    """Elementwise ``x1 >> x2`` (arithmetic for signed integers)."""
+    x1, x2 = _binary("right_shift", x1, x2)
+    _check_int_or_bool("right_shift", x1)
+    if _dt(x1) == dtypes.bool_:
+        x1, x2 = (lax.convert_element_type(v, dtypes.int8) for v in (x1, x2))
+    return ops.right_shift(x1, x2)
+
+
+bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
+
+
+@_uf(1)
+def bitwise_count(x, /):
+    """The number of 1 bits in |x| (as uint8)."""
+    x = ensure_arraylike("bitwise_count", x)
+    _check_int_or_bool("bitwise_count", x)
+    if _dt(x) == dtypes.bool_:
+        return lax.convert_element_type(x, dtypes.uint8)
+    if dtypes.is_signed_int(_dt(x)):
+        x = lax.abs(x)
+    return lax.convert_element_type(lax.population_count(x), dtypes.uint8)
+
+
+def _as_bool(x):
+    return ops.astype(x, dtypes.bool_)
+
+
+@_uf(2, identity=True, reducer="all")
+def logical_and(x1, x2, /):
+    """Elementwise truth-value and."""
+    x1, x2 = ensure_arraylike("logical_and", x1, x2)
+    return lax.bitwise_and(*_shapes(_as_bool(x1), _as_bool(x2)))
+
+
+@_uf(2, identity=False, reducer="any")
+def logical_or(x1, x2, /):
+    """Elementwise truth-value or."""
+    x1, x2 = ensure_arraylike("logical_or", x1, x2)
+    return lax.bitwise_or(*_shapes(_as_bool(x1), _as_bool(x2)))
+
+
+@_uf(2, identity=False)
+def logical_xor(x1, x2, /):
+    """Elementwise truth-value exclusive or."""
+    x1, x2 = ensure_arraylike("logical_xor", x1, x2)
+    return lax.bitwise_xor(*_shapes(_as_bool(x1), _as_bool(x2)))
+
+
+@_uf(1)
+def logical_not(x, /):
+    """Elementwise truth-value not."""
+    x = ensure_arraylike("logical_not", x)
+    return lax.bitwise_not(_as_bool(x))
+
+
+# --- comparisons -------------------------------------------------------------------------------
+
+
+def _complex_cmp(lax_fn, x1, x2):
+    rx, ry = lax.real(x1), lax.real(x2)
+    return lax.select(lax.eq(rx, ry), lax_fn(lax.imag(x1), lax.imag(x2)), lax_fn(rx, ry))
+
+
+def _comparison(lax_fn, name, doc, ordered):
+    def f(x1, x2, /):
+        x1, x2 = _binary(name, x1, x2)
+        if ordered and dtypes.is_complex(_dt(x1)):
+            return _complex_cmp(lax_fn, x1, x2)
+        return lax_fn(x1, x2)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return ufunc(f, 2, 1)
+
+
+equal = _comparison(lax.eq, "equal", "Elementwise ``x1 == x2``.", False)
+not_equal = _comparison(lax.ne, "not_equal", "Elementwise ``x1 != x2``.", False)
+less = _comparison(lax.lt, "less", "Elementwise ``x1 < x2``.", True)
+less_equal = _comparison(lax.le, "less_equal", "Elementwise ``x1 <= x2``.", True)
+greater = _comparison(lax.gt, "greater", "Elementwise ``x1 > x2``.", True)
+greater_equal = _comparison(lax.ge, "greater_equal", "Elementwise ``x1 >= x2``.", True)
+
+
+def iscomplex(x):
+    """Elementwise: a nonzero imaginary part."""
+    x = ensure_arraylike("iscomplex", x)
+    i = imag(x)
+    return lax.ne(i, _zero(i))
+
+
+def isreal(x):
+    """Elementwise: a zero imaginary part."""
+    x = ensure_arraylike("isreal", x)
+    i = imag(x)
+    return lax.eq(i, _zero(i))
+
+
+def _builtin_any(xs):
+    return builtins.any(xs)

@@ -1,0 +1,161 @@
+"""Helpers shared by the `olympus.numpy` modules: argument checking (JAX's strictness about
+array-like arguments), dtype and axis canonicalization, concrete-value access."""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+import olympus_runtime as rt
+from olympus_ir import dtypes
+from olympus_trace import array_ops as ops
+from olympus_trace import lax_ops as lax
+from olympus_trace.core import Tracer, get_aval
+from olympus_trace.errors import ConcretizationTypeError
+
+_PY_SCALARS = (builtins.bool, int, float, complex)
+Array = rt.Array
+
+aval_of = ops.aval_of
+canonicalize_axis = ops.canonicalize_axis
+promote_dtypes = ops.promote_dtypes
+promote_dtypes_inexact = ops.promote_dtypes_inexact
+
+
+def is_arraylike(x) -> builtins.bool:
+    """Arrays, tracers, NumPy arrays and scalars, Python scalars (not lists or tuples)."""
+    if isinstance(x, (Tracer, Array, np.ndarray, np.generic)) or type(x) in _PY_SCALARS:
+        return True
+    if isinstance(x, _PY_SCALARS):
+        return True
+    return hasattr(x, "__jax_array__") or hasattr(x, "__olympus_array__")
+
+
+def check_arraylike(name: str, *args) -> None:
+    for pos, a in enumerate(args):
+        if not is_arraylike(a):
+            raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(a)} at "
+                            f"position {pos}.")
+
+
+def ensure_arraylike(name: str, *args):
+    """Check `args` are array-like (JAX's rule: lists and tuples are rejected) and return
+    them as operands (NumPy values with canonical dtypes)."""
+    check_arraylike(name, *args)
+    out = []
+    for a in args:
+        if hasattr(a, "__olympus_array__"):
+            a = a.__olympus_array__()
+        out.append(ops._to_array_operand(a))
+    return out[0] if len(out) == 1 else out
+
+
+def arr1(name, x):
+    return ensure_arraylike(name, x)
+
+
+def check_no_out(name: str, out) -> None:
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to olympus.numpy.{name} is not "
+                                  "supported.")
+
+
+def canon_dtype(d):
+    """A user dtype argument (None, a dtype-like, Python type or olympus scalar type) as the
+    canonical NumPy dtype (64-bit types map to 32-bit ones unless x64 is enabled)."""
+    if d is None:
+        return None
+    return dtypes.canonicalize_dtype(d)
+
+
+def dtype_of(x) -> np.dtype:
+    return aval_of(x).dtype
+
+
+def shape_of(x) -> tuple:
+    return tuple(aval_of(x).shape)
+
+
+def ndim_of(x) -> int:
+    return aval_of(x).ndim
+
+
+def weak_of(x) -> builtins.bool:
+    return aval_of(x).weak_type
+
+
+def axes_tuple(axis, ndim: int) -> tuple:
+    """axis (None, int or tuple) as a sorted-by-appearance tuple of canonical axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(canonicalize_axis(a, ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"duplicate value in 'axis': {axis}")
+        return axes
+    return (canonicalize_axis(axis, ndim),)
+
+
+def static_int(x, what: str) -> int:
+    """A Python int from `x`, or ConcretizationTypeError if `x` is traced."""
+    if isinstance(x, Tracer):
+        v = x.to_concrete_value()
+        if v is None:
+            raise ConcretizationTypeError(x, f"The error arose for {what}.")
+        x = v
+    return operator.index(x) if not isinstance(x, np.ndarray) else operator.index(x.item())
+
+
+def concrete_value(x):
+    """`x` as a NumPy value if it is concrete (not an abstract tracer), else None."""
+    if isinstance(x, Tracer):
+        v = x.to_concrete_value()
+        return None if v is None else np.asarray(v)
+    if isinstance(x, Array):
+        return np.asarray(x)
+    if isinstance(x, (list, tuple)):
+        vals = [concrete_value(v) for v in x]
+        if builtins.any(v is None for v in vals):
+            return None
+        return np.asarray(vals)
+    return np.asarray(x)
+
+
+def concrete_or_error(x, context: str):
+    """`x` as a NumPy value, or ConcretizationTypeError naming `context`."""
+    if isinstance(x, Tracer):
+        v = x.to_concrete_value()
+        if v is None:
+            raise ConcretizationTypeError(x, context)
+        return np.asarray(v)
+    if isinstance(x, (list, tuple)):
+        return np.asarray([concrete_or_error(v, context) for v in x])
+    return np.asarray(x)
+
+
+def is_tracer(x) -> builtins.bool:
+    return isinstance(x, Tracer)
+
+
+def full_like_aval(x, value, dtype=None, shape=None):
+    """An array of `value` with x's (or the given) dtype and shape, weak if x is."""
+    a = aval_of(x)
+    dt = a.dtype if dtype is None else dtype
+    shp = a.shape if shape is None else tuple(shape)
+    weak = a.weak_type if dtype is None else False
+    v = lax.convert_element_type(np.array(value, dt)[()] if not weak else value, dt, weak)
+    return lax.broadcast_in_dim(v, shp, ()) if shp != () else v
+
+
+def as_array_value(x):
+    """A value usable as an operand of bind (Python scalars become 0-d NumPy arrays of their
+    canonical weak dtype only when needed); arrays are returned unchanged."""
+    return x
+
+
+def get_aval_safe(x):
+    try:
+        return get_aval(x)
+    except TypeError:
+        return None

@@ -1,0 +1,559 @@
+"""`olympus.numpy.linalg`: norms, solves, inverses, determinants and decompositions.
+
+Built on the LAPACK-backed primitives (cholesky, triangular_solve, lu, qr, eigh, svd) and
+differentiable through their JVP rules. Matrices live in the trailing two dimensions;
+leading dimensions broadcast. The public functions are jitted (non-array arguments
+static), so op-by-op calls compile one executable per signature.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import NamedTuple
+
+import numpy as np
+from olympus_ir import dtypes
+from olympus_ir import primitives as P
+from olympus_trace import array_ops as ops
+from olympus_trace import lax_ops as lax
+from olympus_trace.core import bind, get_aval
+
+from .._src.jit import jit
+from ._linalg_basic import cross, diagonal, outer, tensordot, trace, vecdot  # noqa: F401
+from ._sorting import take_along_last
+
+__all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "slogdet",
+           "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq", "pinv",
+           "matrix_power", "matrix_rank", "cond", "matrix_transpose", "matmul", "cross",
+           "diagonal", "outer", "tensordot", "trace", "vecdot", "multi_dot",
+           "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
+
+
+class EighResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
+
+
+class QRResult(NamedTuple):
+    Q: object
+    R: object
+
+
+class SlogdetResult(NamedTuple):
+    sign: object
+    logabsdet: object
+
+
+class SVDResult(NamedTuple):
+    U: object
+    S: object
+    Vh: object
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def _arr(name, x):
+    if isinstance(x, (list, tuple)):
+        raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(x)} at "
+                        "position 0.")
+    return ops._to_array_operand(x)
+
+
+def _shape(x):
+    return tuple(get_aval(x).shape)
+
+
+def _dt(x):
+    return get_aval(x).dtype
+
+
+def _inexact(name, x):
+    """`x` as a LAPACK dtype (float32/64, complex64/128), not weak."""
+    x = _arr(name, x)
+    (x,) = ops.promote_dtypes_inexact(x)
+    dt = _dt(x)
+    if dt not in (np.float32, np.float64, np.complex64, np.complex128):
+        x = lax.convert_element_type(x, np.float32)
+    return lax.convert_element_type(x, _dt(x), False)
+
+
+def _square(name, a):
+    s = _shape(a)
+    if len(s) < 2 or s[-1] != s[-2]:
+        raise ValueError(f"{name}: the last two dimensions of the array must be square, got "
+                         f"shape {s}.")
+
+
+def _mT(x):
+    nd = len(_shape(x))
+    return lax.transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def _H(x):
+    x = _mT(x)
+    return lax.conj(x) if dtypes.is_complex(_dt(x)) else x
+
+
+def matrix_transpose(x):
+    x = _arr("matrix_transpose", x)
+    if len(_shape(x)) < 2:
+        raise ValueError("matrix_transpose requires an array of rank >= 2.")
+    return _mT(x)
+
+
+matmul = ops.matmul
+
+
+def _eye(n, dt, batch=()):
+    e = lax.convert_element_type(
+        lax.eq(lax.broadcasted_iota(np.int32, (n, n), 0),
+               lax.broadcasted_iota(np.int32, (n, n), 1)), dt)
+    if batch:
+        e = lax.broadcast_in_dim(e, tuple(batch) + (n, n), (len(batch), len(batch) + 1))
+    return e
+
+
+def _bcast_batch(a, b, b_core_nd):
+    """Broadcast the batch dimensions of matrices `a` and of `b` (with `b_core_nd` core
+    dimensions) against each other."""
+    sa, sb = _shape(a), _shape(b)
+    batch = ops.broadcast_shapes(sa[:-2], sb[:len(sb) - b_core_nd])
+    return (ops.broadcast_to(a, batch + sa[-2:]),
+            ops.broadcast_to(b, batch + sb[len(sb) - b_core_nd:]), batch)
+
+
+def _tsolve(a, b, **kw):
+    return bind(P.triangular_solve_p, a, b, left_side=kw.get("left_side", True),
+                lower=kw.get("lower", False), transpose_a=kw.get("transpose_a", False),
+                conjugate_a=kw.get("conjugate_a", False),
+                unit_diagonal=kw.get("unit_diagonal", False))
+
+
+def _permute_rows(b, perm):
+    """``b[..., perm, :]`` for b of shape batch + (n, k) and perm batch + (n,)."""
+    bt = _mT(b)  # batch + (k, n)
+    shp = _shape(bt)
+    nb = len(shp) - 2
+    idx = lax.broadcast_in_dim(perm, shp, tuple(range(nb)) + (nb + 1,))
+    return _mT(take_along_last(bt, idx))
+
+
+def _lu_solve(lu, perm, b):
+    x = _permute_rows(b, perm)
+    x = _tsolve(lu, x, left_side=True, lower=True, unit_diagonal=True)
+    return _tsolve(lu, x, left_side=True, lower=False)
+
+
+# --- solve / inv / det -------------------------------------------------------------------------
+
+
+@jit
+def solve(a, b):
+    """Solve ``a x = b``. `b` is a vector ``(n,)`` only when it is 1-D (NumPy 2 rule);
+    otherwise ``(..., n, k)``."""
+    a = _inexact("solve", a)
+    b = _arr("solve", b)
+    a, b = ops.promote_dtypes(a, b)
+    a = lax.convert_element_type(a, _dt(a), False)
+    b = lax.convert_element_type(b, _dt(b), False)
+    _square("solve", a)
+    vector = len(_shape(b)) == 1
+    if vector:
+        b = lax.reshape(b, _shape(b) + (1,))
+    a, b, batch = _bcast_batch(a, b, 2)
+    if _shape(b)[-2] != _shape(a)[-1]:
+        raise ValueError(f"solve: incompatible shapes {_shape(a)} and {_shape(b)}.")
+    lu, _, perm = bind(P.lu_p, a)
+    x = _lu_solve(lu, perm, b)
+    if vector:
+        x = lax.reshape(x, _shape(x)[:-1])
+    return x
+
+
+@jit
+def inv(a):
+    a = _inexact("inv", a)
+    _square("inv", a)
+    n = _shape(a)[-1]
+    return solve(a, _eye(n, _dt(a), _shape(a)[:-2]))
+
+
+def _lu_parts(a):
+    lu, piv, _ = bind(P.lu_p, a)
+    n = _shape(a)[-1]
+    diag = diagonal(lu, 0, -2, -1)
+    swaps = lax.ne(piv, lax.broadcast_in_dim(lax.iota(np.int32, n), _shape(piv),
+                                             (len(_shape(piv)) - 1,)))
+    nswaps = lax.reduce_sum(lax.convert_element_type(swaps, np.int32), (len(_shape(piv)) - 1,))
+    parity = lax.rem(nswaps, np.int32(2))
+    sign = lax.convert_element_type(lax.sub(np.int32(1), lax.mul(np.int32(2), parity)),
+                                    _dt(a))
+    return diag, sign
+
+
+@jit
+def det(a):
+    a = _inexact("det", a)
+    _square("det", a)
+    diag, sign = _lu_parts(a)
+    return lax.mul(sign, lax.reduce_prod(diag, (len(_shape(diag)) - 1,)))
+
+
+@jit(static_argnames=("method",))
+def slogdet(a, *, method=None):
+    """(sign, log|det|); sign is 0 and log|det| -inf for singular matrices."""
+    a = _inexact("slogdet", a)
+    _square("slogdet", a)
+    diag, sign = _lu_parts(a)
+    ax = (len(_shape(diag)) - 1,)
+    absd = lax.abs(diag)
+    logdet = lax.reduce_sum(lax.log(absd), ax)
+    if dtypes.is_complex(_dt(a)):
+        rdt = _dt(absd)
+        zero = lax.eq(absd, np.zeros((), rdt))
+        safe = lax.select(zero, lax.broadcast_in_dim(np.ones((), rdt), _shape(absd), ()), absd)
+        unit = lax.div(diag, lax.convert_element_type(safe, _dt(a)))
+        s = lax.mul(sign, lax.reduce_prod(unit, ax))
+        s = lax.select(lax.reduce_or(zero, ax),
+                       lax.broadcast_in_dim(np.zeros((), _dt(a)), _shape(s), ()), s)
+    else:
+        s = lax.mul(sign, lax.reduce_prod(lax.sign(diag), ax))
+    return SlogdetResult(s, logdet)
+
+
+@jit(static_argnames=("n",))
+def matrix_power(a, n: int):
+    a = _inexact("matrix_power", a) if not dtypes.is_integer(_dt(_arr("matrix_power", a))) \
+        else _arr("matrix_power", a)
+    _square("matrix_power", a)
+    n = int(n)
+    size = _shape(a)[-1]
+    if n == 0:
+        return _eye(size, _dt(a), _shape(a)[:-2])
+    if n < 0:
+        a = inv(a)
+        n = -n
+    result = None
+    base = a
+    while n:
+        if n & 1:
+            result = base if result is None else ops.matmul(result, base)
+        n >>= 1
+        if n:
+            base = ops.matmul(base, base)
+    return result
+
+
+# --- decompositions -----------------------------------------------------------------------------
+
+
+def _symmetrize(x):
+    return lax.div(lax.add(x, _H(x)), np.asarray(2, _dt(x)))
+
+
+@jit(static_argnames=("upper", "symmetrize_input"))
+def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
+    a = _inexact("cholesky", a)
+    _square("cholesky", a)
+    if symmetrize_input:
+        a = _symmetrize(a)
+    l = bind(P.cholesky_p, a)
+    return _H(l) if upper else l
+
+
+@jit(static_argnames=("mode",))
+def qr(a, mode: str = "reduced"):
+    a = _inexact("qr", a)
+    if len(_shape(a)) < 2:
+        raise ValueError("qr requires an array of rank >= 2.")
+    if mode == "raw":
+        raise NotImplementedError("olympus.numpy.linalg.qr: mode='raw' is not supported.")
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"Unsupported QR decomposition mode {mode!r}")
+    q, r = bind(P.qr_p, a, full_matrices=(mode == "complete"), pivoting=False)
+    if mode == "r":
+        return r
+    return QRResult(q, r)
+
+
+@jit(static_argnames=("full_matrices", "compute_uv", "hermitian"))
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    a = _inexact("svd", a)
+    if len(_shape(a)) < 2:
+        raise ValueError("svd requires an array of rank >= 2.")
+    outs = bind(P.svd_p, a, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+                subset_by_index=None, algorithm=None)
+    if not compute_uv:
+        return outs[0]
+    s, u, vt = outs
+    return SVDResult(u, s, vt)
+
+
+def svdvals(x):
+    return svd(x, compute_uv=False)
+
+
+@jit(static_argnames=("UPLO", "symmetrize_input"))
+def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):  # noqa: N803
+    """(eigenvalues ascending, eigenvectors as columns) of Hermitian matrices."""
+    a = _inexact("eigh", a)
+    _square("eigh", a)
+    if UPLO is None:
+        UPLO = "L"
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
+    if symmetrize_input:
+        a = _symmetrize(a)
+    v, w = bind(P.eigh_p, a, lower=(UPLO == "L"), sort_eigenvalues=True,
+                subset_by_index=None)
+    return EighResult(w, v)
+
+
+def eigvalsh(a, UPLO: str | None = "L", symmetrize_input: bool = True):  # noqa: N803
+    return eigh(a, UPLO, symmetrize_input).eigenvalues
+
+
+# --- least squares / pseudo-inverse / rank ------------------------------------------------------
+
+
+def _eps(dt):
+    return float(np.finfo(np.dtype(dtypes.finfo(dt).dtype)).eps)
+
+
+@jit(static_argnames=("hermitian",))
+def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
+    """Moore-Penrose pseudo-inverse via the SVD; singular values at most
+    ``rtol * max(s)`` (default ``10 * max(m, n) * eps``) are dropped."""
+    a = _inexact("pinv", a)
+    if len(_shape(a)) < 2:
+        raise ValueError("pinv requires an array of rank >= 2.")
+    if rcond is not None:
+        rtol = rcond
+    *batch, m, n = _shape(a)
+    batch = tuple(batch)
+    if m == 0 or n == 0:
+        return lax.broadcast_in_dim(np.zeros((), _dt(a)), batch + (n, m), ())
+    if rtol is None:
+        rtol = 10.0 * builtins.max(m, n) * _eps(_dt(a))
+    s, u, vt = bind(P.svd_p, a, full_matrices=False, compute_uv=True, subset_by_index=None,
+                    algorithm=None)
+    rdt = _dt(s)
+    smax = lax.slice(s, (0,) * (len(batch) + 1), batch + (1,))
+    rt = lax.convert_element_type(ops._to_array_operand(rtol), rdt, False) \
+        if not isinstance(rtol, float) else np.asarray(rtol, rdt)
+    cutoff = lax.mul(lax.broadcast_in_dim(rt, _shape(smax), ()) if not _shape(rt) else rt,
+                     smax)
+    cutoff = ops.broadcast_to(cutoff, _shape(s))
+    keep = lax.gt(s, cutoff)
+    ones = lax.broadcast_in_dim(np.ones((), rdt), _shape(s), ())
+    s_inv = lax.select(keep, lax.div(ones, lax.select(keep, s, ones)),
+                       lax.broadcast_in_dim(np.zeros((), rdt), _shape(s), ()))
+    k = _shape(s)[-1]
+    nb = len(batch)
+    s_inv_c = lax.broadcast_in_dim(lax.convert_element_type(s_inv, _dt(a)), batch + (k, m),
+                                   tuple(range(nb)) + (nb,))
+    return ops.matmul(_H(vt), lax.mul(s_inv_c, _H(u)))
+
+
+@jit(static_argnames=("numpy_resid",))
+def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
+    """Least-squares solution of ``a x = b`` via the SVD: (x, residuals, rank, s).
+
+    The residuals (sums of squared errors, one per column of `b`) are always computed,
+    like JAX's default; NumPy returns an empty array unless `a` has full column rank
+    and m > n."""
+    a = _inexact("lstsq", a)
+    b = _arr("lstsq", b)
+    a, b = ops.promote_dtypes(a, b)
+    a = lax.convert_element_type(a, _dt(a), False)
+    b = lax.convert_element_type(b, _dt(b), False)
+    if len(_shape(a)) != 2:
+        raise TypeError(f"lstsq only supports 2D inputs, got a of shape {_shape(a)}.")
+    vector = len(_shape(b)) == 1
+    if vector:
+        b = lax.reshape(b, _shape(b) + (1,))
+    if len(_shape(b)) != 2 or _shape(b)[0] != _shape(a)[0]:
+        raise TypeError(f"lstsq: incompatible shapes {_shape(a)} and {_shape(b)}.")
+    m, n = _shape(a)
+    dt = _dt(a)
+    if rcond is None:
+        rcond = _eps(dt) * builtins.max(m, n)
+    s, u, vt = bind(P.svd_p, a, full_matrices=False, compute_uv=True, subset_by_index=None,
+                    algorithm=None)
+    rdt = _dt(s)
+    k = _shape(s)[0]
+    if k:
+        smax = lax.reshape(lax.slice(s, (0,), (1,)), ())
+        rc = lax.convert_element_type(ops._to_array_operand(rcond), rdt, False) \
+            if not isinstance(rcond, float) else np.asarray(rcond, rdt)
+        mask = lax.ge(s, lax.mul(rc, smax))
+    else:
+        mask = lax.broadcast_in_dim(np.bool_(True), (0,), ())
+    rank = lax.reduce_sum(lax.convert_element_type(mask, np.int32), (0,))
+    ones = lax.broadcast_in_dim(np.ones((), rdt), (k,), ())
+    s_inv = lax.select(mask, lax.div(ones, lax.select(mask, s, ones)),
+                       lax.broadcast_in_dim(np.zeros((), rdt), (k,), ()))
+    utb = ops.matmul(_H(u), b)
+    kk = _shape(b)[1]
+    x = ops.matmul(_H(vt), lax.mul(lax.broadcast_in_dim(lax.convert_element_type(s_inv, dt),
+                                                        (k, kk), (0,)), utb))
+    r = ops.subtract(b, ops.matmul(a, x))
+    resid = lax.reduce_sum(lax.real(lax.mul(r, lax.conj(r))) if dtypes.is_complex(dt)
+                           else lax.mul(r, r), (0,))
+    if vector:
+        x = lax.reshape(x, (n,))
+        resid = lax.reshape(resid, ())
+    return x, resid, rank, s
+
+
+@jit
+def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803
+    M = _inexact("matrix_rank", M)
+    if len(_shape(M)) < 2:
+        return ops.any(lax.ne(M, np.zeros((), _dt(M))))
+    s = svd(M, compute_uv=False)
+    *_, m, n = _shape(M)
+    ax = len(_shape(s)) - 1
+    if _shape(s)[-1] == 0:
+        return lax.broadcast_in_dim(np.int32(0), _shape(s)[:-1], ())
+    smax = lax.reduce_max(s, (ax,))
+    if tol is None:
+        if rtol is None:
+            rtol = builtins.max(m, n) * _eps(_dt(M))
+        tol = ops.multiply(smax, ops._to_array_operand(rtol) if not isinstance(rtol, float)
+                           else rtol)
+    else:
+        tol = ops.broadcast_to(ops._to_array_operand(tol), _shape(s)[:-1])
+    tol_b = lax.broadcast_in_dim(lax.convert_element_type(tol, _dt(s)), _shape(s),
+                                 tuple(range(ax)))
+    return lax.reduce_sum(lax.convert_element_type(lax.gt(s, tol_b), np.int32), (ax,))
+
+
+@jit(static_argnames=("p",))
+def cond(x, p=None):
+    """The condition number (2-norm by default; 'fro', 'nuc', inf, 1, -1, -2 too)."""
+    x = _inexact("cond", x)
+    if p in (None, 2, -2):
+        s = svd(x, compute_uv=False)
+        ax = (len(_shape(s)) - 1,)
+        hi, lo = lax.reduce_max(s, ax), lax.reduce_min(s, ax)
+        return lax.div(hi, lo) if p != -2 else lax.div(lo, hi)
+    return ops.multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+
+
+def multi_dot(arrays, *, precision=None):
+    arrays = list(arrays)
+    if len(arrays) < 2:
+        raise ValueError("multi_dot requires at least two arrays.")
+    out = arrays[0]
+    for x in arrays[1:]:
+        out = ops.matmul(out, x)
+    return out
+
+
+# --- norms --------------------------------------------------------------------------------------
+
+
+def _abs2_sum(x, axes, keepdims):
+    if dtypes.is_complex(_dt(x)):
+        sq = lax.real(lax.mul(x, lax.conj(x)))
+    else:
+        sq = lax.mul(x, x)
+    return ops.sum(sq, axis=axes, keepdims=keepdims)
+
+
+def _vector_norm(x, ord, axes, keepdims):  # noqa: A002
+    if ord is None or ord == 2:
+        return lax.sqrt(_abs2_sum(x, axes, keepdims))
+    ax = ops.absolute(x)
+    if ord == np.inf:
+        return ops.max(ax, axis=axes, keepdims=keepdims)
+    if ord == -np.inf:
+        return ops.min(ax, axis=axes, keepdims=keepdims)
+    if ord == 0:
+        nz = lax.convert_element_type(lax.ne(x, np.zeros((), _dt(x))), _dt(ax))
+        return ops.sum(nz, axis=axes, keepdims=keepdims)
+    if ord == 1:
+        return ops.sum(ax, axis=axes, keepdims=keepdims)
+    if isinstance(ord, str):
+        raise ValueError(f"Invalid order {ord!r} for vector norm.")
+    p = float(ord)
+    s = ops.sum(ops.power(ax, p), axis=axes, keepdims=keepdims)
+    return ops.power(s, 1.0 / p)
+
+
+def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
+    nd = len(_shape(x))
+    r, c = (ops.canonicalize_axis(a, nd) for a in axes)
+    if r == c:
+        raise ValueError("Duplicate axes given.")
+    if ord is None or ord == "fro":
+        return lax.sqrt(_abs2_sum(x, (r, c), keepdims))
+    if ord in (1, -1, np.inf, -np.inf):
+        ax = ops.absolute(x)
+        red = ops.max if ord in (1, np.inf) else ops.min
+        if ord in (1, -1):
+            s = ops.sum(ax, axis=r, keepdims=True)
+            out = red(s, axis=c, keepdims=True)
+        else:
+            s = ops.sum(ax, axis=c, keepdims=True)
+            out = red(s, axis=r, keepdims=True)
+        return out if keepdims else lax.squeeze(out, (r, c))
+    if ord in ("nuc", 2, -2):
+        perm = [i for i in range(nd) if i not in (r, c)] + [r, c]
+        y = lax.transpose(x, perm)
+        s = svd(y, compute_uv=False)
+        last = len(_shape(s)) - 1
+        out = (lax.reduce_sum(s, (last,)) if ord == "nuc" else
+               lax.reduce_max(s, (last,)) if ord == 2 else lax.reduce_min(s, (last,)))
+        if keepdims:
+            out = lax.expand_dims(out, tuple(sorted((r, c))))
+        return out
+    raise ValueError(f"Invalid norm order {ord!r} for matrices.")
+
+
+@jit(static_argnames=("ord", "axis", "keepdims"))
+def norm(x, ord=None, axis=None, keepdims: bool = False):  # noqa: A002
+    """Vector or matrix norms, as NumPy's: `axis` None (whole array: 2-norm of the
+    flattened array when `ord` is None, else by rank), an int (vector norm) or a pair
+    (matrix norm)."""
+    x = _inexact("norm", x)
+    nd = len(_shape(x))
+    if axis is None:
+        if ord is None:
+            out = lax.sqrt(_abs2_sum(x, None, False))
+            if keepdims:
+                out = lax.reshape(out, (1,) * nd)
+            return out
+        if nd == 1:
+            axis = (0,)
+        elif nd == 2:
+            axis = (0, 1)
+        else:
+            raise ValueError("Improper number of dimensions to norm.")
+    if isinstance(axis, (int, np.integer)):
+        axis = (int(axis),)
+    axis = tuple(axis)
+    if len(axis) == 1:
+        return _vector_norm(x, ord, (ops.canonicalize_axis(axis[0], nd),), keepdims)
+    if len(axis) == 2:
+        return _matrix_norm(x, ord, axis, keepdims)
+    raise ValueError("Improper number of dimensions to norm.")
+
+
+@jit(static_argnames=("axis", "keepdims", "ord"))
+def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):  # noqa: A002
+    x = _inexact("vector_norm", x)
+    nd = len(_shape(x))
+    if axis is None:
+        y = lax.reshape(x, (int(np.prod(_shape(x), dtype=np.int64)),))
+        out = _vector_norm(y, ord, (0,), False)
+        return lax.reshape(out, (1,) * nd) if keepdims else out
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = tuple(ops.canonicalize_axis(a, nd) for a in axes)
+    return _vector_norm(x, ord, axes, keepdims)
+
+
+def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):  # noqa: A002
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)

@@ -1,0 +1,69 @@
+"""`olympus.random`: JAX's counter-based PRNG (threefry-2x32) and samplers.
+
+For the same seed every function returns what ``jax.random`` (jax 0.10.2, CPU) returns:
+the same key data, the same random bits, and the same samples (the float arithmetic is
+the same XLA arithmetic; a few samplers whose results depend on a linear-algebra or
+cumulative-sum kernel may differ in the last bits). Keys are either raw ``uint32[2]``
+arrays (`PRNGKey`) or typed keys (`key`, a thin `PRNGKeyArray` wrapper around the same
+data); see `olympus.random._prng` for the two threefry modes (partitionable, JAX's
+default, and legacy) and the config option ``olympus_threefry_partitionable``.
+
+Every function works eagerly, under `olympus.jit` and under `olympus.vmap` (vmap over a
+batch of keys made by `split`).
+"""
+
+from ._prng import (  # noqa: F401
+    KeyDType,
+    PRNGKey,
+    PRNGKeyArray,
+    bits,
+    clone,
+    fold_in,
+    key,
+    key_data,
+    key_dtype,
+    key_impl,
+    split,
+    threefry_2x32,
+    threefry_partitionable,
+    wrap_key_data,
+)
+from ._samplers import (  # noqa: F401
+    bernoulli,
+    beta,
+    categorical,
+    cauchy,
+    chisquare,
+    choice,
+    dirichlet,
+    exponential,
+    gamma,
+    geometric,
+    gumbel,
+    laplace,
+    loggamma,
+    logistic,
+    lognormal,
+    maxwell,
+    multivariate_normal,
+    normal,
+    pareto,
+    permutation,
+    poisson,
+    rademacher,
+    randint,
+    rayleigh,
+    shuffle,
+    t,
+    truncated_normal,
+    uniform,
+)
+
+__all__ = [
+    "KeyDType", "PRNGKey", "PRNGKeyArray", "bernoulli", "beta", "bits", "categorical", "cauchy",
+    "chisquare", "choice", "clone", "dirichlet", "exponential", "fold_in", "gamma", "geometric",
+    "gumbel", "key", "key_data", "key_dtype", "key_impl", "laplace", "loggamma", "logistic",
+    "lognormal", "maxwell", "multivariate_normal", "normal", "pareto", "permutation", "poisson",
+    "rademacher", "randint", "rayleigh", "shuffle", "split", "t", "threefry_2x32",
+    "threefry_partitionable", "truncated_normal", "uniform", "wrap_key_data",
+]

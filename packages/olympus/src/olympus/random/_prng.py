@@ -1,0 +1,497 @@
+"""PRNG keys and the threefry-2x32 counter-based generator.
+
+Olympus's default (and only) PRNG is JAX's ``threefry2x32``: a key is two uint32 words and
+every derived quantity (split keys, folded keys, random bits) is the Threefry-2x32 hash of
+counters under that key. For the same seed the bit streams equal JAX's, in both of JAX's
+modes:
+
+* **partitionable** (JAX's default since 0.5, and so the default of jax 0.10.2): counter
+  ``i`` of an output of shape ``s`` is the 64-bit flat index ``i`` as two words
+  ``(hi, lo)``; ``split`` takes both hash words as the new key, ``bits`` xors them.
+* **legacy** (``jax_threefry_partitionable=False``): counters ``0 .. n-1`` are hashed as a
+  flat vector split into two halves.
+
+The mode is the config option ``olympus_threefry_partitionable`` (default True, read from the
+environment variable ``OLYMPUS_THREEFRY_PARTITIONABLE`` at import) or the context manager
+`threefry_partitionable`. It is part of the cache key of every jitted sampler here, but a
+user function jitted *before* the mode changes keeps the stream it was traced with.
+
+Keys come in two forms, as in JAX:
+
+* raw keys (`PRNGKey`): ``uint32[..., 2]`` arrays;
+* typed keys (`key`): a thin `PRNGKeyArray` wrapper around the same ``uint32[..., 2]`` data
+  whose ``shape`` drops the trailing 2 and whose ``dtype`` prints as ``key<fry>``. It is a
+  pytree (one leaf, the data), so it passes through `jit`, `vmap`, `grad` and `lax` control
+  flow; vmapping over typed keys maps the data's leading axes (``in_axes`` counts from the
+  front; a negative axis would count the hidden trailing 2).
+
+Every function takes either form and returns the same form it was given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import operator
+
+import numpy as np
+import olympus_runtime as _rt
+from olympus_ir import dtypes
+from olympus_ir.primitives import threefry2x32_p
+from olympus_trace import array_ops as ops
+from olympus_trace import lax_ops as lax
+from olympus_trace import tree_util
+from olympus_trace.core import Tracer, bind, get_aval
+
+from .._src.config import _env_default, config
+from .._src.jit import jit
+
+_U32 = np.dtype(np.uint32)
+_U64 = np.dtype(np.uint64)
+UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: _U32, 64: _U64}
+
+_FLAG = "olympus_threefry_partitionable"
+config._values.setdefault(_FLAG, _env_default(_FLAG, True))
+
+
+def _partitionable() -> bool:
+    return bool(config._values[_FLAG])
+
+
+@contextlib.contextmanager
+def threefry_partitionable(enabled: bool = True):
+    """Temporarily switch between JAX's partitionable (default) and legacy threefry streams."""
+    old = config._values[_FLAG]
+    config._values[_FLAG] = bool(enabled)
+    try:
+        yield
+    finally:
+        config._values[_FLAG] = old
+
+
+def _sampler_jit(static_argnames=()):
+    """`jit` with the given static keyword arguments plus the current threefry mode (so
+    changing the mode never reuses a trace made under the other mode). Dynamic arguments
+    must be passed positionally, static ones by keyword."""
+
+    def deco(fun):
+        def impl(*args, _tp, **kwargs):
+            return fun(*args, **kwargs)
+
+        impl.__name__ = impl.__qualname__ = fun.__name__
+        jitted = jit(impl, static_argnames=tuple(static_argnames) + ("_tp",))
+
+        @functools.wraps(fun)
+        def call(*args, **kwargs):
+            return jitted(*args, _tp=_partitionable(), **kwargs)
+
+        return call
+
+    return deco
+
+
+# --- typed keys ------------------------------------------------------------------------------
+
+
+class KeyDType:
+    """The dtype of typed PRNG keys (``key<fry>`` for threefry2x32)."""
+
+    __slots__ = ("impl",)
+
+    def __init__(self, impl: str = "threefry2x32"):
+        self.impl = impl
+
+    @property
+    def name(self) -> str:
+        return "key<fry>"
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"dtype({self.name})"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            return other in (self.name, self.impl)
+        return isinstance(other, KeyDType) and other.impl == self.impl
+
+    def __hash__(self) -> int:
+        return hash(("KeyDType", self.impl))
+
+
+_KEY_DTYPE = KeyDType()
+
+
+class PRNGKeyArray:
+    """An array of typed PRNG keys: a thin wrapper around ``uint32[*shape, 2]`` key data.
+
+    Supports ``shape``/``ndim``/``size``/``dtype``, indexing and iteration over the leading
+    (key) dimensions, ``reshape``, ``==``/``!=``, and `len`. Use `key_data` to get the raw
+    data back."""
+
+    __slots__ = ("_base",)
+    __array_priority__ = 100
+
+    def __init__(self, base):
+        self._base = base
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(get_aval(self._base).shape[:-1])
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def dtype(self) -> KeyDType:
+        return _KEY_DTYPE
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d key array")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+    def __getitem__(self, idx):
+        if not isinstance(idx, tuple):
+            idx = (idx,)
+        if not any(i is Ellipsis for i in idx):
+            idx = idx + (Ellipsis,)
+        return PRNGKeyArray(ops.getitem(self._base, idx + (slice(None),)))
+
+    def reshape(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = list(shape)
+        if -1 in shape:
+            known = math.prod(d for d in shape if d != -1)
+            shape[shape.index(-1)] = self.size // max(known, 1)
+        return PRNGKeyArray(ops.reshape(self._base, tuple(shape) + (2,)))
+
+    def ravel(self):
+        return self.reshape(self.size)
+
+    flatten = ravel
+
+    def _compare(self, other, fn):
+        other = other._base if isinstance(other, PRNGKeyArray) else other
+        return fn(ops.equal(self._base, other), axis=-1)
+
+    def __eq__(self, other):
+        return self._compare(other, ops.all)
+
+    def __ne__(self, other):
+        return lax.bitwise_not(self.__eq__(other))
+
+    __hash__ = None  # arrays are unhashable
+
+    def block_until_ready(self):
+        if hasattr(self._base, "block_until_ready"):
+            self._base.block_until_ready()
+        return self
+
+    def __repr__(self) -> str:
+        if isinstance(self._base, Tracer):
+            return f"PRNGKeyArray(shape={self.shape}, dtype={self.dtype}, traced)"
+        return (f"Array({self.shape}, dtype={self.dtype}) overlaying:\n"
+                f"{np.asarray(self._base)}")
+
+
+tree_util.register_pytree_node(
+    PRNGKeyArray, lambda k: ((k._base,), None), lambda _, children: PRNGKeyArray(children[0]))
+
+
+def _check_key_data(name: str, data):
+    aval = get_aval(data)
+    if aval.dtype != _U32 or aval.ndim < 1 or aval.shape[-1] != 2:
+        raise TypeError(
+            f"{name}: a PRNG key must be a typed key (olympus.random.key) or raw key data of "
+            f"dtype uint32 and shape (..., 2) (olympus.random.PRNGKey); got "
+            f"{aval.str_short()}.")
+
+
+def _to_raw(name: str, key, allow_batched: bool = False):
+    """(raw uint32[..., 2] key data, whether `key` was typed)."""
+    if isinstance(key, PRNGKeyArray):
+        data, typed = key._base, True
+    elif isinstance(key, (Tracer, _rt.Array, np.ndarray)):
+        data, typed = key, False
+    elif isinstance(key, (list, tuple)):
+        data, typed = np.asarray(key, dtype=_U32), False
+    else:
+        raise TypeError(f"unexpected PRNG key type {type(key)}")
+    _check_key_data(name, data)
+    if not allow_batched and get_aval(data).ndim != 1:
+        shape = tuple(get_aval(data).shape[:-1])
+        raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
+                         f"{shape} != (). Use olympus.vmap for batching.")
+    return data, typed
+
+
+def _wrap(data, typed: bool):
+    return PRNGKeyArray(data) if typed else data
+
+
+# --- threefry -------------------------------------------------------------------------------
+
+
+def _k12(key):
+    return ops.getitem(key, 0), ops.getitem(key, 1)
+
+
+def threefry_2x32(key, count):
+    """The Threefry-2x32 hash of the uint32 array `count` under the raw key (uint32[2]).
+
+    As JAX's ``threefry_2x32``: the flattened counts (padded with a zero to even length) are
+    split into two halves which are hashed as the two words of each block; the result is
+    the two hashed halves concatenated (padding removed), in `count`'s shape."""
+    k1, k2 = _k12(key)
+    shape = tuple(get_aval(count).shape)
+    n = math.prod(shape)
+    flat = lax.reshape(count, (n,))
+    odd = n % 2
+    if odd:
+        flat = lax.concatenate([flat, np.zeros((1,), _U32)], 0)
+    half = (n + odd) // 2
+    x0 = lax.slice(flat, (0,), (half,))
+    x1 = lax.slice(flat, (half,), (2 * half,))
+    y0, y1 = bind(threefry2x32_p, k1, k2, x0, x1)
+    out = lax.concatenate([y0, y1], 0)
+    if odd:
+        out = lax.slice(out, (0,), (n,))
+    return lax.reshape(out, shape)
+
+
+def _iota_2x32_shape(shape):
+    """The row-major flat index of each position of `shape` as 64 bits: (hi, lo) words."""
+    n = math.prod(shape)
+    if n > 2 ** 32:
+        raise NotImplementedError("random bits arrays with more than 2**32 elements")
+    lo = lax.reshape(lax.iota(_U32, n), shape) if shape else np.zeros((), _U32)
+    hi = lax.broadcast_in_dim(np.zeros((), _U32), shape, ())
+    return hi, lo
+
+
+def _hash_iota(key, shape):
+    k1, k2 = _k12(key)
+    hi, lo = _iota_2x32_shape(shape)
+    return bind(threefry2x32_p, k1, k2, hi, lo)
+
+
+def _split_raw(key, shape: tuple):
+    """Split one raw key into keys of `shape` (result uint32[*shape, 2])."""
+    shape = tuple(shape)
+    if _partitionable():
+        b1, b2 = _hash_iota(key, shape)
+        nd = len(shape)
+        return lax.concatenate([lax.expand_dims(b1, (nd,)), lax.expand_dims(b2, (nd,))], nd)
+    num = math.prod(shape)
+    counts = lax.iota(_U32, num * 2)
+    return lax.reshape(threefry_2x32(key, counts), shape + (2,))
+
+
+def _split_n(key, num: int = 2):
+    """`num` raw keys as a list (for internal use)."""
+    keys = _split_raw(key, (num,))
+    return [ops.getitem(keys, i) for i in range(num)]
+
+
+def _fold_in_raw(key, data):
+    """Fold a uint32 scalar into a raw key: hash the counts (0, data)."""
+    counts = lax.concatenate([np.zeros((1,), _U32), lax.reshape(data, (1,))], 0)
+    return threefry_2x32(key, counts)
+
+
+def _random_bits(key, bit_width: int, shape: tuple):
+    """Uniform random bits of `bit_width` (8, 16, 32 or 64) and `shape`, as JAX's
+    ``threefry_random_bits`` in the current mode."""
+    shape = tuple(shape)
+    dtype = UINT_DTYPES[bit_width]
+    if _partitionable():
+        b1, b2 = _hash_iota(key, shape)
+        if bit_width == 64:
+            hi = lax.convert_element_type(b1, _U64)
+            lo = lax.convert_element_type(b2, _U64)
+            return lax.bitwise_or(lax.shift_left(hi, np.asarray(32, _U64)), lo)
+        bits = lax.bitwise_xor(b1, b2)
+        return bits if bit_width == 32 else lax.convert_element_type(bits, dtype)
+    size = math.prod(shape)
+    max_count = -(-bit_width * size // 32)
+    if max_count >= np.iinfo(np.uint32).max:
+        raise NotImplementedError("random bits arrays needing more than 2**32 - 1 words")
+    bits = threefry_2x32(key, lax.iota(_U32, max_count))
+    if bit_width == 64:
+        half = max_count // 2
+        hi = lax.convert_element_type(lax.slice(bits, (0,), (half,)), _U64)
+        lo = lax.convert_element_type(lax.slice(bits, (half,), (max_count,)), _U64)
+        bits = lax.bitwise_or(lax.shift_left(hi, np.asarray(32, _U64)), lo)
+    elif bit_width in (8, 16):
+        # Each word holds 32 // bit_width values, least significant first.
+        per = 32 // bit_width
+        shifts = lax.broadcasted_iota(_U32, (max_count, per), 1)
+        shifts = lax.mul(shifts, np.asarray(bit_width, _U32))
+        words = lax.broadcast_in_dim(bits, (max_count, per), (0,))
+        parts = lax.bitwise_and(lax.shift_right_logical(words, shifts),
+                                np.asarray(np.iinfo(dtype).max, _U32))
+        parts = lax.reshape(parts, (max_count * per,))
+        bits = lax.slice(lax.convert_element_type(parts, dtype), (0,), (size,))
+    return lax.reshape(bits, shape)
+
+
+# --- public key API ---------------------------------------------------------------------------
+
+
+def _seed_array(seed):
+    """The seed as an integer array: Python ints go through int64 first (so big Python
+    hashes are accepted and wrap to 32 bits when x64 is off, as in JAX)."""
+    if isinstance(seed, PRNGKeyArray):
+        raise TypeError("PRNGKey accepts a scalar seed, but was given a PRNG key.")
+    if isinstance(seed, bool):
+        raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
+    if isinstance(seed, int):
+        seed = np.asarray(np.int64(seed)).astype(dtypes.canonicalize_dtype(np.int64))
+    elif not isinstance(seed, (Tracer, _rt.Array)):
+        seed = np.asarray(seed)
+        seed = seed.astype(dtypes.canonicalize_dtype(seed.dtype))
+    aval = get_aval(seed)
+    if aval.ndim:
+        raise TypeError(f"PRNGKey accepts a scalar seed, but was given an array of shape "
+                        f"{aval.shape} != (). Use olympus.vmap for batching")
+    if not dtypes.is_integer(aval.dtype):
+        raise TypeError(f"PRNG key seed must be an integer; got {seed!r}")
+    return seed
+
+
+def _seed_impl(seed):
+    """[high 32 bits, low 32 bits] of the (sign-extended) seed."""
+    dt = get_aval(seed).dtype
+    if dt.itemsize == 8:
+        udt = np.dtype(np.uint64)
+        useed = lax.convert_element_type(seed, udt) if dt != udt else seed
+        hi = lax.convert_element_type(lax.shift_right_logical(useed, np.asarray(32, udt)), _U32)
+    else:
+        hi = np.zeros((), _U32)
+    lo = lax.convert_element_type(seed, _U32)
+    return lax.concatenate([lax.reshape(hi, (1,)), lax.reshape(lo, (1,))], 0)
+
+
+_seed_jit = jit(_seed_impl)
+
+
+def PRNGKey(seed, *, impl=None):  # noqa: N802 - JAX's name
+    """A raw (legacy) threefry key, ``uint32[2]``, from an integer seed.
+
+    A 32-bit seed ``s`` gives ``[0, s]``; a 64-bit seed (x64 on) gives its high and low
+    words. Python ints beyond 32 bits wrap when x64 is off, as in JAX."""
+    _check_impl(impl)
+    return _seed_jit(_seed_array(seed))
+
+
+def key(seed, *, impl=None, dtype=None):
+    """A typed PRNG key (a scalar `PRNGKeyArray` of dtype ``key<fry>``) from an integer seed."""
+    _check_impl(impl if dtype is None else dtype)
+    return PRNGKeyArray(_seed_jit(_seed_array(seed)))
+
+
+def _check_impl(impl):
+    if impl is None or impl == "threefry2x32" or impl == _KEY_DTYPE:
+        return
+    raise ValueError(f'unrecognized PRNG implementation "{impl}". Olympus implements only '
+                     '"threefry2x32".')
+
+
+def key_data(keys):
+    """The raw ``uint32[..., 2]`` data of a (typed or raw) key array."""
+    data, _ = _to_raw("key_data", keys, allow_batched=True)
+    return data
+
+
+def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
+    """Typed keys from raw ``uint32[..., 2]`` data."""
+    _check_impl(impl if dtype is None else dtype)
+    if not isinstance(key_bits_array, (Tracer, _rt.Array, np.ndarray)):
+        key_bits_array = np.asarray(key_bits_array)
+    _check_key_data("wrap_key_data", key_bits_array)
+    return PRNGKeyArray(key_bits_array)
+
+
+def key_impl(keys) -> str:
+    _to_raw("key_impl", keys, allow_batched=True)
+    return "threefry2x32"
+
+
+def key_dtype(impl=None) -> KeyDType:
+    _check_impl(impl)
+    return _KEY_DTYPE
+
+
+def clone(key):
+    """Keys are immutable values, so a clone is the key itself (as in JAX)."""
+    return key
+
+
+def _canonicalize_shape(shape, name="shape") -> tuple:
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {shape}.") from None
+
+
+@_sampler_jit(("shape",))
+def _split_jit(key, *, shape):
+    return _split_raw(key, shape)
+
+
+def split(key, num=2):
+    """Split a key into `num` new keys (an int, or a tuple giving the keys' shape)."""
+    data, typed = _to_raw("split", key)
+    shape = tuple(num) if isinstance(num, (tuple, list)) else (operator.index(num),)
+    return _wrap(_split_jit(data, shape=_canonicalize_shape(shape)), typed)
+
+
+@_sampler_jit()
+def _fold_in_jit(key, data):
+    return _fold_in_raw(key, data)
+
+
+def fold_in(key, data):
+    """A new key derived from `key` and the 32-bit integer `data`."""
+    raw, typed = _to_raw("fold_in", key)
+    if np.ndim(data) if not isinstance(data, (Tracer, _rt.Array)) else get_aval(data).ndim:
+        raise TypeError(f"fold_in accepts a scalar, but was given an array of shape "
+                        f"{np.shape(data)} != (). Use olympus.vmap for batching.")
+    if type(data) is int and not 0 <= data <= 0xFFFFFFFF:
+        raise OverflowError(f"Python integer {data} out of bounds for uint32")
+    if not isinstance(data, (Tracer, _rt.Array)):
+        data = np.asarray(data).astype(_U32)
+    data = lax.convert_element_type(data, _U32)
+    return _wrap(_fold_in_jit(raw, data), typed)
+
+
+@_sampler_jit(("bit_width", "shape"))
+def _bits_jit(key, *, bit_width, shape):
+    return _random_bits(key, bit_width, shape)
+
+
+def bits(key, shape=(), dtype=None):
+    """Uniform random bits: an unsigned integer array (default uint32, uint64 with x64)."""
+    raw, _ = _to_raw("bits", key)
+    dt = dtypes.canonicalize_dtype(np.uint64 if dtype is None else dtype)
+    if not dtypes.is_unsigned_int(dt):
+        raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dt}")
+    return _bits_jit(raw, bit_width=dt.itemsize * 8, shape=_canonicalize_shape(shape))

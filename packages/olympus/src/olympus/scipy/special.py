@@ -1,0 +1,237 @@
+"""`olympus.scipy.special`: special functions with SciPy's names and JAX's semantics.
+
+Inputs are promoted to an inexact dtype (integers and bools to the default float); every
+function works eagerly, under `jit`, `vmap` and `grad`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from olympus_ir import dtypes
+from olympus_trace import array_ops as ops
+from olympus_trace import lax_ops as lax
+
+__all__ = [
+    "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "log_ndtr",
+    "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "softmax", "xlog1py", "xlogy",
+]
+
+
+def _inexact(*args):
+    return ops.promote_dtypes_inexact(*args)
+
+
+def _dtype(x):
+    return ops.aval_of(x).dtype
+
+
+def _c(x, v):
+    """`v` as a constant of `x`'s dtype."""
+    return np.asarray(v, _dtype(x))
+
+
+def _unary(lax_fn, name, doc):
+    def f(x):
+        (x,) = _inexact(x)
+        return lax_fn(x)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
+
+
+erf = _unary(lax.erf, "erf", "The error function.")
+erfc = _unary(lax.erfc, "erfc", "The complementary error function, 1 - erf(x).")
+erfinv = _unary(lax.erf_inv, "erfinv", "The inverse of `erf` on (-1, 1).")
+gammaln = _unary(lax.lgamma, "gammaln", "log|Gamma(x)|.")
+digamma = _unary(lax.digamma, "digamma", "The digamma function, d/dx log Gamma(x).")
+expit = _unary(lax.logistic, "expit", "The logistic sigmoid 1 / (1 + exp(-x)).")
+
+
+def logit(x):
+    """log(x / (1 - x)), the inverse of `expit`."""
+    (x,) = _inexact(x)
+    return lax.log(lax.div(x, lax.sub(_c(x, 1), x)))
+
+
+def _where(c, x, y):
+    return ops.where(c, x, y)
+
+
+def xlogy(x, y):
+    """x * log(y), defined as 0 where x == 0 (also for y == 0). The gradient is taken
+    through the `x != 0` branch only (so it is finite where x == 0)."""
+    x, y = _inexact(x, y)
+    x, y = ops._promote_shapes(x, y)
+    nz = ops.not_equal(x, _c(x, 0))
+    safe_y = _where(nz, y, ops.add(ops.multiply(y, _c(y, 0)), _c(y, 1)))
+    return _where(nz, ops.multiply(x, lax.log(safe_y)), ops.multiply(x, _c(x, 0)))
+
+
+def xlog1py(x, y):
+    """x * log1p(y), defined as 0 where x == 0."""
+    x, y = _inexact(x, y)
+    x, y = ops._promote_shapes(x, y)
+    nz = ops.not_equal(x, _c(x, 0))
+    safe_y = _where(nz, y, ops.multiply(y, _c(y, 0)))
+    return _where(nz, ops.multiply(x, lax.log1p(safe_y)), ops.multiply(x, _c(x, 0)))
+
+
+def entr(x):
+    """-x log(x) for x > 0, 0 at 0, -inf for x < 0."""
+    (x,) = _inexact(x)
+    pos = ops.greater(x, _c(x, 0))
+    safe = _where(pos, x, ops.add(ops.multiply(x, _c(x, 0)), _c(x, 1)))
+    val = lax.neg(ops.multiply(x, lax.log(safe)))
+    return _where(pos, val, _where(ops.equal(x, _c(x, 0)), ops.multiply(x, _c(x, 0)),
+                                   ops.add(ops.multiply(x, _c(x, 0)), _c(x, -np.inf))))
+
+
+def betaln(a, b):
+    """log|B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)."""
+    a, b = _inexact(a, b)
+    return ops.subtract(ops.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(ops.add(a, b)))
+
+
+# --- normal distribution ----------------------------------------------------------------------
+
+
+def ndtr(x):
+    """The standard normal CDF, accurate in both tails (erf near 0, erfc away from it)."""
+    (x,) = _inexact(x)
+    half_sqrt_2 = _c(x, np.sqrt(2.0) * 0.5)
+    w = lax.mul(x, half_sqrt_2)
+    z = lax.abs(w)
+    y = _where(ops.less(z, half_sqrt_2), ops.add(_c(x, 1), lax.erf(w)),
+               _where(ops.greater(w, _c(x, 0)), ops.subtract(_c(x, 2), lax.erfc(z)),
+                      lax.erfc(z)))
+    return lax.mul(_c(x, 0.5), y)
+
+
+def _log_ndtr_asymptotic(x, order=3):
+    """log Phi(x) for very negative x: log(pdf(x) / -x) + log(1 + sum_n (-1)^n (2n-1)!! /
+    x^(2n))."""
+    x2 = lax.mul(x, x)
+    inv = lax.div(_c(x, 1), x2)
+    total = _c(x, 1)
+    term = _c(x, 1)
+    coef = 1.0
+    for n in range(1, order + 1):
+        coef *= -(2 * n - 1)
+        term = lax.mul(term, inv) if n > 1 else inv
+        total = ops.add(total, ops.multiply(_c(x, coef), term))
+    log_pdf_over_x = ops.subtract(
+        ops.subtract(lax.mul(_c(x, -0.5), x2), lax.log(lax.neg(x))),
+        _c(x, 0.5 * np.log(2 * np.pi)))
+    return ops.add(log_pdf_over_x, lax.log(total))
+
+
+def log_ndtr(x, series_order=3):
+    """log of the standard normal CDF, accurate far into both tails."""
+    (x,) = _inexact(x)
+    dt = _dtype(x)
+    if dt == np.float64:
+        lower, upper = -20.0, 8.0
+    else:
+        lower, upper = -10.0, 5.0
+    # Three regions, each evaluated on inputs that are safe there.
+    x_up = ops.maximum(x, _c(x, upper))
+    hi = lax.log1p(lax.neg(ndtr(lax.neg(x_up))))
+    x_mid = ops.minimum(ops.maximum(x, _c(x, lower)), _c(x, upper))
+    mid = lax.log(ndtr(x_mid))
+    x_lo = ops.minimum(x, _c(x, lower))
+    lo = _log_ndtr_asymptotic(x_lo, series_order)
+    return _where(ops.greater(x, _c(x, upper)), hi,
+                  _where(ops.greater(x, _c(x, lower)), mid, lo))
+
+
+def ndtri(p):
+    """The inverse of `ndtr`: Abramowitz-Stegun 26.2.23 as a first guess in the lower half,
+    then Newton steps on log_ndtr (so tails keep full relative accuracy); by symmetry
+    above 1/2. NaN outside [0, 1], -inf at 0, inf at 1."""
+    (p,) = _inexact(p)
+    dt = _dtype(p)
+    c = lambda v: _c(p, v)  # noqa: E731
+    upper_half = ops.greater(p, c(0.5))
+    q = _where(upper_half, ops.subtract(c(1), p), p)  # in [0, 1/2]
+    q_safe = ops.clip(q, c(np.finfo(dt).tiny if dt != dtypes.bfloat16 else 1e-38), c(0.5))
+    t = lax.sqrt(lax.mul(c(-2), lax.log(q_safe)))
+    num = ops.add(c(2.515517), ops.multiply(t, ops.add(c(0.802853), ops.multiply(t, c(0.010328)))))
+    den = ops.add(c(1), ops.multiply(t, ops.add(c(1.432788), ops.multiply(
+        t, ops.add(c(0.189269), ops.multiply(t, c(0.001308)))))))
+    x = lax.neg(ops.subtract(t, ops.true_divide(num, den)))
+    log_q = lax.log(q_safe)
+    half_log_2pi = c(0.5 * np.log(2 * np.pi))
+    for _ in range(4 if dt == np.float64 else 3):
+        lf = log_ndtr(x)
+        # d/dx log Phi(x) = pdf(x) / Phi(x) = exp(log pdf - log Phi)
+        slope = lax.exp(ops.subtract(ops.subtract(ops.multiply(c(-0.5), ops.multiply(x, x)),
+                                                  half_log_2pi), lf))
+        x = ops.subtract(x, ops.true_divide(ops.subtract(lf, log_q), slope))
+    x = _where(ops.equal(q, c(0.5)), ops.multiply(x, c(0)), x)
+    x = _where(ops.equal(q, c(0)), ops.add(ops.multiply(x, c(0)), c(-np.inf)), x)
+    x = _where(upper_half, lax.neg(x), x)
+    bad = ops.bitwise_or(ops.less(p, c(0)), ops.greater(p, c(1)))
+    return _where(ops.bitwise_or(bad, ops.not_equal(p, p)), ops.add(ops.multiply(x, c(0)),
+                                                                    c(np.nan)), x)
+
+
+# --- reductions -------------------------------------------------------------------------------
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
+    """log(sum(b * exp(a))) along `axis`, computed stably (shifted by the maximum).
+
+    With `b` (weights, broadcast against `a`) the sum may be negative: `return_sign=True`
+    returns ``(log|sum|, sign)``; otherwise a negative sum gives NaN. `where` masks out
+    elements. The result's dtype is `a`'s (promoted to inexact)."""
+    if where is not None:
+        a = ops.where(where, a, 0)
+    if b is not None:
+        a, b = _inexact(a, b)
+        a = ops.where(ops.not_equal(b, _c(b, 0)), a, _c(a, -np.inf))
+        a, b = ops._promote_shapes(a, b)
+    else:
+        (a,) = _inexact(a)
+    aval = ops.aval_of(a)
+    nd = aval.ndim
+    dims = ops._axes(axis, nd)
+    masked = a if where is None else ops.where(where, a, _c(a, -np.inf))
+    if dtypes.is_complex(aval.dtype):
+        masked_real = lax.real(masked)
+    else:
+        masked_real = masked
+    amax = ops.max(masked_real, axis=dims, keepdims=True) if dims else masked_real
+    amax = lax.stop_gradient(ops.where(lax.is_finite(amax), amax, _c(amax, 0)))
+    exp_a = lax.exp(ops.subtract(a, lax.convert_element_type(amax, aval.dtype)))
+    if b is not None:
+        exp_a = ops.multiply(exp_a, b)
+    if where is not None:
+        exp_a = ops.where(where, exp_a, _c(exp_a, 0))
+    sumexp = ops.sum(exp_a, axis=dims, keepdims=True) if dims else exp_a
+    sign = lax.sign(sumexp)
+    if return_sign or not dtypes.is_complex(aval.dtype):
+        sumexp = lax.abs(sumexp)
+    out = ops.add(lax.log(sumexp), lax.convert_element_type(amax, ops.aval_of(sumexp).dtype))
+    if not keepdims:
+        out = lax.squeeze(out, dims)
+        sign = lax.squeeze(sign, dims)
+    if return_sign:
+        return out, sign
+    if b is not None and not dtypes.is_complex(aval.dtype):
+        out = ops.where(ops.less(sign, _c(sign, 0)), _c(out, np.nan), out)
+    return out
+
+
+def softmax(x, axis=None):
+    """exp(x) / sum(exp(x)) along `axis` (all axes by default, as SciPy)."""
+    from ..nn import softmax as _softmax
+
+    return _softmax(x, axis=axis)
+
+
+def log_softmax(x, axis=None):
+    """log(softmax(x)) along `axis` (all axes by default, as SciPy)."""
+    from ..nn import log_softmax as _log_softmax
+
+    return _log_softmax(x, axis=axis)

@@ -1,0 +1,506 @@
+"""The public autodiff API: grad / value_and_grad / jvp / linearize / vjp / jacfwd / jacrev /
+hessian, their options and errors, composition with jit, symbolic zeros, the staged
+olympusprs of `grad`, and custom_jvp / custom_vjp / checkpoint.
+
+Values are checked against analytic derivatives.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import olympus
+import olympus.numpy as jnp
+from olympus import lax
+from olympus_ir import dtypes
+
+F = np.float32
+
+
+def close(a, b, rtol=1e-5, atol=1e-6):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=atol)
+
+
+def f_poly(x, y):
+    return x * x * y + jnp.sin(y)
+
+
+# --- grad / value_and_grad --------------------------------------------------------------------
+
+
+def test_grad_argnums():
+    x, y = F(1.5), F(-0.5)
+    close(olympus.grad(f_poly)(x, y), 2 * x * y)
+    close(olympus.grad(f_poly, argnums=1)(x, y), x * x + np.cos(y))
+    gx, gy = olympus.grad(f_poly, argnums=(0, 1))(x, y)
+    close(gx, 2 * x * y)
+    close(gy, x * x + np.cos(y))
+    (g,) = olympus.grad(f_poly, argnums=(1,))(x, y)
+    close(g, x * x + np.cos(y))
+    close(olympus.grad(f_poly, argnums=-1)(x, y), x * x + np.cos(y))
+
+
+def test_value_and_grad():
+    v, g = olympus.value_and_grad(f_poly)(F(2.0), F(3.0))
+    close(v, 12 + np.sin(3.0))
+    close(g, 12.0)
+    v, (gx, gy) = olympus.value_and_grad(f_poly, argnums=(0, 1))(F(2.0), F(3.0))
+    close(gy, 4 + np.cos(3.0))
+
+
+def test_grad_has_aux():
+    def f(x):
+        return jnp.sum(x ** 2), {"mean": jnp.mean(x)}
+
+    x = np.array([1.0, 2.0, 3.0], F)
+    g, aux = olympus.grad(f, has_aux=True)(x)
+    close(g, 2 * x)
+    close(aux["mean"], 2.0)
+    (v, aux), g = olympus.value_and_grad(f, has_aux=True)(x)
+    close(v, 14.0)
+    close(aux["mean"], 2.0)
+    assert isinstance(aux["mean"], olympus.Array)
+
+
+def test_grad_pytree_input():
+    params = {"w": np.array([1.0, 2.0], F), "b": F(0.5)}
+
+    def loss(p, x):
+        return jnp.sum(p["w"] * x) + p["b"] ** 2
+
+    g = olympus.grad(loss)(params, np.array([3.0, 4.0], F))
+    close(g["w"], [3.0, 4.0])
+    close(g["b"], 1.0)
+
+
+def test_grad_holomorphic():
+    z = np.complex64(1 + 2j)
+    close(olympus.grad(lambda z: z * z, holomorphic=True)(z), 2 * z)
+    close(olympus.grad(lambda z: jnp.sin(z), holomorphic=True)(z), np.cos(z), rtol=1e-5)
+
+
+def test_grad_allow_int_gives_float0():
+    def f(x, n):
+        return x * n
+
+    gx, gn = olympus.grad(f, argnums=(0, 1), allow_int=True)(F(2.0), np.int32(3))
+    close(gx, 3.0)
+    assert gn.dtype == dtypes.float0 and gn.shape == ()
+
+
+def test_grad_integer_input_error():
+    with pytest.raises(TypeError, match=(
+            r"grad requires real- or complex-valued inputs \(input dtype that is a sub-dtype "
+            r"of np.inexact\), but got int32. If you want to use Boolean- or integer-valued "
+            r"inputs, use vjp or set allow_int to True.")):
+        olympus.grad(lambda x: x * 2.0)(np.int32(3))
+
+
+def test_grad_non_scalar_output_error():
+    with pytest.raises(TypeError, match=r"Gradient only defined for scalar-output functions. "
+                                        r"Output had shape: \(3,\)."):
+        olympus.grad(lambda x: x * 2)(np.ones(3, F))
+
+
+def test_grad_integer_output_error():
+    with pytest.raises(TypeError, match=r"grad requires real-valued outputs \(output dtype "
+                                        r"that is a sub-dtype of np.floating\), but got int32"):
+        olympus.grad(lambda x: lax.convert_element_type(x, np.int32))(F(1.0))
+
+
+def test_grad_holomorphic_errors():
+    with pytest.raises(TypeError, match="grad with holomorphic=True requires inputs with "
+                                        "complex dtype, but got float32."):
+        olympus.grad(lambda x: x, holomorphic=True)(F(1.0))
+    with pytest.raises(TypeError, match="requires real-valued outputs"):
+        olympus.grad(lambda x: lax.complex(x, x))(F(1.0))
+
+
+def test_grad_argnums_out_of_range():
+    with pytest.raises(TypeError, match="argnums"):
+        olympus.grad(lambda x: x, argnums=2)(F(1.0))
+
+
+# --- jvp / linearize / vjp ------------------------------------------------------------------
+
+
+def test_jvp():
+    y, t = olympus.jvp(f_poly, (F(2.0), F(3.0)), (F(1.0), F(0.0)))
+    close(y, 12 + np.sin(3.0))
+    close(t, 12.0)
+
+
+def test_jvp_has_aux():
+    y, t, aux = olympus.jvp(lambda x: (jnp.sin(x), x * 2), (F(0.5),), (F(1.0),), has_aux=True)
+    close(t, np.cos(0.5))
+    close(aux, 1.0)
+    assert not isinstance(aux, olympus_tracer_types())
+
+
+def olympus_tracer_types():
+    from olympus_trace.core import Tracer
+    return Tracer
+
+
+def test_jvp_errors():
+    with pytest.raises(TypeError, match="must be tuples or lists"):
+        olympus.jvp(jnp.sin, F(1.0), F(1.0))
+    with pytest.raises(TypeError, match="primal and tangent arguments to olympus.jvp do not "
+                                        "match; dtypes must be equal"):
+        olympus.jvp(jnp.sin, (F(1.0),), (np.float16(1.0),))
+
+
+def test_linearize():
+    y, f_jvp = olympus.linearize(jnp.sin, F(0.3))
+    close(y, np.sin(0.3))
+    close(f_jvp(F(2.0)), 2 * np.cos(0.3))
+    close(f_jvp(F(-1.0)), -np.cos(0.3))
+    y, f_jvp, aux = olympus.linearize(lambda x: (x * x, x + 1), F(3.0), has_aux=True)
+    close(f_jvp(F(1.0)), 6.0)
+    close(aux, 4.0)
+
+
+def test_vjp():
+    y, f_vjp = olympus.vjp(lambda x, y: (x * y, jnp.sin(x)), F(2.0), F(3.0))
+    gx, gy = f_vjp((F(1.0), F(2.0)))
+    close(gx, 3 + 2 * np.cos(2.0))
+    close(gy, 2.0)
+    y, f_vjp, aux = olympus.vjp(lambda x: (x * 2, "aux" and x), F(1.5), has_aux=True)
+    close(f_vjp(F(1.0))[0], 2.0)
+    close(aux, 1.5)
+
+
+def test_vjp_integer_input_gets_float0():
+    _, f_vjp = olympus.vjp(lambda x, n: x * n, F(2.0), np.int32(3))
+    gx, gn = f_vjp(F(1.0))
+    close(gx, 3.0)
+    assert gn.dtype == dtypes.float0
+
+
+def test_jvp_integer_output_tangent_is_float0():
+    _, t = olympus.jvp(lambda x: jnp.argmax(x), (np.array([1.0, 3.0, 2.0], F),),
+                       (np.ones(3, F),))
+    assert t.dtype == dtypes.float0
+
+
+def test_vjp_cotangent_shape_error():
+    _, f_vjp = olympus.vjp(jnp.sin, np.ones(3, F))
+    with pytest.raises(ValueError, match="Shape of cotangent input to vjp pullback function"):
+        f_vjp(np.ones(2, F))
+
+
+# --- jacobians ---------------------------------------------------------------------------------
+
+
+def _jac_fun(x):
+    return jnp.stack([x[0] * x[1], jnp.sin(x[0]), x[1] ** 3])
+
+
+def _jac_expected(x):
+    return np.array([[x[1], x[0]], [np.cos(x[0]), 0.0], [0.0, 3 * x[1] ** 2]])
+
+
+def test_jacfwd_jacrev():
+    x = np.array([0.7, -1.3], F)
+    close(olympus.jacfwd(_jac_fun)(x), _jac_expected(x))
+    close(olympus.jacrev(_jac_fun)(x), _jac_expected(x))
+
+
+def test_jacobian_argnums_and_aux():
+    def f(x, y):
+        return x * y, x + y
+
+    jx, jy = olympus.jacrev(lambda x, y: f(x, y)[0], argnums=(0, 1))(np.ones(2, F),
+                                                                     np.full(2, 3.0, F))
+    close(jx, 3 * np.eye(2))
+    close(jy, np.eye(2))
+    j, aux = olympus.jacfwd(lambda x: (x * 2, x.sum()), has_aux=True)(np.ones(2, F))
+    close(j, 2 * np.eye(2))
+    close(aux, 2.0)
+
+
+def test_hessian():
+    def f(x):
+        return x[0] ** 2 * x[1] + jnp.sin(x[1])
+
+    x = np.array([1.5, 0.5], F)
+    want = np.array([[2 * x[1], 2 * x[0]], [2 * x[0], -np.sin(x[1])]])
+    close(olympus.hessian(f)(x), want, rtol=1e-5)
+    close(olympus.jacfwd(olympus.jacrev(f))(x), want, rtol=1e-5)
+    close(olympus.jacrev(olympus.jacfwd(f))(x), want, rtol=1e-5)
+
+
+# --- composition ----------------------------------------------------------------------------------
+
+
+def test_grad_of_jit_and_jit_of_grad():
+    f = lambda x: jnp.sum(jnp.tanh(x) ** 2)  # noqa: E731
+    x = np.array([0.1, -0.4, 0.9], F)
+    want = 2 * np.tanh(x) * (1 - np.tanh(x) ** 2)
+    close(olympus.grad(olympus.jit(f))(x), want)
+    close(olympus.jit(olympus.grad(f))(x), want)
+    close(olympus.jit(olympus.grad(olympus.jit(f)))(x), want)
+
+
+def test_grad_of_grad():
+    x = F(0.8)
+    close(olympus.grad(olympus.grad(jnp.sin))(x), -np.sin(x))
+    close(olympus.grad(olympus.grad(olympus.grad(jnp.sin)))(x), -np.cos(x))
+    close(olympus.grad(olympus.grad(lambda x: x ** 4))(F(2.0)), 48.0)
+
+
+def test_vmap_of_grad_and_grad_of_vmap():
+    x = np.array([0.1, 0.5, 1.0], F)
+    close(olympus.vmap(olympus.grad(jnp.sin))(x), np.cos(x))
+    close(olympus.grad(lambda x: jnp.sum(olympus.vmap(jnp.sin)(x)))(x), np.cos(x))
+
+
+def test_grad_through_control_flow():
+    def f(x):
+        return lax.cond(x > 0, lambda y: y * jnp.sin(y), lambda y: y ** 3, x)
+
+    close(olympus.grad(f)(F(0.5)), np.sin(0.5) + 0.5 * np.cos(0.5))
+    close(olympus.grad(f)(F(-0.5)), 3 * 0.25)
+    close(olympus.jit(olympus.grad(f))(F(-0.5)), 3 * 0.25)
+    close(olympus.grad(olympus.grad(f))(F(-0.5)), -3.0)
+
+
+def test_stop_gradient():
+    def f(x):
+        return x * olympus.stop_gradient(x) + lax.stop_gradient(x * 3)
+
+    close(olympus.grad(f)(F(2.0)), 2.0)
+    g = olympus.grad(lambda p: jnp.sum(olympus.stop_gradient(p)["a"] * p["b"]))(
+        {"a": np.ones(2, F), "b": np.full(2, 2.0, F)})
+    close(g["a"], [0, 0])
+    close(g["b"], [1, 1])
+
+
+def test_compiled_cannot_be_transformed():
+    c = olympus.jit(jnp.sin).trace(F(1.0)).lower().compile()
+    msg = (r"Cannot apply OLYMPUS transformations to a function lowered and compiled for a "
+           r"particular signature. Detected argument of Tracer type <class '.*JVPTracer'>")
+    with pytest.raises(TypeError, match=msg):
+        olympus.grad(c)(F(1.0))
+    with pytest.raises(TypeError, match=msg):
+        olympus.jvp(c, (F(1.0),), (F(1.0),))
+    close(c(F(1.0)), np.sin(1.0))
+
+
+# --- the staged gradient ------------------------------------------------------------------------
+
+
+def test_grad_olympuspr_has_no_primal_only_equations():
+    j = olympus.make_olympuspr(olympus.grad(lambda x: jnp.sin(x) * x))(F(1.0))
+    assert str(j) == """\
+{ lambda ; a:f32[]. let
+    b:f32[] = sin a
+    c:f32[] = cos a
+    d:f32[] = mul b 1.0:f32[]
+    e:f32[] = mul 1.0:f32[] a
+    f:f32[] = mul e c
+    g:f32[] = add d f
+  in (g,) }"""
+    # value_and_grad keeps the primal product.
+    j = olympus.make_olympuspr(olympus.value_and_grad(lambda x: jnp.sin(x) * x))(F(1.0))
+    assert "mul b a" in str(j)
+
+
+def test_unused_input_gradient_is_a_symbolic_zero():
+    def f(x, y):
+        return jnp.sum(jnp.exp(x))
+
+    x = np.ones(3, F)
+    j = olympus.make_olympuspr(olympus.grad(f, argnums=(0, 1)))(x, x)
+    assert str(j) == """\
+{ lambda ; a:f32[3] b:f32[3]. let
+    c:f32[3] = exp a
+    d:f32[3] = broadcast_in_dim[broadcast_dimensions=() shape=(3,) sharding=None] 1.0:f32[]
+    e:f32[3] = mul d c
+    f:f32[3] = broadcast_in_dim[broadcast_dimensions=() shape=(3,) sharding=None] 0.0:f32[]
+  in (e, f) }"""
+    gx, gy = olympus.grad(f, argnums=(0, 1))(x, x)
+    close(gx, np.e * np.ones(3))
+    close(gy, np.zeros(3))
+
+
+def test_grad_of_constant_function():
+    close(olympus.grad(lambda x: 3.0)(F(1.0)), 0.0)
+    j = olympus.make_olympuspr(olympus.grad(lambda x: F(3.0)))(F(1.0))
+    assert len(j.olympuspr.eqns) == 0
+
+
+# --- custom_jvp ------------------------------------------------------------------------------------
+
+
+@olympus.custom_jvp
+def log1pexp(x):
+    return jnp.log(1.0 + jnp.exp(x))
+
+
+@log1pexp.defjvp
+def _log1pexp_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return log1pexp(x), t * (1.0 - 1.0 / (1.0 + jnp.exp(x)))
+
+
+def test_custom_jvp_rule_is_used():
+    x = F(100.0)
+    close(log1pexp(F(1.0)), np.log1p(np.e))
+    close(olympus.grad(log1pexp)(x), 1.0)  # the naive derivative is nan here
+    assert np.isnan(np.asarray(olympus.grad(lambda x: jnp.log(1.0 + jnp.exp(x)))(x)))
+    close(olympus.jit(olympus.grad(log1pexp))(x), 1.0)
+    close(olympus.grad(olympus.jit(log1pexp))(x), 1.0)
+    _, t = olympus.jvp(log1pexp, (F(0.0),), (F(2.0),))
+    close(t, 1.0)
+    close(olympus.vmap(olympus.grad(log1pexp))(np.array([0.0, 100.0], F)), [0.5, 1.0])
+    close(olympus.grad(lambda x: jnp.sum(olympus.vmap(log1pexp)(x)))(np.array([0.0, 100.0],
+                                                                             F)), [0.5, 1.0])
+
+
+def test_custom_jvp_second_order():
+    close(olympus.grad(olympus.grad(log1pexp))(F(0.0)), 0.25)
+
+
+def test_custom_jvp_defjvps_and_nondiff_argnums():
+    @olympus.custom_jvp
+    def f(x, y):
+        return x * y
+
+    f.defjvps(lambda t, ans, x, y: t * 10.0, lambda t, ans, x, y: t * 100.0)
+    gx, gy = olympus.grad(f, argnums=(0, 1))(F(2.0), F(3.0))
+    close(gx, 10.0)
+    close(gy, 100.0)
+
+    import functools
+
+    @functools.partial(olympus.custom_jvp, nondiff_argnums=(0,))
+    def app(fn, x):
+        return fn(x)
+
+    @app.defjvp
+    def _app_jvp(fn, primals, tangents):
+        (x,), (t,) = primals, tangents
+        return app(fn, x), 7.0 * t
+
+    close(app(jnp.sin, F(1.0)), np.sin(1.0))
+    close(olympus.grad(lambda x: app(jnp.sin, x))(F(1.0)), 7.0)
+
+
+def test_custom_jvp_errors():
+    @olympus.custom_jvp
+    def f(x):
+        return x
+
+    with pytest.raises(AttributeError, match="No JVP defined for custom_jvp function f"):
+        f(F(1.0))
+
+    @f.defjvp
+    def _bad(primals, tangents):
+        return primals[0]
+
+    with pytest.raises(TypeError, match="Custom JVP rule must produce a pair"):
+        olympus.grad(f)(F(1.0))
+
+
+# --- custom_vjp ------------------------------------------------------------------------------------
+
+
+@olympus.custom_vjp
+def clip_gradient(lo, hi, x):
+    return x
+
+
+def _clip_fwd(lo, hi, x):
+    return x, (lo, hi)
+
+
+def _clip_bwd(res, g):
+    lo, hi = res
+    return (None, None, jnp.clip(g, lo, hi))
+
+
+clip_gradient.defvjp(_clip_fwd, _clip_bwd)
+
+
+def test_custom_vjp_clip_gradient():
+    f = lambda x: jnp.sum(clip_gradient(F(-0.5), F(0.5), x) * 3.0)  # noqa: E731
+    x = np.ones(3, F)
+    close(f(x), 9.0)
+    close(olympus.grad(f)(x), np.full(3, 0.5))
+    close(olympus.jit(olympus.grad(f))(x), np.full(3, 0.5))
+    close(olympus.vmap(olympus.grad(lambda x: clip_gradient(F(-0.5), F(0.5), x) * 3.0))(x),
+          np.full(3, 0.5))
+    close(olympus.grad(lambda x: jnp.sum(olympus.vmap(
+        lambda v: clip_gradient(F(-0.5), F(0.5), v) * 3.0)(x)))(x), np.full(3, 0.5))
+
+
+def test_custom_vjp_residuals_and_pytrees():
+    @olympus.custom_vjp
+    def f(p):
+        return jnp.sin(p["a"]) * p["b"]
+
+    def fwd(p):
+        return f(p), (jnp.cos(p["a"]), p["b"], jnp.sin(p["a"]))
+
+    def bwd(res, g):
+        c, b, s = res
+        return ({"a": g * c * b, "b": g * s * 2.0},)
+
+    f.defvjp(fwd, bwd)
+    g = olympus.grad(f)({"a": F(0.3), "b": F(2.0)})
+    close(g["a"], np.cos(0.3) * 2.0)
+    close(g["b"], 2 * np.sin(0.3))
+
+
+def test_custom_vjp_nondiff_argnums():
+    import functools
+
+    @functools.partial(olympus.custom_vjp, nondiff_argnums=(0,))
+    def scale(k, x):
+        return x * k
+
+    scale.defvjp(lambda k, x: (scale(k, x), None), lambda k, res, g: (g * k * 10,))
+    close(olympus.grad(lambda x: scale(2.0, x))(F(1.0)), 20.0)
+
+
+def test_custom_vjp_forward_mode_error():
+    with pytest.raises(TypeError, match=r"can't apply forward-mode autodiff \(jvp\) to a "
+                                        r"custom_vjp function."):
+        olympus.jvp(lambda x: clip_gradient(F(-1.0), F(1.0), x), (F(1.0),), (F(1.0),))
+
+
+def test_custom_vjp_bwd_structure_error():
+    @olympus.custom_vjp
+    def f(x, y):
+        return x * y
+
+    f.defvjp(lambda x, y: (x * y, None), lambda res, g: (g,))
+    with pytest.raises(TypeError, match="Custom VJP bwd rule must produce a tuple of length "
+                                        "equal to the number of primal"):
+        olympus.grad(f)(F(1.0), F(2.0))
+
+
+# --- checkpoint ---------------------------------------------------------------------------------------
+
+
+def test_checkpoint_values_and_recomputation():
+    def block(x):
+        return jnp.sin(jnp.sin(x))
+
+    x = F(0.7)
+    want = np.cos(np.sin(0.7)) * np.cos(0.7)
+    close(olympus.checkpoint(block)(x), np.sin(np.sin(0.7)))
+    close(olympus.grad(olympus.checkpoint(block))(x), want)
+    close(olympus.jit(olympus.grad(olympus.remat(block)))(x), want)
+    close(olympus.vmap(olympus.grad(olympus.checkpoint(block)))(np.array([0.7, 0.7], F)),
+          [want, want])
+    close(olympus.grad(olympus.grad(olympus.checkpoint(block)))(x),
+          olympus.grad(olympus.grad(block))(x))
+    j = str(olympus.make_olympuspr(olympus.grad(olympus.checkpoint(block)))(x))
+    # The forward pass is recomputed in the backward pass: no residuals flow out of a
+    # forward checkpoint (with grad the primal output is not needed, so there is none).
+    assert j.count("checkpoint[") == 1 and j.count("sin") == 1
+    jv = str(olympus.make_olympuspr(olympus.value_and_grad(olympus.checkpoint(block)))(x))
+    assert jv.count("checkpoint[") == 2 and jv.count("sin") == 3

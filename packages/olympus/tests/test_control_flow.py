@@ -1,0 +1,753 @@
+"""Structured control flow (`olympus.lax`: cond, switch, while_loop, fori_loop, scan, map).
+
+* values against Python/NumPy loops, eagerly and under `jit`;
+* the olympusprs printed for nested control flow (exact text);
+* type errors: branch outputs, loop carries;
+* gradients against central finite differences (float64) for cond, switch, a scan RNN
+  and fori_loop with static bounds; jvp through while_loop; the reverse-mode while error;
+* vmap: cond with a batched predicate (becomes `select_n`), while_loop with a batched
+  predicate (runs until every member is done), scan and fori_loop, against loops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import olympus
+import olympus.numpy as jnp
+from olympus import lax
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def both(f):
+    """`f` run eagerly and under jit: the two results must agree; returns the eager one."""
+
+    def run(*args):
+        eager = f(*args)
+        jitted = olympus.jit(f)(*args)
+        for a, b in zip(olympus.tree_util.tree_leaves(eager),
+                        olympus.tree_util.tree_leaves(jitted)):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
+        return eager
+
+    return run
+
+
+def olympuspr_text(f, *args):
+    return str(olympus.make_olympuspr(f)(*args))
+
+
+@pytest.fixture
+def x64():
+    prev = olympus.config.olympus_enable_x64
+    olympus.config.update("olympus_enable_x64", True)
+    try:
+        yield
+    finally:
+        olympus.config.update("olympus_enable_x64", prev)
+
+
+def finite_diff_grad(f, x, eps=1e-6):
+    """Central differences of scalar `f` at float64 array `x` (`f` is jitted: an eager
+    loop would trace and compile its body again on every evaluation)."""
+    f = olympus.jit(f)
+    x = np.asarray(x, np.float64)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        g[i] = (float(f(x + d)) - float(f(x - d))) / (2 * eps)
+    return g
+
+
+def check_grad(f, *args, rtol=1e-5, atol=1e-7):
+    """`olympus.grad(f, argnums=all)` against finite differences in every argument."""
+    grads = olympus.grad(f, argnums=tuple(range(len(args))))(*args)
+    for k, (g, a) in enumerate(zip(grads, args)):
+        def fk(xk, k=k):
+            return f(*args[:k], xk, *args[k + 1:])
+
+        np.testing.assert_allclose(np.asarray(g), finite_diff_grad(fk, a), rtol=rtol,
+                                   atol=atol, err_msg=f"argument {k}")
+
+
+RNG = np.random.default_rng(0)
+
+# --- cond and switch --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pred", [True, False, 0, 3, 0.0, -1.5])
+def test_cond_values(pred):
+    def f(p, x, y):
+        return lax.cond(p, lambda a, b: (a + b, a * b), lambda a, b: (a - b, a / b), x, y)
+
+    x, y = np.float32(3.0), np.float32(2.0)
+    out = both(f)(pred, x, y)
+    expected = (x + y, x * y) if pred else (x - y, x / y)
+    np.testing.assert_allclose(np.asarray(out[0]), expected[0])
+    np.testing.assert_allclose(np.asarray(out[1]), expected[1])
+
+
+def test_cond_pytree_operands_and_closure():
+    w = np.arange(3, dtype=np.float32)
+
+    def f(p, tree):
+        def t(d):
+            return {"s": d["a"] * w, "n": d["b"] + 1}
+
+        def e(d):
+            return {"s": d["a"] - w, "n": d["b"] - 1}
+
+        return lax.cond(p, t, e, tree)
+
+    tree = {"a": np.ones(3, np.float32), "b": np.int32(4)}
+    out = both(f)(True, tree)
+    np.testing.assert_array_equal(np.asarray(out["s"]), w)
+    assert int(out["n"]) == 5
+    out = both(f)(False, tree)
+    np.testing.assert_array_equal(np.asarray(out["s"]), 1 - w)
+    assert int(out["n"]) == 3
+
+
+def test_cond_eager_outside_jit():
+    out = lax.cond(np.bool_(True), lambda x: x * 2, lambda x: x * 3, np.float32(5))
+    assert isinstance(out, olympus.Array)
+    assert float(out) == 10.0
+    out = lax.cond(False, lambda: np.float32(1), lambda: np.float32(2))
+    assert float(out) == 2.0
+
+
+@pytest.mark.parametrize("index", [-3, 0, 1, 2, 7])
+def test_switch_values_clamped(index):
+    branches = [lambda x: x + 1, lambda x: x * 10, lambda x: -x]
+    x = np.float32(4)
+    out = both(lambda i, x: lax.switch(i, branches, x))(index, x)
+    assert float(out) == float(branches[min(max(index, 0), 2)](x))
+
+
+def test_switch_single_branch():
+    out = both(lambda i, x: lax.switch(i, [lambda x: x * 2], x))(5, np.float32(1.5))
+    assert float(out) == 3.0
+
+
+# --- while_loop and fori_loop -----------------------------------------------------------------
+
+
+def collatz_steps(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+@pytest.mark.parametrize("n", [1, 6, 27])
+def test_while_loop_collatz(n):
+    def f(n):
+        def body(c):
+            n, s = c
+            n = lax.cond(n % 2 == 0, lambda n: n // 2, lambda n: 3 * n + 1, n)
+            return n, s + 1
+
+        return lax.while_loop(lambda c: c[0] != 1, body, (n, 0))[1]
+
+    assert int(both(f)(np.int32(n))) == collatz_steps(n)
+
+
+def test_while_loop_pytree_carry():
+    def f(x):
+        def body(c):
+            return {"x": c["x"] * 1.5, "i": c["i"] + 1, "hist": c["hist"] + c["x"]}
+
+        init = {"x": x, "i": 0, "hist": jnp.zeros(2)}
+        return lax.while_loop(lambda c: c["i"] < 4, body, init)
+
+    x = np.array([1.0, 2.0], np.float32)
+    out = both(f)(x)
+    xs, hist = x.copy(), np.zeros(2, np.float32)
+    for _ in range(4):
+        hist += xs
+        xs *= 1.5
+    np.testing.assert_allclose(np.asarray(out["x"]), xs)
+    np.testing.assert_allclose(np.asarray(out["hist"]), hist)
+    assert int(out["i"]) == 4
+
+
+def test_while_loop_zero_iterations():
+    out = both(lambda x: lax.while_loop(lambda c: c > 100, lambda c: c + 1, x))(np.int32(3))
+    assert int(out) == 3
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 5), (2, 7), (3, 3), (5, 2)])
+def test_fori_loop_static_bounds(lo, hi):
+    def f(x):
+        return lax.fori_loop(lo, hi, lambda i, c: c * 2 + i, x)
+
+    expected = 1.0
+    for i in range(lo, hi):
+        expected = expected * 2 + i
+    assert float(both(f)(np.float32(1.0))) == expected
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 5), (2, 7), (3, 3), (5, 2)])
+def test_fori_loop_dynamic_bounds(lo, hi):
+    @olympus.jit
+    def f(lo, hi, x):
+        return lax.fori_loop(lo, hi, lambda i, c: c * 2 + i, x)
+
+    expected = 1.0
+    for i in range(lo, hi):
+        expected = expected * 2 + i
+    assert float(f(lo, hi, np.float32(1.0))) == expected
+
+
+def test_fori_loop_static_is_scan_dynamic_is_while():
+    static = olympuspr_text(lambda x: lax.fori_loop(0, 3, lambda i, c: c + i, x), 1)
+    assert "scan[" in static and "while[" not in static
+    dynamic = olympuspr_text(lambda n, x: lax.fori_loop(0, n, lambda i, c: c + i, x), 3, 1)
+    assert "while[" in dynamic and "scan[" not in dynamic
+
+
+# --- scan and map -----------------------------------------------------------------------------
+
+
+def test_scan_cumsum():
+    xs = RNG.standard_normal(7).astype(np.float32)
+
+    def f(xs):
+        return lax.scan(lambda c, x: (c + x, c + x), np.float32(0), xs)
+
+    c, ys = both(f)(xs)
+    np.testing.assert_allclose(np.asarray(ys), np.cumsum(xs), rtol=1e-5)
+    np.testing.assert_allclose(float(c), xs.sum(), rtol=1e-5)
+
+
+def test_scan_reverse():
+    xs = np.arange(1, 6, dtype=np.float32)
+
+    def f(xs):
+        return lax.scan(lambda c, x: (c * 10 + x, c), np.float32(0), xs, reverse=True)
+
+    c, ys = both(f)(xs)
+    carry, expected = 0.0, [None] * 5
+    for t in reversed(range(5)):
+        expected[t] = carry
+        carry = carry * 10 + xs[t]
+    assert float(c) == carry == 54321.0
+    np.testing.assert_array_equal(np.asarray(ys), np.array(expected, np.float32))
+
+
+def test_scan_pytree_carry_and_xs():
+    xs = {"a": np.arange(4, dtype=np.float32), "b": (np.ones((4, 2), np.int32) *
+                                                   np.arange(4, dtype=np.int32)[:, None],)}
+
+    def step(carry, x):
+        s, cnt = carry
+        s = s + x["a"] * 2
+        cnt = cnt + x["b"][0]
+        return (s, cnt), {"s": s, "sum_b": x["b"][0].sum()}
+
+    def f(xs):
+        return lax.scan(step, (np.float32(0), np.zeros(2, np.int32)), xs)
+
+    (s, cnt), ys = both(f)(xs)
+    assert float(s) == 12.0
+    np.testing.assert_array_equal(np.asarray(cnt), [6, 6])
+    np.testing.assert_array_equal(np.asarray(ys["s"]), [0, 2, 6, 12])
+    np.testing.assert_array_equal(np.asarray(ys["sum_b"]), [0, 2, 4, 6])
+
+
+def test_scan_length_without_xs():
+    def f(x):
+        return lax.scan(lambda c, _: (c * 2, c), x, None, length=5)
+
+    c, ys = both(f)(np.float32(1))
+    assert float(c) == 32.0
+    np.testing.assert_array_equal(np.asarray(ys), [1, 2, 4, 8, 16])
+
+
+def test_scan_no_ys_and_zero_length():
+    c, ys = both(lambda x: lax.scan(lambda c, x: (c + x, None), x[0], x))(
+        np.arange(4, dtype=np.float32))
+    assert float(c) == 6.0 and ys is None
+    c, ys = both(lambda x: lax.scan(lambda c, x: (c + x, c), np.float32(1), x))(
+        np.zeros((0,), np.float32))
+    assert float(c) == 1.0 and np.asarray(ys).shape == (0,)
+
+
+def test_scan_errors():
+    with pytest.raises(ValueError, match="no values to scan over and `length` not provided"):
+        lax.scan(lambda c, x: (c, x), 0.0, None)
+    with pytest.raises(ValueError, match="different leading axis sizes: 3, 4"):
+        lax.scan(lambda c, x: (c, x), 0.0, (np.zeros(3), np.zeros(4)))
+    with pytest.raises(ValueError, match="`length` argument of 5 which disagrees"):
+        lax.scan(lambda c, x: (c, x), 0.0, np.zeros(3), length=5)
+
+
+def test_map():
+    xs = RNG.standard_normal((5, 3)).astype(np.float32)
+    out = both(lambda xs: lax.map(lambda x: (jnp.sum(x * x), x[::-1]), xs))(xs)
+    np.testing.assert_allclose(np.asarray(out[0]), (xs * xs).sum(1), rtol=1e-5)
+    np.testing.assert_array_equal(np.asarray(out[1]), xs[:, ::-1])
+
+
+# --- printed olympusprs -----------------------------------------------------------------------
+
+
+def test_olympuspr_cond_in_scan():
+    def f(x, xs):
+        def body(c, t):
+            c = lax.cond(t > 0, lambda c: c + t, lambda c: c * 2.0, c)
+            return c, c
+
+        return lax.scan(body, x, xs)
+
+    assert olympuspr_text(f, np.float32(1), np.zeros(3, np.float32)) == COND_IN_SCAN
+
+
+COND_IN_SCAN = """\
+{ lambda ; a:f32[] b:f32[3]. let
+    c:f32[] d:f32[3] = scan[
+      length=3
+      linear=(False, False)
+      num_carry=1
+      num_consts=0
+      olympuspr={ lambda ; e:f32[] f:f32[]. let
+          g:bool[] = gt f 0.0:f32[]
+          h:i32[] = convert_element_type[new_dtype=int32 weak_type=False] g
+          i:f32[] = cond[
+            branches=(
+              { lambda ; j:f32[] k:f32[]. let
+                  l:f32[] = mul k 2.0:f32[]
+                in (l,) }
+              { lambda ; m:f32[] n:f32[]. let
+                  o:f32[] = add n m
+                in (o,) }
+            )
+          ] h f e
+        in (i, i) }
+      reverse=False
+      unroll=1
+    ] a b
+  in (c, d) }"""
+
+
+def test_olympuspr_while_in_cond():
+    def f(p, n):
+        def count(n):
+            return lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 2),
+                                  (0, np.float32(1)))[1]
+
+        return lax.cond(p, count, lambda n: np.float32(0), n)
+
+    assert olympuspr_text(f, True, 3) == WHILE_IN_COND
+
+
+WHILE_IN_COND = """\
+{ lambda ; a:bool[] b:i32[]. let
+    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a
+    d:f32[] = cond[
+      branches=(
+        { lambda ; e:i32[]. let  in (0.0:f32[],) }
+        { lambda ; f:i32[]. let
+            g:i32[] h:f32[] = while[
+              body_nconsts=0
+              body_olympuspr={ lambda ; i:i32[] j:f32[]. let
+                  k:i32[] = add i 1:i32[]
+                  l:f32[] = mul j 2.0:f32[]
+                in (k, l) }
+              cond_nconsts=1
+              cond_olympuspr={ lambda ; m:i32[] n:i32[] o:f32[]. let
+                  p:bool[] = lt n m
+                in (p,) }
+            ] f 0:i32[] 1.0:f32[]
+          in (h,) }
+      )
+    ] c b
+  in (d,) }"""
+
+
+def test_olympuspr_switch():
+    def f(i, x):
+        return lax.switch(i, [lambda x: x, lambda x: -x, lambda x: x * x], x)
+
+    assert olympuspr_text(f, 1, np.float32(2)) == SWITCH
+
+
+SWITCH = """\
+{ lambda ; a:i32[] b:f32[]. let
+    c:i32[] = convert_element_type[new_dtype=int32 weak_type=False] a
+    d:i32[] = clamp 0:i32[] c 2:i32[]
+    e:f32[] = cond[
+      branches=(
+        { lambda ; f:f32[]. let  in (f,) }
+        { lambda ; g:f32[]. let
+            h:f32[] = neg g
+          in (h,) }
+        { lambda ; i:f32[]. let
+            j:f32[] = mul i i
+          in (j,) }
+      )
+    ] d b
+  in (e,) }"""
+
+
+# --- type errors ------------------------------------------------------------------------------
+
+
+def test_cond_branch_output_type_mismatch():
+    with pytest.raises(TypeError) as e:
+        lax.cond(True, lambda x: x, lambda x: x.astype(np.int32), np.float32(1))
+    msg = str(e.value)
+    assert "branch 0 output (i32[],)" in msg and "branch 1 output (f32[],)" in msg
+    assert "must have identical types" in msg
+
+
+def test_cond_branch_output_shape_mismatch():
+    with pytest.raises(TypeError, match=r"branch 0 output \(f32\[2\],\) and branch 1 output "
+                                        r"\(f32\[3\],\) must have identical types"):
+        lax.cond(True, lambda x: jnp.ones(3), lambda x: jnp.ones(2), 1.0)
+
+
+def test_cond_branch_tree_mismatch():
+    with pytest.raises(TypeError, match="must have same type structure"):
+        lax.cond(True, lambda x: (x, x), lambda x: x, 1.0)
+
+
+def test_switch_branch_mismatch_names_both():
+    with pytest.raises(TypeError) as e:
+        lax.switch(0, [lambda x: x, lambda x: x, lambda x: x.astype(np.int32)], np.float32(1))
+    assert "branch 0 output (f32[],) and branch 2 output (i32[],)" in str(e.value)
+
+
+def test_cond_pred_errors():
+    with pytest.raises(TypeError, match="Pred must be a scalar"):
+        lax.cond(np.array([True, False]), lambda: 1, lambda: 2)
+    with pytest.raises(TypeError, match="Index type must be an integer"):
+        lax.switch(1.5, [lambda: 1, lambda: 2])
+
+
+def test_while_carry_type_mismatch():
+    with pytest.raises(TypeError) as e:
+        lax.while_loop(lambda c: c < 3, lambda c: c.astype(np.int32), np.float32(0))
+    msg = str(e.value)
+    assert "body_fun must have identical types for its input and output carry" in msg
+    assert "(f32[],)" in msg and "(i32[],)" in msg
+
+
+def test_while_carry_structure_mismatch():
+    with pytest.raises(TypeError, match="body_fun output and input must have identical types"):
+        lax.while_loop(lambda c: c < 3, lambda c: (c, c), 0.0)
+
+
+def test_while_cond_must_return_bool_scalar():
+    with pytest.raises(TypeError, match="cond_fun must return a boolean scalar"):
+        lax.while_loop(lambda c: c, lambda c: c + 1, 0.0)
+
+
+def test_scan_carry_type_mismatch():
+    with pytest.raises(TypeError) as e:
+        lax.scan(lambda c, x: (c.astype(np.int32), x), np.float32(0), np.zeros(3))
+    msg = str(e.value)
+    assert "scan body must have identical types for its input and output carry" in msg
+    assert "(f32[],)" in msg and "(i32[],)" in msg
+    with pytest.raises(TypeError, match="carry input and carry output must have the same "
+                                        "pytree structure"):
+        lax.scan(lambda c, x: ((c, c), x), 0.0, np.zeros(3))
+
+
+def test_weak_carry_becomes_strong():
+    # A Python-scalar (weak) carry updated with a strong f32 value: the loop keeps f32.
+    out = lax.fori_loop(0, 3, lambda i, c: c + np.float32(1), 0.0)
+    assert out.dtype == np.float32 and float(out) == 3.0
+
+
+# --- autodiff ---------------------------------------------------------------------------------
+
+
+def test_grad_cond(x64):
+    def f(x, y):
+        return lax.cond(x > 0, lambda x, y: jnp.sin(x) * y ** 2, lambda x, y: x * jnp.exp(y),
+                        x, y)
+
+    check_grad(f, 0.7, 1.3)
+    check_grad(f, -0.7, 0.4)
+
+
+def test_grad_switch(x64):
+    def f(x, i):
+        return lax.switch(i, [lambda x: x ** 3, lambda x: jnp.cos(x), lambda x: jnp.tanh(x)],
+                          x)
+
+    for i in range(3):
+        g = olympus.grad(f)(0.3, i)
+        np.testing.assert_allclose(float(g), finite_diff_grad(lambda x: f(x, i), 0.3),
+                                   rtol=1e-6)
+
+
+def rnn_loss(W, U, h0, xs):
+    def step(h, x):
+        h = jnp.tanh(jnp.dot(W, h) + jnp.dot(U, x))
+        return h, jnp.sum(h)
+
+    h, ys = lax.scan(step, h0, xs)
+    return jnp.sum(h * h) + jnp.sum(ys)
+
+
+def test_grad_scan_rnn(x64):
+    r = np.random.default_rng(1)
+    W = r.standard_normal((4, 4)) * 0.5
+    U = r.standard_normal((4, 3)) * 0.5
+    h0 = r.standard_normal(4)
+    xs = r.standard_normal((6, 3))
+    check_grad(rnn_loss, W, U, h0, xs, rtol=1e-5)
+    # the same under jit
+    g_jit = olympus.jit(olympus.grad(rnn_loss, argnums=(0, 1)))(W, U, h0, xs)
+    g = olympus.grad(rnn_loss, argnums=(0, 1))(W, U, h0, xs)
+    np.testing.assert_allclose(np.asarray(g_jit[0]), np.asarray(g[0]), rtol=1e-10)
+
+
+def test_grad_scan_reverse(x64):
+    def f(x, xs):
+        c, ys = lax.scan(lambda c, t: (c * t + jnp.sin(c), c * c), x, xs, reverse=True)
+        return c + jnp.sum(ys)
+
+    check_grad(f, 0.4, np.array([0.5, -1.0, 1.5, 0.8]))
+
+
+def test_grad_fori_loop_static_bounds(x64):
+    def f(x):
+        return lax.fori_loop(1, 5, lambda i, c: jnp.sin(c) * i + c * c * 0.1, x)
+
+    check_grad(f, 0.3)
+    check_grad(olympus.jit(f), 0.3)
+
+
+def test_jvp_while_loop(x64):
+    def f(x):
+        # 3 doublings and a sin per step until c exceeds 10 (stops after k steps).
+        def body(c):
+            return c[0] * 2 + jnp.sin(c[0]), c[1] + 1
+
+        return lax.while_loop(lambda c: c[0] < 10, body, (x, 0))[0]
+
+    x = 1.1
+    out, t = olympus.jvp(f, (x,), (1.0,))
+    np.testing.assert_allclose(float(t), finite_diff_grad(f, x), rtol=1e-6)
+    out_j, t_j = olympus.jit(lambda x, t: olympus.jvp(f, (x,), (t,)))(x, 1.0)
+    np.testing.assert_allclose(float(t_j), float(t), rtol=1e-12)
+
+
+WHILE_GRAD_ERROR = ("Reverse-mode differentiation does not work for lax.while_loop or "
+                    "lax.fori_loop with dynamic start/stop values. Try using lax.scan, or "
+                    "using fori_loop with static start/stop.")
+
+
+def test_grad_while_loop_error():
+    f = lambda x: lax.while_loop(lambda c: c < 3.0, lambda c: c * 2, x)  # noqa: E731
+    with pytest.raises(ValueError) as e:
+        olympus.grad(f)(1.0)
+    assert str(e.value) == WHILE_GRAD_ERROR
+
+
+def test_grad_fori_loop_dynamic_bounds_error():
+    @olympus.jit
+    def g(x, n):
+        return olympus.grad(lambda x: lax.fori_loop(0, n, lambda i, c: c * 2, x))(x)
+
+    with pytest.raises(ValueError) as e:
+        g(1.0, 3)
+    assert str(e.value) == WHILE_GRAD_ERROR
+
+
+# --- vmap -------------------------------------------------------------------------------------
+
+
+def test_vmap_cond_batched_predicate_is_select():
+    def f(p, x):
+        return lax.cond(p, lambda x: x * 2 + 1, lambda x: -x, x)
+
+    ps = np.array([True, False, True, False])
+    xs = np.arange(4, dtype=np.float32)
+    out = olympus.vmap(f)(ps, xs)
+    np.testing.assert_array_equal(np.asarray(out), [float(f(p, x)) for p, x in zip(ps, xs)])
+    text = olympuspr_text(olympus.vmap(f), ps, xs)
+    assert "select_n" in text and "cond[" not in text
+
+
+def test_vmap_cond_unbatched_predicate_stays_cond():
+    def f(x):
+        return lax.cond(True, lambda x: x * 2, lambda x: -x, x)
+
+    xs = np.arange(3, dtype=np.float32)
+    np.testing.assert_array_equal(np.asarray(olympus.vmap(f)(xs)), xs * 2)
+    assert "cond[" in olympuspr_text(olympus.vmap(f), xs)
+
+
+def test_vmap_switch_batched_index():
+    branches = [lambda x: x + 1, lambda x: x * 10, lambda x: -x]
+    idx = np.array([2, 0, 1, 5, -1], np.int32)
+    xs = np.arange(5, dtype=np.float32)
+    out = olympus.vmap(lambda i, x: lax.switch(i, branches, x))(idx, xs)
+    expected = [branches[min(max(i, 0), 2)](x) for i, x in zip(idx, xs)]
+    np.testing.assert_array_equal(np.asarray(out), expected)
+
+
+def test_vmap_while_batched_predicate():
+    def f(n, x):
+        return lax.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 1.5 + c[0]),
+                              (0, x))
+
+    ns = np.array([0, 3, 1, 6], np.int32)
+    xs = np.array([1.0, 2.0, -1.0, 0.5], np.float32)
+    i_out, x_out = olympus.vmap(f)(ns, xs)
+    for k, (n, x) in enumerate(zip(ns, xs)):
+        i, v = 0, np.float32(x)
+        while i < n:
+            i, v = i + 1, np.float32(v * 1.5 + i)
+        assert int(i_out[k]) == i
+        np.testing.assert_allclose(float(x_out[k]), v, rtol=1e-6)
+    # the same, jitted
+    i_j, x_j = olympus.jit(olympus.vmap(f))(ns, xs)
+    np.testing.assert_array_equal(np.asarray(i_j), np.asarray(i_out))
+
+
+def test_vmap_scan_and_fori():
+    xs = RNG.standard_normal((3, 5)).astype(np.float32)
+
+    def f(x):
+        return lax.scan(lambda c, t: (c + t, c * t), np.float32(0), x)
+
+    c, ys = olympus.vmap(f)(xs)
+    for k in range(3):
+        ck, yk = f(xs[k])
+        np.testing.assert_allclose(float(c[k]), float(ck), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(ys[k]), np.asarray(yk), rtol=1e-6)
+    out = olympus.vmap(lambda x: lax.fori_loop(0, 4, lambda i, c: c * x + i, x))(xs[:, 0])
+    for k in range(3):
+        v = xs[k, 0]
+        for i in range(4):
+            v = v * xs[k, 0] + i
+        np.testing.assert_allclose(float(out[k]), v, rtol=1e-5)
+
+
+def test_grad_of_vmap_cond(x64):
+    def f(ps, xs):
+        return jnp.sum(olympus.vmap(lambda p, x: lax.cond(p, jnp.sin, jnp.cos, x))(ps, xs))
+
+    ps = np.array([True, False, True])
+    xs = np.array([0.1, 0.7, -0.4])
+    g = olympus.grad(f, argnums=1)(ps, xs)
+    np.testing.assert_allclose(np.asarray(g), np.where(ps, np.cos(xs), -np.sin(xs)),
+                               rtol=1e-12)
+
+
+# --- compositions -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["cond_in_scan", "scan_in_cond", "fori_in_scan",
+                                  "nested_scan", "switch_in_fori", "map",
+                                  "reverse_pytree_scan"])
+def test_grad_nested_control_flow(x64, name):
+    def cond_in_scan(x):
+        return lax.scan(lambda c, t: (lax.cond(t > 0, lambda c: c * t,
+                                               lambda c: jnp.sin(c) + t, c), c), 1.0, x)[0]
+
+    def scan_in_cond(x):
+        return lax.cond(x[0] > 0, lambda x: lax.scan(lambda c, t: (c * jnp.cos(t), c), 1.0,
+                                                     x)[0], jnp.sum, x)
+
+    def fori_in_scan(x):
+        return jnp.sum(lax.scan(lambda c, t: (lax.fori_loop(0, 3, lambda i, c: c * t + i, c),
+                                              c), 0.5, x)[1])
+
+    def nested_scan(x):
+        return lax.scan(lambda c, t: (lax.scan(lambda d, s: (d * s + jnp.tanh(c), None), c,
+                                               x)[0], None), 0.1, x)[0]
+
+    def switch_in_fori(x):
+        return lax.fori_loop(0, 3, lambda i, c: lax.switch(
+            i, [jnp.sin, jnp.cos, lambda c: c * c], c) + jnp.asarray(x)[i], 0.2)
+
+    def map_(x):
+        return jnp.sum(lax.map(lambda t: jnp.sin(t) * t, x))
+
+    def reverse_pytree_scan(x):
+        return lax.scan(lambda c, t: ((c[0] * t[0], c[1] + t[1] * c[0]), c[1]), (1.0, 0.0),
+                        (x, x * 2), reverse=True)[0][1]
+
+    f = {"cond_in_scan": cond_in_scan, "scan_in_cond": scan_in_cond,
+         "fori_in_scan": fori_in_scan, "nested_scan": nested_scan,
+         "switch_in_fori": switch_in_fori, "map": map_,
+         "reverse_pytree_scan": reverse_pytree_scan}[name]
+    x = np.array([0.3, -0.8, 1.2])
+    check_grad(f, x)
+    np.testing.assert_allclose(np.asarray(olympus.jit(olympus.grad(f))(x)),
+                               np.asarray(olympus.grad(f)(x)), rtol=1e-12)
+
+
+def test_per_example_grad_vmap_of_grad_scan(x64):
+    def f(w, x):
+        return lax.scan(lambda c, t: (jnp.tanh(c * w + t), None), 0.0, x)[0]
+
+    xs = np.random.default_rng(0).standard_normal((4, 5))
+    g = olympus.vmap(olympus.grad(f), in_axes=(None, 0))(0.7, xs)
+    ref = [float(finite_diff_grad(lambda w: f(w, xs[k]), 0.7)) for k in range(4)]
+    np.testing.assert_allclose(np.asarray(g), ref, rtol=1e-6)
+
+
+def test_jacfwd_jacrev_hessian(x64):
+    x = np.array([0.3, -0.8, 1.2])
+
+    def c(x):
+        return lax.cond(x[0] > 0, lambda x: x * x, lambda x: -x, x)
+
+    np.testing.assert_allclose(np.asarray(olympus.jacfwd(c)(x)), np.diag(2 * x))
+    np.testing.assert_allclose(np.asarray(olympus.jacrev(c)(x)), np.diag(2 * x))
+
+    def s(x):
+        return lax.scan(lambda c, t: (c * jnp.sin(t), None), 1.0, x)[0]
+
+    H = np.asarray(olympus.hessian(s)(x))
+    H_fd = np.stack([finite_diff_grad(lambda y, i=i: olympus.grad(s)(y)[i], x, eps=1e-5)
+                     for i in range(3)])
+    np.testing.assert_allclose(H, H_fd, rtol=1e-6, atol=1e-8)
+
+
+def test_jvp_and_vmap_of_while_compose(x64):
+    def f(x):
+        return lax.while_loop(lambda c: c < 5, lambda c: c * 1.5 + 0.1, x)
+
+    x = np.array([0.3, 0.8, 1.2])
+    ref = np.array([float(finite_diff_grad(f, v)) for v in x])
+    _, t = olympus.jvp(olympus.vmap(f), (x,), (np.ones(3),))
+    np.testing.assert_allclose(np.asarray(t), ref, rtol=1e-6)
+    _, t = olympus.vmap(lambda x, t: olympus.jvp(f, (x,), (t,)))(x, np.ones(3))
+    np.testing.assert_allclose(np.asarray(t), ref, rtol=1e-6)
+
+
+def _all_avals(j):
+    for e in j.eqns:
+        for v in e.outvars:
+            yield v.aval
+        for p in e.params.values():
+            for sub in (p if isinstance(p, tuple) else (p,)):
+                inner = getattr(sub, "olympuspr", sub)
+                if hasattr(inner, "eqns"):
+                    yield from _all_avals(inner)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "ad_rules/loops.py scan partial eval stacks loop-invariant residuals: the RNN's W "
+    "(a scan const) is saved once per step as f32[T,n,n] (and xs is copied as a stacked "
+    "residual) instead of being passed to the transposed scan as a const; the 1,000-step "
+    "hidden-64 RNN gradient runs ~60x slower than the forward pass (bench_scan.py)"))
+def test_scan_grad_does_not_stack_loop_invariant_residuals():
+    T, n = 50, 4
+    W, U = np.zeros((n, n), np.float32), np.zeros((n, 3), np.float32)
+    h0, xs = np.zeros(n, np.float32), np.zeros((T, 3), np.float32)
+    closed = olympus.make_olympuspr(olympus.grad(rnn_loss, argnums=(0, 1)))(W, U, h0, xs)
+    shapes = {a.shape for a in _all_avals(closed.olympuspr)}
+    assert (T, n, n) not in shapes and (T, n, 3) not in shapes

@@ -1,0 +1,438 @@
+"""lax convolutions, windowed reductions, reduce with a Python computation, top_k, sort,
+cumulative reductions: against NumPy reference implementations, with gradients
+(finite differences + transpose dot-product test), vmap against loops, and jit."""
+
+from __future__ import annotations
+
+import itertools
+import operator
+
+import numpy as np
+import pytest
+from _b_checks import check_grads, check_vmap, x64
+
+import olympus
+import olympus.numpy as jnp
+from olympus import lax
+from olympus_ir.prims.convolution import ConvDimensionNumbers
+
+rng = np.random.default_rng(0)
+
+
+# --- NumPy references -------------------------------------------------------------------------
+
+
+def _dilate(x, dil, axes, fill=0):
+    for ax, d in zip(axes, dil):
+        if d == 1 or x.shape[ax] == 0:
+            continue
+        n = x.shape[ax]
+        shape = list(x.shape)
+        shape[ax] = (n - 1) * d + 1
+        out = np.full(shape, fill, x.dtype)
+        idx = [slice(None)] * x.ndim
+        idx[ax] = slice(None, None, d)
+        out[tuple(idx)] = x
+        x = out
+    return x
+
+
+def _pad(x, pads, axes, fill=0):
+    for ax, (lo, hi) in zip(axes, pads):
+        if lo < 0:
+            x = np.take(x, range(-lo, x.shape[ax]), axis=ax)
+            lo = 0
+        if hi < 0:
+            x = np.take(x, range(0, x.shape[ax] + hi), axis=ax)
+            hi = 0
+        widths = [(0, 0)] * x.ndim
+        widths[ax] = (lo, hi)
+        x = np.pad(x, widths, constant_values=fill)
+    return x
+
+
+def _conv_core(lhs, rhs, strides):
+    """lhs (N, C, *sp), rhs (O, C, *k): cross-correlation with strides."""
+    nsp = lhs.ndim - 2
+    k = rhs.shape[2:]
+    out_sp = [(lhs.shape[2 + i] - k[i]) // strides[i] + 1 if lhs.shape[2 + i] >= k[i] else 0
+              for i in range(nsp)]
+    out = np.zeros((lhs.shape[0], rhs.shape[0], *out_sp), np.result_type(lhs, rhs))
+    for pos in itertools.product(*[range(n) for n in out_sp]):
+        sl = tuple(slice(p * s, p * s + kk) for p, s, kk in zip(pos, strides, k))
+        win = lhs[(slice(None), slice(None)) + sl]
+        out[(slice(None), slice(None)) + pos] = np.tensordot(
+            win, rhs, axes=(list(range(1, nsp + 2)), list(range(1, nsp + 2))))
+    return out
+
+
+def conv_ref(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dn, fg=1, bg=1):
+    lhs_spec, rhs_spec, out_spec = dn
+    x = np.transpose(lhs, lhs_spec)
+    w = np.transpose(rhs, rhs_spec)
+    nsp = x.ndim - 2
+    sp = list(range(2, 2 + nsp))
+    x = _pad(_dilate(x, lhs_dilation, sp), padding, sp)
+    w = _dilate(w, rhs_dilation, sp)
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    outs = []
+    if fg > 1:
+        ci, og = c // fg, o // fg
+        for g in range(fg):
+            outs.append(_conv_core(x[:, g * ci:(g + 1) * ci], w[g * og:(g + 1) * og],
+                                   window_strides))
+        out = np.concatenate(outs, axis=1)
+    elif bg > 1:
+        nb, ob = n // bg, o // bg
+        for g in range(bg):
+            outs.append(_conv_core(x[g * nb:(g + 1) * nb], w[g * ob:(g + 1) * ob],
+                                   window_strides))
+        out = np.concatenate(outs, axis=1)
+    else:
+        out = _conv_core(x, w, window_strides)
+    return np.transpose(out, np.argsort(out_spec))
+
+
+def reduce_window_ref(x, op, init, window, strides, padding, base_dil, win_dil):
+    axes = list(range(x.ndim))
+    xp = _pad(_dilate(x, base_dil, axes, fill=init), padding, axes, fill=init)
+    eff = [(w - 1) * d + 1 for w, d in zip(window, win_dil)]
+    out_shape = [(n - e) // s + 1 if n >= e else 0 for n, e, s in zip(xp.shape, eff, strides)]
+    out = np.full(out_shape, init, x.dtype)
+    for pos in itertools.product(*[range(n) for n in out_shape]):
+        sl = tuple(slice(p * s, p * s + e, d) for p, s, e, d in zip(pos, strides, eff, win_dil))
+        out[pos] = op.reduce(xp[sl].ravel(), initial=init)
+    return out
+
+
+# --- convolution ------------------------------------------------------------------------------
+
+IOTA4 = ConvDimensionNumbers((0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))
+
+# (lhs_shape, rhs_shape, strides, padding, lhs_dil, rhs_dil, dimension_numbers, fg, bg)
+CONV_CASES = {
+    "basic": ((2, 3, 7, 6), (4, 3, 3, 2), (1, 1), ((0, 0), (0, 0)), (1, 1), (1, 1), None, 1,
+              1),
+    "strided_padded": ((2, 3, 8, 7), (4, 3, 3, 3), (2, 3), ((1, 2), (2, 0)), (1, 1), (1, 1),
+                       None, 1, 1),
+    "negative_pad": ((1, 2, 9, 9), (3, 2, 2, 2), (1, 2), ((-1, 1), (0, -2)), (1, 1), (1, 1),
+                     None, 1, 1),
+    "dilated": ((2, 2, 6, 7), (3, 2, 3, 2), (1, 1), ((1, 1), (0, 2)), (2, 1), (1, 2), None,
+                1, 1),
+    "nhwc": ((2, 6, 5, 3), (3, 2, 3, 4), (1, 1), ((1, 1), (1, 1)), (1, 1), (1, 1),
+             ("NHWC", "HWIO", "NHWC"), 1, 1),
+    "feature_groups": ((2, 6, 5, 5), (6, 2, 3, 3), (1, 2), ((1, 0), (0, 1)), (1, 1), (1, 1),
+                       None, 3, 1),
+    "depthwise_nhwc": ((1, 5, 6, 4), (3, 3, 1, 8), (2, 1), ((1, 1), (1, 1)), (1, 1), (1, 1),
+                       ("NHWC", "HWIO", "NHWC"), 4, 1),
+    "batch_groups": ((4, 3, 5, 5), (4, 3, 2, 2), (1, 1), ((0, 0), (1, 0)), (1, 1), (1, 1),
+                     None, 1, 2),
+    "conv1d": ((3, 2, 10), (4, 2, 3), (2,), ((1, 1),), (1,), (2,), None, 1, 1),
+    "conv3d": ((1, 2, 4, 5, 3), (2, 2, 2, 3, 2), (1, 2, 1), ((0, 1), (1, 1), (0, 0)),
+               (1, 1, 1), (1, 1, 1), None, 1, 1),
+}
+
+
+def _conv_args(case, dtype=np.float32):
+    ls, rs, *_ = CONV_CASES[case]
+    return (rng.standard_normal(ls).astype(dtype), rng.standard_normal(rs).astype(dtype))
+
+
+def _conv_fn(case):
+    _, _, st, pad, ld, rd, dn, fg, bg = CONV_CASES[case]
+    return lambda x, w: lax.conv_general_dilated(x, w, st, pad, ld, rd, dn, fg, bg)
+
+
+@pytest.mark.parametrize("case", sorted(CONV_CASES))
+def test_conv_matches_reference(case):
+    ls, rs, st, pad, ld, rd, dn, fg, bg = CONV_CASES[case]
+    x, w = _conv_args(case)
+    got = _conv_fn(case)(x, w)
+    dnums = lax.conv_dimension_numbers(ls, rs, dn)
+    want = conv_ref(x.astype(np.float64), w.astype(np.float64), st, pad, ld, rd, dnums, fg,
+                    bg)
+    assert got.shape == want.shape and got.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-4)
+
+
+# XLA:CPU compiles float64 convolutions slowly (seconds each), so derivatives are checked in
+# float32: a convolution is bilinear, so central differences with eps = 1 are exact up to
+# rounding.
+@pytest.mark.parametrize("case", ["strided_padded", "negative_pad", "dilated", "nhwc",
+                                  "feature_groups", "batch_groups", "conv1d"])
+def test_conv_grads(case):
+    x, w = _conv_args(case)
+    check_grads(_conv_fn(case), (x, w), eps=1.0, rtol=2e-4, atol=2e-4)
+
+
+@pytest.mark.parametrize("case,in_axes", [
+    ("basic", (0, None)), ("strided_padded", (1, 0)), ("feature_groups", (None, 3)),
+    ("feature_groups", (2, 0)), ("batch_groups", (0, None)), ("nhwc", (None, 1)),
+])
+def test_conv_vmap_matches_loop(case, in_axes):
+    x, w = _conv_args(case)
+    b = 3
+    xs = np.stack([x] * b, axis=in_axes[0]) * (1 + np.arange(b).reshape(
+        [-1 if i == in_axes[0] else 1 for i in range(x.ndim + 1)])) if in_axes[0] is not None \
+        else x
+    ws = np.stack([w + i for i in range(b)], axis=in_axes[1]) if in_axes[1] is not None else w
+    check_vmap(_conv_fn(case), (xs, ws), in_axes, rtol=1e-4, atol=1e-4)
+
+
+def test_conv_string_padding_and_jit():
+    x = rng.standard_normal((2, 3, 7, 8)).astype(np.float32)
+    w = rng.standard_normal((5, 3, 3, 2)).astype(np.float32)
+    for pad in ("SAME", "VALID", "SAME_LOWER"):
+        pads = lax.padtype_to_pads((7, 8), (3, 2), (2, 2), pad)
+        got = olympus.jit(lambda a, b: lax.conv(a, b, (2, 2), pad))(x, w)
+        want = conv_ref(x, w, (2, 2), pads, (1, 1), (1, 1), IOTA4)
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-4)
+    assert lax.conv(x, w, (1, 1), "SAME").shape == (2, 5, 7, 8)
+
+
+def test_conv_preferred_element_type_and_int():
+    x = rng.integers(-3, 4, (1, 2, 5, 5)).astype(np.int8)
+    w = rng.integers(-3, 4, (2, 2, 2, 2)).astype(np.int8)
+    got = lax.conv_general_dilated(x, w, (1, 1), "VALID", preferred_element_type=np.int32)
+    assert got.dtype == np.int32
+    want = conv_ref(x.astype(np.int64), w.astype(np.int64), (1, 1), ((0, 0), (0, 0)), (1, 1),
+                    (1, 1), IOTA4)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_conv_empty_batch():
+    x = np.zeros((0, 2, 5, 5), np.float32)
+    w = np.ones((3, 2, 2, 2), np.float32)
+    assert lax.conv(x, w, (1, 1), "VALID").shape == (0, 3, 4, 4)
+
+
+def test_conv_shape_errors():
+    x = np.zeros((1, 4, 5, 5), np.float32)
+    with pytest.raises(TypeError, match="feature_group_count"):
+        lax.conv_general_dilated(x, np.zeros((3, 3, 2, 2), np.float32), (1, 1), "VALID")
+    with pytest.raises(TypeError, match="ndim to be equal"):
+        lax.conv(x, np.zeros((3, 4, 2), np.float32), (1, 1), "VALID")
+
+
+def test_conv_transpose_is_the_input_gradient():
+    """conv_transpose(transpose_kernel=True) of a strided conv's cotangent is its VJP."""
+    x = rng.standard_normal((1, 8, 8, 2)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 2, 4)).astype(np.float32)
+    dn = ("NHWC", "HWIO", "NHWC")
+    y, vjp = olympus.vjp(lambda a: lax.conv_general_dilated(a, w, (2, 2), "SAME",
+                                                            dimension_numbers=dn), x)
+    ct = rng.standard_normal(y.shape).astype(np.float32)
+    (gx,) = vjp(ct)
+    got = lax.conv_transpose(ct, w, (2, 2), "SAME", dimension_numbers=dn,
+                             transpose_kernel=True)
+    assert got.shape == x.shape
+    np.testing.assert_allclose(np.asarray(got), np.asarray(gx), rtol=1e-4, atol=1e-4)
+
+
+# --- reduce_window ----------------------------------------------------------------------------
+
+WINDOW_CASES = {
+    "pool2x2": ((2, 3, 6, 6), (1, 1, 2, 2), (1, 1, 2, 2), "VALID", None, None),
+    "overlap_same": ((5, 7), (3, 2), (2, 1), "SAME", None, None),
+    "explicit_pad": ((6, 5), (2, 3), (1, 2), ((1, 2), (0, 1)), None, None),
+    "base_dilated": ((4, 5), (2, 2), (1, 1), ((1, 0), (0, 1)), (2, 1), None),
+    "window_dilated": ((7, 6), (2, 2), (1, 2), ((0, 0), (1, 1)), None, (2, 2)),
+    "1d": ((9,), (4,), (3,), ((2, 2),), None, None),
+}
+
+
+def _window_params(case):
+    shape, win, st, pad, bd, wd = CASES_W[case]
+    return shape, win, st, pad, bd, wd
+
+
+CASES_W = WINDOW_CASES
+
+
+@pytest.mark.parametrize("kind", ["sum", "max", "min"])
+@pytest.mark.parametrize("case", sorted(WINDOW_CASES))
+def test_reduce_window_matches_reference(case, kind):
+    shape, win, st, pad, bd, wd = WINDOW_CASES[case]
+    x = rng.standard_normal(shape).astype(np.float32)
+    comp, op, init = {"sum": (lax.add, np.add, 0.0), "max": (lax.max, np.maximum, -np.inf),
+                      "min": (lax.min, np.minimum, np.inf)}[kind]
+    got = lax.reduce_window(x, init, comp, win, st, pad, bd, wd)
+    pads = lax.padtype_to_pads(shape, win, st, pad)
+    nd = len(shape)
+    want = reduce_window_ref(x.astype(np.float64), op, init, win, st, pads, bd or (1,) * nd,
+                             wd or (1,) * nd)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["sum", "max"])
+@pytest.mark.parametrize("case", ["pool2x2", "overlap_same", "base_dilated",
+                                  "window_dilated", "1d"])
+def test_reduce_window_grads(case, kind):
+    shape, win, st, pad, bd, wd = WINDOW_CASES[case]
+    comp, init = (lax.add, 0.0) if kind == "sum" else (lax.max, -np.inf)
+    with x64():
+        x = rng.permutation(np.prod(shape)).reshape(shape).astype(np.float64) / 7.0
+        check_grads(lambda a: lax.reduce_window(a, init, comp, win, st, pad, bd, wd), (x,),
+                    eps=1e-4, rtol=1e-6, atol=1e-7)
+
+
+def test_reduce_window_min_grad_and_ties():
+    x = np.array([[1.0, 1.0, 3.0], [0.5, 2.0, 0.5]], np.float32)
+    g = olympus.jit(olympus.grad(lambda a: jnp.sum(lax.reduce_window(
+        a, np.inf, lax.min, (2, 2), (1, 1), "VALID"))))(x)
+    # Window 0 -> first 0.5 (row 1, col 0); window 1 -> the 0.5 at (1, 2).
+    np.testing.assert_array_equal(np.asarray(g), [[0, 0, 0], [1, 0, 1]])
+    g = olympus.jit(olympus.grad(lambda a: jnp.sum(lax.reduce_window(
+        a, -np.inf, lax.max, (1, 2), (1, 1), "VALID"))))(x)
+    np.testing.assert_array_equal(np.asarray(g), [[1, 0, 1], [0, 2, 0]])
+
+
+@pytest.mark.parametrize("kind", ["sum", "max"])
+def test_reduce_window_vmap(kind):
+    comp, init = (lax.add, 0.0) if kind == "sum" else (lax.max, -np.inf)
+    x = rng.standard_normal((3, 6, 5)).astype(np.float32)
+    f = lambda a: lax.reduce_window(a, init, comp, (2, 2), (2, 1), "SAME")  # noqa: E731
+    check_vmap(f, (x,), 0)
+    check_vmap(f, (x,), 2)
+    check_vmap(olympus.grad(lambda a: jnp.sum(f(a) ** 2)), (x,), 1)
+
+
+def test_reduce_window_non_identity_init_and_jit():
+    x = rng.standard_normal((5, 6)).astype(np.float32)
+    got = olympus.jit(lambda a: lax.reduce_window(a, 1.5, lax.add, (2, 2), (1, 1),
+                                                  ((1, 0), (0, 1))))(x)
+    want = reduce_window_ref(x, np.add, 1.5, (2, 2), (1, 1), ((1, 0), (0, 1)), (1, 1),
+                             (1, 1))
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+    got = lax.reduce_window(x, 0.25, lax.max, (3, 3), (1, 1), "VALID")
+    want = np.maximum(reduce_window_ref(x, np.maximum, -np.inf, (3, 3), (1, 1),
+                                        ((0, 0), (0, 0)), (1, 1), (1, 1)), 0.25)
+    np.testing.assert_allclose(np.asarray(got), want)
+
+
+def test_reduce_window_int_and_unsupported():
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    got = lax.reduce_window(x, np.iinfo(np.int32).min, lax.max, (2, 2), (1, 2), "VALID")
+    np.testing.assert_array_equal(np.asarray(got), [[5, 7], [9, 11]])
+    with pytest.raises(NotImplementedError):
+        lax.reduce_window(x, 1, lax.mul, (2, 2), (1, 1), "VALID")
+    with pytest.raises(NotImplementedError):
+        lax.reduce_window(x, 0, lambda a, b: a + 2 * b, (2, 2), (1, 1), "VALID")
+
+
+# --- reduce -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("comp,np_fn,init", [
+    (lax.add, np.sum, 0.0), (operator.mul, np.prod, 1.0), (lax.max, np.max, -np.inf),
+    (lambda a, b: jnp.minimum(a, b), np.min, np.inf), (lambda a, b: a + b, np.sum, 0.0),
+])
+def test_reduce_monoids(comp, np_fn, init):
+    x = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    got = lax.reduce(x, np.float32(init), comp, (0, 2))
+    np.testing.assert_allclose(np.asarray(got), np_fn(x, axis=(0, 2)), rtol=1e-5, atol=1e-6)
+
+
+def test_reduce_non_identity_and_bitwise():
+    x = rng.standard_normal((4, 3)).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(lax.reduce(x, 2.0, lax.add, (1,))),
+                               x.sum(1) + 2.0, rtol=1e-5)
+    i = np.array([[1, 2, 4], [8, 16, 32]], np.int32)
+    np.testing.assert_array_equal(np.asarray(lax.reduce(i, 0, lax.bitwise_or, (1,))), [7, 56])
+    b = np.array([[True, False], [True, True]])
+    np.testing.assert_array_equal(np.asarray(lax.reduce(b, True, lax.bitwise_and, (1,))),
+                                  [False, True])
+    with pytest.raises(NotImplementedError):
+        lax.reduce(x, 0.0, lambda a, b: a * b + 1, (0,))
+    (out,) = lax.reduce([x], [0.0], lax.add, (0,))
+    np.testing.assert_allclose(np.asarray(out), x.sum(0), rtol=1e-5)
+
+
+# --- top_k --------------------------------------------------------------------------------------
+
+
+def test_top_k_matches_numpy():
+    x = rng.standard_normal((3, 4, 10)).astype(np.float32)
+    vals, idx = lax.top_k(x, 4)
+    order = np.argsort(-x, axis=-1, kind="stable")[..., :4]
+    np.testing.assert_array_equal(np.asarray(idx), order)
+    np.testing.assert_array_equal(np.asarray(vals), np.take_along_axis(x, order, -1))
+    assert idx.dtype == np.int32
+
+
+def test_top_k_ties_nan_int_and_edge_sizes():
+    x = np.array([1.0, 3.0, np.nan, 3.0, -np.inf], np.float32)
+    vals, idx = lax.top_k(x, 3)
+    np.testing.assert_array_equal(np.asarray(idx), [2, 1, 3])
+    i = np.array([[5, 1, 5, 7]], np.int32)
+    vals, idx = lax.top_k(i, 2)
+    np.testing.assert_array_equal(np.asarray(vals), [[7, 5]])
+    np.testing.assert_array_equal(np.asarray(idx), [[3, 0]])
+    vals, idx = lax.top_k(x, 0)
+    assert vals.shape == (0,) and idx.shape == (0,)
+    with pytest.raises(ValueError):
+        lax.top_k(x, 6)
+
+
+def test_top_k_grad_vmap_jit():
+    x = rng.standard_normal((4, 7)).astype(np.float32)
+    g = olympus.grad(lambda a: jnp.sum(lax.top_k(a, 3)[0] * np.arange(3.0)))(x)
+    want = np.zeros_like(x)
+    order = np.argsort(-x, axis=-1)[:, :3]
+    for r in range(4):
+        want[r, order[r]] = np.arange(3.0)
+    np.testing.assert_array_equal(np.asarray(g), want)
+    check_vmap(lambda a: lax.top_k(a, 2), (x,), 1)
+    with x64():
+        check_grads(lambda a: lax.top_k(a, 3)[0], (x.astype(np.float64),))
+    v, i = olympus.jit(lambda a: lax.top_k(a, 2))(x)
+    np.testing.assert_array_equal(np.asarray(i), order[:, :2])
+
+
+# --- sort, cumulative reductions, misc ---------------------------------------------------------
+
+
+def test_sort_multi_operand_num_keys():
+    k1 = np.array([2, 1, 2, 1, 0], np.int32)
+    k2 = np.array([0.5, 0.1, -1.0, 0.1, 9.0], np.float32)
+    v = np.arange(5, dtype=np.int32)
+    a, b, c = lax.sort((k1, k2, v), num_keys=2)
+    np.testing.assert_array_equal(np.asarray(c), np.lexsort((k2, k1)))
+    a, b, c = lax.sort((k1, k2, v), num_keys=1)
+    np.testing.assert_array_equal(np.asarray(c), np.argsort(k1, kind="stable"))
+    keys, vals = lax.sort_key_val(k2, v)
+    np.testing.assert_array_equal(np.asarray(vals), np.argsort(k2, kind="stable"))
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    np.testing.assert_array_equal(np.asarray(lax.sort(x, dimension=0)), np.sort(x, axis=0))
+
+
+@pytest.mark.parametrize("name,np_fn", [
+    ("cumsum", np.cumsum), ("cumprod", np.cumprod), ("cummax", np.maximum.accumulate),
+    ("cummin", np.minimum.accumulate),
+    ("cumlogsumexp", lambda x, axis: np.logaddexp.accumulate(x, axis=axis)),
+])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumulative(name, np_fn, reverse):
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    got = getattr(lax, name)(x, axis=1, reverse=reverse)
+    want = np_fn(x[:, ::-1], axis=1)[:, ::-1] if reverse else np_fn(x, axis=1)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, atol=1e-5)
+
+
+def test_elementwise_extras():
+    x = np.array([0.1, 0.5, 2.0], np.float32)
+    np.testing.assert_allclose(np.asarray(lax.rsqrt(x)), 1 / np.sqrt(x), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(lax.integer_pow(x, 3)), x ** 3, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(lax.erf_inv(lax.erf(x))), x, rtol=1e-5)
+    i = np.array([0, 1, 7, 255, -1], np.int32)
+    np.testing.assert_array_equal(np.asarray(lax.population_count(i)), [0, 1, 3, 8, 32])
+    np.testing.assert_array_equal(np.asarray(lax.shift_left(i, np.int32(2))), i << 2)
+    np.testing.assert_array_equal(np.asarray(lax.shift_right_logical(i, np.int32(28))),
+                                  (i.view(np.uint32) >> 28).astype(np.int32))
+    np.testing.assert_array_equal(np.asarray(lax.bitcast_convert_type(x, np.int32)),
+                                  x.view(np.int32))
+    r = lax.reduce_precision(np.array([1.0 + 2.0 ** -12], np.float32), 8, 7)
+    np.testing.assert_array_equal(np.asarray(r), [1.0])
+    np.testing.assert_allclose(np.asarray(lax.lgamma(x)),
+                               [2.2527127, 0.5723649, 0.0], rtol=1e-5, atol=1e-6)
