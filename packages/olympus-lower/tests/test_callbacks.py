@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from _lower_util import Builder, _Cpu, closed_fn, execute
-
 from jaxlib import xla_client as xc
+
 from olympus_ir import ShapedArray, check_olympuspr
 from olympus_ir import primitives as P
 from olympus_ir.prims.callbacks import TOKEN_AVAL, debug_effect
@@ -106,16 +106,21 @@ def test_token_threaded_through_scan_while_and_cond():
 
     threaded = thread_effect_tokens(closed)
     check_olympuspr(threaded)  # the rewritten program is well typed
-    scan_eqn, cond_eqn, while_eqn = threaded.eqns
+    # the while's cond prints: its predicate is computed first (a closed_call), then
+    # carried by the loop, whose body computes it again after each step
+    scan_eqn, cond_eqn, first_pred, while_eqn = threaded.eqns
     assert scan_eqn.params["num_carry"] == 2 and scan_eqn.invars[0].aval == TOKEN_AVAL
     assert scan_eqn.params["linear"] == (False, False, False)
     assert cond_eqn.invars[1] is scan_eqn.outvars[0]  # the token flows scan -> cond
-    assert while_eqn.invars[0] is cond_eqn.outvars[0]  # ... -> while
+    assert first_pred.primitive is P.closed_call_p
+    assert first_pred.invars[0] is cond_eqn.outvars[0]  # ... -> the first predicate
+    assert while_eqn.invars[:2] == first_pred.outvars  # ... -> the loop's carry
+    assert while_eqn.params["cond_olympuspr"].eqns == []
     assert all(e.params.get("token") for e in scan_eqn.params["olympuspr"].eqns
                if e.primitive is P.debug_callback_p)
 
     lowered = lower_olympuspr(closed, name="flow")
-    assert len(lowered.host_callbacks) == 3
+    assert len(lowered.host_callbacks) == 4  # the while cond is lowered twice
     r, ys, i = run_with_callbacks(lowered, np.float32(1), np.array([1, 2, 3], np.float32),
                                   np.int32(1))
     assert float(r) == 7.0 and int(i) == 2
@@ -161,3 +166,41 @@ def test_exception_surfaces_as_runtime_error():
     lowered = lower_olympuspr(b.build([x]), name="bad")
     with pytest.raises(Exception, match="ValueError: bad value"):
         run_with_callbacks(lowered, np.float32(1))
+
+
+def test_while_cond_callback_survives_a_known_trip_count():
+    # With a constant initial carry XLA knows the trip count and never runs the cond
+    # computation; the rewritten loop computes the predicate in its body instead.
+    log = []
+    wcond = closed_fn([A((), I32)], lambda b, i: (
+        b.eqn(P.debug_callback_p, i, callback=recorder(log, "c"), effect=debug_effect),
+        [b.eqn(P.lt_p, i, b.const(3, I32))])[1])
+    wbody = closed_fn([A((), I32)], lambda b, i: (
+        b.eqn(P.debug_callback_p, i, callback=recorder(log, "b"), effect=debug_effect),
+        [b.eqn(P.add_p, i, b.const(1, I32))])[1])
+    b = Builder()
+    zero = b.const(0, I32)
+    (i,) = b.eqn(P.while_p, zero, cond_olympuspr=wcond, body_olympuspr=wbody, cond_nconsts=0,
+                 body_nconsts=0)
+    (out,) = run_with_callbacks(lower_olympuspr(b.build([i]), name="trip"))
+    assert int(out) == 3
+    assert log == [("c", 0), ("b", 0), ("c", 1), ("b", 1), ("c", 2), ("b", 2), ("c", 3)]
+
+
+def test_while_body_callback_only():
+    log = []
+    wcond = closed_fn([A((), I32)], lambda b, i: [b.eqn(P.lt_p, i, b.const(2, I32))])
+    wbody = closed_fn([A((), I32)], lambda b, i: (
+        b.eqn(P.debug_callback_p, i, callback=recorder(log, "b"), effect=debug_effect),
+        [b.eqn(P.add_p, i, b.const(1, I32))])[1])
+    b = Builder()
+    x = b.arg((), I32)
+    (i,) = b.eqn(P.while_p, x, cond_olympuspr=wcond, body_olympuspr=wbody, cond_nconsts=0,
+                 body_nconsts=0)
+    b.eqn(P.debug_callback_p, i, callback=recorder(log, "after"), effect=debug_effect)
+    closed = b.build([i])
+    (loop, after) = thread_effect_tokens(closed).eqns
+    assert loop.params["cond_olympuspr"].in_avals == [TOKEN_AVAL, A((), I32)]
+    assert after.invars[0] is loop.outvars[0]
+    (out,) = run_with_callbacks(lower_olympuspr(closed, name="body_only"), np.int32(0))
+    assert int(out) == 2 and log == [("b", 0), ("b", 1), ("after", 2)]

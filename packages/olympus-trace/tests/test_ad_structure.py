@@ -8,11 +8,11 @@ Only staging is used (no jaxlib, no eager execution): the functions run under
 from __future__ import annotations
 
 import numpy as np
+
+import olympus_trace.ad_rules  # noqa: F401  (fills the rule tables)
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.avals import ShapeDtypeStruct
-
-import olympus_trace.ad_rules  # noqa: F401  (fills the rule tables)
 from olympus_trace import ad, make_olympuspr
 from olympus_trace import lax_ops as lax
 from olympus_trace.core import bind, get_aval

@@ -14,14 +14,15 @@ The model: ``h_t = tanh(W h_{t-1} + U x_t)``, loss ``sum(h_T ** 2) + sum_t sum(h
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
 
 import numpy as np
-import olympus_runtime as rt
 
 import olympus
 import olympus.numpy as jnp
+import olympus_runtime as rt
 from olympus import lax
 
 
@@ -51,13 +52,17 @@ def timed(fn):
     return out, time.perf_counter() - t0
 
 
+def _run(compiled, args):
+    return olympus.block_until_ready(compiled(*args))
+
+
 def stage_times(build_fn, args, repeats: int, runs: int) -> dict[str, float]:
     """Median seconds of trace / lower / compile (cold) and of one run (warm)."""
     samples: dict[str, list[float]] = {"trace": [], "lower": [], "compile": [], "run": []}
     for _ in range(repeats):
         jf = olympus.jit(build_fn())
         rt.clear_cache()
-        traced, t = timed(lambda: jf.trace(*args))
+        traced, t = timed(functools.partial(jf.trace, *args))
         samples["trace"].append(t)
         lowered, t = timed(traced.lower)
         samples["lower"].append(t)
@@ -66,7 +71,7 @@ def stage_times(build_fn, args, repeats: int, runs: int) -> dict[str, float]:
         olympus.block_until_ready(compiled(*args))  # warm up
         run = []
         for _ in range(runs):
-            _, t = timed(lambda: olympus.block_until_ready(compiled(*args)))
+            _, t = timed(functools.partial(_run, compiled, args))
             run.append(t)
         samples["run"].append(statistics.median(run))
     return {k: statistics.median(v) for k, v in samples.items()}

@@ -49,9 +49,9 @@ def check_grads(f, args, *, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0, vjp=True, do
 
     def run(xs, ts, cts):
         y, ty = olympus.jvp(f, tuple(xs), tuple(ts))
-        yp = f(*[x + eps * t for x, t in zip(xs, ts)])
-        ym = f(*[x - eps * t for x, t in zip(xs, ts)])
-        fd = [(a - b) / (2 * eps) for a, b in zip(leaves(yp), leaves(ym))]
+        yp = f(*[x + eps * t for x, t in zip(xs, ts, strict=False)])
+        ym = f(*[x - eps * t for x, t in zip(xs, ts, strict=False)])
+        fd = [(a - b) / (2 * eps) for a, b in zip(leaves(yp), leaves(ym), strict=False)]
         out = {"ty": leaves(ty), "fd": fd}
         if vjp:
             y0, f_vjp = olympus.vjp(f, *xs)
@@ -60,12 +60,12 @@ def check_grads(f, args, *, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0, vjp=True, do
         return out
 
     res = olympus.jit(run)(args, ts, cts)
-    for got, want in zip(res["ty"], res["fd"]):
+    for got, want in zip(res["ty"], res["fd"], strict=False):
         np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=rtol, atol=atol,
                                    err_msg="JVP vs finite differences")
     if vjp:
-        lhs = sum(_pair(c, t) for c, t in zip(cts, res["ty"]))
-        rhs = sum(_pair(g, t) for g, t in zip(res["g"], ts))
+        lhs = sum(_pair(c, t) for c, t in zip(cts, res["ty"], strict=False))
+        rhs = sum(_pair(g, t) for g, t in zip(res["g"], ts, strict=False))
         if dot_tol is None:
             single = any(np.asarray(a).dtype in (np.float32, np.complex64) for a in args)
             dot_tol = 1e-5 if single else 1e-8
@@ -78,13 +78,13 @@ def check_vmap(f, batched_args, in_axes=0, *, rtol=1e-5, atol=1e-5):
     compiles once)."""
     if not isinstance(in_axes, (list, tuple)):
         in_axes = [in_axes] * len(batched_args)
-    size = next(np.shape(a)[ax] for a, ax in zip(batched_args, in_axes) if ax is not None)
+    size = next(np.shape(a)[ax] for a, ax in zip(batched_args, in_axes, strict=False) if ax is not None)
     got = olympus.jit(olympus.vmap(f, in_axes=tuple(in_axes)))(*batched_args)
     jf = olympus.jit(f)
     rows = []
     for i in range(size):
         xs = [a if ax is None else np.take(np.asarray(a), i, axis=ax)
-              for a, ax in zip(batched_args, in_axes)]
+              for a, ax in zip(batched_args, in_axes, strict=False)]
         rows.append(jf(*xs))
     got_l = tree_util.tree_leaves(got)
     rows_l = [tree_util.tree_leaves(r) for r in rows]

@@ -166,7 +166,7 @@ def test_vjp():
     gx, gy = f_vjp((F(1.0), F(2.0)))
     close(gx, 3 + 2 * np.cos(2.0))
     close(gy, 2.0)
-    y, f_vjp, aux = olympus.vjp(lambda x: (x * 2, "aux" and x), F(1.5), has_aux=True)
+    y, f_vjp, aux = olympus.vjp(lambda x: (x * 2, x), F(1.5), has_aux=True)
     close(f_vjp(F(1.0))[0], 2.0)
     close(aux, 1.5)
 
@@ -504,3 +504,54 @@ def test_checkpoint_values_and_recomputation():
     assert j.count("checkpoint[") == 1 and j.count("sin") == 1
     jv = str(olympus.make_olympuspr(olympus.value_and_grad(olympus.checkpoint(block)))(x))
     assert jv.count("checkpoint[") == 2 and jv.count("sin") == 3
+
+
+def test_custom_rules_inside_control_flow_and_jit():
+    x = np.array([0.1, 0.2], F)
+    want = 1.0 - 1.0 / (1.0 + np.exp(x))
+    # custom_jvp / custom_vjp bodies staged into cond, scan and jit keep their rules.
+    close(olympus.grad(lambda v: lax.cond(v > 0, log1pexp, lambda y: y, v))(F(0.3)),
+          1.0 - 1.0 / (1.0 + np.exp(0.3)))
+    close(olympus.grad(lambda xs: lax.scan(lambda c, v: (c + log1pexp(v), None), F(0.0),
+                                           xs)[0])(x), want)
+    clip = lambda v: clip_gradient(F(-0.5), F(0.5), v * 3.0)  # noqa: E731
+    close(olympus.grad(lambda xs: lax.scan(lambda c, v: (c + clip(v), None), F(0.0),
+                                           xs)[0])(x), [1.5, 1.5])
+    close(olympus.jit(clip)(x), 3 * x)
+    close(olympus.vmap(clip)(x), 3 * x)
+    close(olympus.jit(log1pexp)(x), np.log1p(np.exp(x)))
+
+
+def test_forward_over_reverse_of_custom_vjp():
+    # The bwd rule itself is differentiated (by the outer forward mode).
+    h = olympus.hessian(lambda x: jnp.sum(clip_gradient(F(-1.0), F(1.0), x) ** 2))(
+        np.full(2, 0.25, F))
+    close(h, 2 * np.eye(2))
+
+    # As in JAX, a fwd rule that calls the custom_vjp function itself leaves that call to
+    # the outer forward mode, which cannot differentiate it.
+    @olympus.custom_vjp
+    def g(x):
+        return jnp.sin(x)
+
+    g.defvjp(lambda x: (g(x), jnp.cos(x)), lambda c, ct: (c * ct,))
+    with pytest.raises(TypeError, match=r"can't apply forward-mode autodiff \(jvp\) to a "
+                                        r"custom_vjp function."):
+        olympus.hessian(lambda x: jnp.sum(g(x)))(np.ones(2, F))
+
+
+def test_custom_derivatives_under_vmap():
+    # The batching rules of custom_jvp_call / custom_vjp_call / checkpoint: the batched
+    # primitive keeps its rule for an enclosing (outer) differentiation.
+    x = np.array([0.0, 100.0], F)
+    _, t = olympus.jvp(olympus.vmap(log1pexp), (x,), (np.ones(2, F),))
+    close(t, [0.5, 1.0])
+    y, g = olympus.value_and_grad(
+        lambda lo, v: jnp.sum(olympus.vmap(clip_gradient, (None, None, 0))(lo, F(0.5), v) * 3),
+        argnums=1)(F(-0.5), np.ones(3, F))
+    close(y, 9.0)
+    close(g, np.full(3, 0.5))
+    block = olympus.checkpoint(lambda v: jnp.sin(jnp.sin(v)))
+    close(olympus.vmap(block)(x), np.sin(np.sin(x)))
+    close(olympus.grad(lambda v: jnp.sum(olympus.vmap(block)(v)))(x),
+          np.cos(np.sin(x)) * np.cos(x))

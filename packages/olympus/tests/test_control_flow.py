@@ -28,7 +28,7 @@ def both(f):
         eager = f(*args)
         jitted = olympus.jit(f)(*args)
         for a, b in zip(olympus.tree_util.tree_leaves(eager),
-                        olympus.tree_util.tree_leaves(jitted)):
+                        olympus.tree_util.tree_leaves(jitted), strict=True):
             np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6)
         return eager
 
@@ -65,7 +65,7 @@ def finite_diff_grad(f, x, eps=1e-6):
 def check_grad(f, *args, rtol=1e-5, atol=1e-7):
     """`olympus.grad(f, argnums=all)` against finite differences in every argument."""
     grads = olympus.grad(f, argnums=tuple(range(len(args))))(*args)
-    for k, (g, a) in enumerate(zip(grads, args)):
+    for k, (g, a) in enumerate(zip(grads, args, strict=True)):
         def fk(xk, k=k):
             return f(*args[:k], xk, *args[k + 1:])
 
@@ -483,7 +483,7 @@ def test_grad_switch(x64):
 
     for i in range(3):
         g = olympus.grad(f)(0.3, i)
-        np.testing.assert_allclose(float(g), finite_diff_grad(lambda x: f(x, i), 0.3),
+        np.testing.assert_allclose(float(g), finite_diff_grad(lambda x, i=i: f(x, i), 0.3),
                                    rtol=1e-6)
 
 
@@ -572,7 +572,7 @@ def test_vmap_cond_batched_predicate_is_select():
     ps = np.array([True, False, True, False])
     xs = np.arange(4, dtype=np.float32)
     out = olympus.vmap(f)(ps, xs)
-    np.testing.assert_array_equal(np.asarray(out), [float(f(p, x)) for p, x in zip(ps, xs)])
+    np.testing.assert_array_equal(np.asarray(out), [float(f(p, x)) for p, x in zip(ps, xs, strict=True)])
     text = olympuspr_text(olympus.vmap(f), ps, xs)
     assert "select_n" in text and "cond[" not in text
 
@@ -591,7 +591,7 @@ def test_vmap_switch_batched_index():
     idx = np.array([2, 0, 1, 5, -1], np.int32)
     xs = np.arange(5, dtype=np.float32)
     out = olympus.vmap(lambda i, x: lax.switch(i, branches, x))(idx, xs)
-    expected = [branches[min(max(i, 0), 2)](x) for i, x in zip(idx, xs)]
+    expected = [branches[min(max(i, 0), 2)](x) for i, x in zip(idx, xs, strict=True)]
     np.testing.assert_array_equal(np.asarray(out), expected)
 
 
@@ -603,7 +603,7 @@ def test_vmap_while_batched_predicate():
     ns = np.array([0, 3, 1, 6], np.int32)
     xs = np.array([1.0, 2.0, -1.0, 0.5], np.float32)
     i_out, x_out = olympus.vmap(f)(ns, xs)
-    for k, (n, x) in enumerate(zip(ns, xs)):
+    for k, (n, x) in enumerate(zip(ns, xs, strict=True)):
         i, v = 0, np.float32(x)
         while i < n:
             i, v = i + 1, np.float32(v * 1.5 + i)
@@ -694,7 +694,7 @@ def test_per_example_grad_vmap_of_grad_scan(x64):
 
     xs = np.random.default_rng(0).standard_normal((4, 5))
     g = olympus.vmap(olympus.grad(f), in_axes=(None, 0))(0.7, xs)
-    ref = [float(finite_diff_grad(lambda w: f(w, xs[k]), 0.7)) for k in range(4)]
+    ref = [float(finite_diff_grad(lambda w, k=k: f(w, xs[k]), 0.7)) for k in range(4)]
     np.testing.assert_allclose(np.asarray(g), ref, rtol=1e-6)
 
 

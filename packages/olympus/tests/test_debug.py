@@ -122,6 +122,22 @@ def test_print_in_while_and_cond_bodies(capfd):
     assert lines(capfd) == ["even 0", "odd 1", "even 2", "odd 3"]
 
 
+def test_print_in_while_cond_fun(capfd):
+    def f(x):
+        return lax.while_loop(lambda c: (debug.print("cond {}", c), c < 2)[1],
+                              lambda c: (debug.print("body {}", c), c + 1)[1], x)
+
+    expected = ["cond 0", "body 0", "cond 1", "body 1", "cond 2"]
+    olympus.jit(lambda: f(0))()  # constant start: XLA knows the trip count
+    assert lines(capfd) == expected
+    olympus.jit(f)(0)
+    assert lines(capfd) == expected
+    f(0)  # eager
+    assert lines(capfd) == expected
+    olympus.jit(f)(5)
+    assert lines(capfd) == ["cond 5"]
+
+
 def test_print_in_fori_loop_dynamic_and_nested_scan(capfd):
     @olympus.jit
     def f(n):
@@ -385,8 +401,8 @@ def test_lowered_module_has_host_callbacks():
 
 
 def test_shape_rule_checks():
-    from olympus_ir.core import abstract_eval
     from olympus_ir.avals import ShapedArray
+    from olympus_ir.core import abstract_eval
 
     a = ShapedArray((2,), np.float32)
     assert abstract_eval(debug_callback_p, a, callback=print, effect=debug_effect) == []

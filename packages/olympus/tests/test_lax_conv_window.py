@@ -23,7 +23,7 @@ rng = np.random.default_rng(0)
 
 
 def _dilate(x, dil, axes, fill=0):
-    for ax, d in zip(axes, dil):
+    for ax, d in zip(axes, dil, strict=False):
         if d == 1 or x.shape[ax] == 0:
             continue
         n = x.shape[ax]
@@ -38,7 +38,7 @@ def _dilate(x, dil, axes, fill=0):
 
 
 def _pad(x, pads, axes, fill=0):
-    for ax, (lo, hi) in zip(axes, pads):
+    for ax, (lo, hi) in zip(axes, pads, strict=False):
         if lo < 0:
             x = np.take(x, range(-lo, x.shape[ax]), axis=ax)
             lo = 0
@@ -59,7 +59,7 @@ def _conv_core(lhs, rhs, strides):
               for i in range(nsp)]
     out = np.zeros((lhs.shape[0], rhs.shape[0], *out_sp), np.result_type(lhs, rhs))
     for pos in itertools.product(*[range(n) for n in out_sp]):
-        sl = tuple(slice(p * s, p * s + kk) for p, s, kk in zip(pos, strides, k))
+        sl = tuple(slice(p * s, p * s + kk) for p, s, kk in zip(pos, strides, k, strict=False))
         win = lhs[(slice(None), slice(None)) + sl]
         out[(slice(None), slice(None)) + pos] = np.tensordot(
             win, rhs, axes=(list(range(1, nsp + 2)), list(range(1, nsp + 2))))
@@ -97,11 +97,11 @@ def conv_ref(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, dn, 
 def reduce_window_ref(x, op, init, window, strides, padding, base_dil, win_dil):
     axes = list(range(x.ndim))
     xp = _pad(_dilate(x, base_dil, axes, fill=init), padding, axes, fill=init)
-    eff = [(w - 1) * d + 1 for w, d in zip(window, win_dil)]
-    out_shape = [(n - e) // s + 1 if n >= e else 0 for n, e, s in zip(xp.shape, eff, strides)]
+    eff = [(w - 1) * d + 1 for w, d in zip(window, win_dil, strict=False)]
+    out_shape = [(n - e) // s + 1 if n >= e else 0 for n, e, s in zip(xp.shape, eff, strides, strict=False)]
     out = np.full(out_shape, init, x.dtype)
     for pos in itertools.product(*[range(n) for n in out_shape]):
-        sl = tuple(slice(p * s, p * s + e, d) for p, s, e, d in zip(pos, strides, eff, win_dil))
+        sl = tuple(slice(p * s, p * s + e, d) for p, s, e, d in zip(pos, strides, eff, win_dil, strict=False))
         out[pos] = op.reduce(xp[sl].ravel(), initial=init)
     return out
 
@@ -185,7 +185,7 @@ def test_conv_string_padding_and_jit():
     w = rng.standard_normal((5, 3, 3, 2)).astype(np.float32)
     for pad in ("SAME", "VALID", "SAME_LOWER"):
         pads = lax.padtype_to_pads((7, 8), (3, 2), (2, 2), pad)
-        got = olympus.jit(lambda a, b: lax.conv(a, b, (2, 2), pad))(x, w)
+        got = olympus.jit(lambda a, b, pad=pad: lax.conv(a, b, (2, 2), pad))(x, w)
         want = conv_ref(x, w, (2, 2), pads, (1, 1), (1, 1), IOTA4)
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-4)
     assert lax.conv(x, w, (1, 1), "SAME").shape == (2, 5, 7, 8)

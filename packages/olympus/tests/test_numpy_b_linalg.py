@@ -244,15 +244,17 @@ def test_lstsq_pinv_rank_power_cond(dtype):
     _close(xv, np.linalg.lstsq(a, b[:, 0], rcond=None)[0], rt * 10, at * 10)
     _close(jnp.linalg.pinv(a), np.linalg.pinv(a), rt * 10, at * 10)
     low = (a[:, :1] @ _randn(1, 3, dtype=dtype)).astype(dtype)
-    _close(jnp.linalg.pinv(low), np.linalg.pinv(low), rt * 10, at * 10)
+    _close(jnp.linalg.pinv(low, rtol=1e-4), np.linalg.pinv(low, rtol=1e-4), rt * 10, at * 10)
     assert int(jnp.linalg.matrix_rank(low)) == 1
     assert int(jnp.linalg.matrix_rank(a)) == 3
-    sq = _randn(3, 3, dtype=dtype) + 3 * np.eye(3, dtype=dtype)
-    for n in (0, 1, 3, 6, -2):
-        _close(jnp.linalg.matrix_power(sq, n), np.linalg.matrix_power(sq, n), rt * 10,
-               at * 10)
-    for p in (None, 1, -1, 2, -2, np.inf, "fro", "nuc"):
-        _close(jnp.linalg.cond(sq, p), np.linalg.cond(sq, p), rt * 10, at * 10)
+
+
+def test_matrix_power_and_cond():
+    sq = _randn(2, 3, 3) + 3 * np.eye(3, dtype=np.float32)
+    for n in (0, 3, -2):
+        _close(jnp.linalg.matrix_power(sq, n), np.linalg.matrix_power(sq, n), 1e-4, 1e-4)
+    for p in (None, -2, 1, "fro"):
+        _close(jnp.linalg.cond(sq, p), np.linalg.cond(sq, p), 1e-4, 1e-4)
 
 
 @pytest.mark.parametrize("ord,axis", [
@@ -262,7 +264,8 @@ def test_lstsq_pinv_rank_power_cond(dtype):
 ])
 def test_norm(ord, axis):
     x = _randn(4, 5)
-    x[0, 0] = 0.0
+    if ord == 0:
+        x[0, 0] = 0.0
     if ord in (2, 1) and axis is None:
         x1 = x[0]
         _close(jnp.linalg.norm(x1, ord), np.linalg.norm(x1, ord), rtol=1e-5)
@@ -285,20 +288,28 @@ def test_norm_batched_complex_and_array_api():
 def test_lax_triangular_solve_all_flags():
     a = np.tril(_randn(4, 4)) + 4 * np.eye(4, dtype=np.float32)
     b = _randn(4, 3)
-    for lower in (True, False):
+    flags = [(lower, tr, unit) for lower in (True, False) for tr in (False, True)
+             for unit in (False, True)]
+
+    @olympus.jit
+    def solves(a, b):
+        out = []
+        for lower, tr, unit in flags:
+            am = a if lower else a.T
+            out.append(lax.linalg.triangular_solve(am, b, left_side=True, lower=lower,
+                                                   transpose_a=tr, unit_diagonal=unit))
+            out.append(lax.linalg.triangular_solve(am, b.T, left_side=False, lower=lower,
+                                                   transpose_a=tr, unit_diagonal=unit))
+        return out
+
+    got = iter(solves(a, b))
+    for lower, tr, unit in flags:
         am = a if lower else a.T
-        for transpose in (False, True):
-            op = am.T if transpose else am
-            for unit in (False, True):
-                opu = op.copy()
-                if unit:
-                    np.fill_diagonal(opu, 1.0)
-                got = lax.linalg.triangular_solve(am, b, left_side=True, lower=lower,
-                                                  transpose_a=transpose, unit_diagonal=unit)
-                _close(got, np.linalg.solve(opu, b), 1e-4, 1e-4)
-                got = lax.linalg.triangular_solve(am, b.T, left_side=False, lower=lower,
-                                                  transpose_a=transpose, unit_diagonal=unit)
-                _close(got, b.T @ np.linalg.inv(opu), 1e-4, 1e-4)
+        opu = (am.T if tr else am).copy()
+        if unit:
+            np.fill_diagonal(opu, 1.0)
+        _close(next(got), np.linalg.solve(opu, b), 1e-4, 1e-4)
+        _close(next(got), b.T @ np.linalg.inv(opu), 1e-4, 1e-4)
 
 
 def test_lax_linalg_lu_and_errors():
@@ -357,18 +368,18 @@ def test_linalg_grads(name):
 
 
 def test_triangular_solve_grads():
+    """Every (side, transpose, unit diagonal) combination, checked in one jitted function."""
+    flags = [(left, tr, unit) for left in (True, False) for tr in (False, True)
+             for unit in (False, True)]
+
+    def f(x, y):
+        return tuple(lax.linalg.triangular_solve(x, y if left else y.T, left_side=left,
+                                                 lower=True, transpose_a=tr,
+                                                 unit_diagonal=unit)
+                     for left, tr, unit in flags)
+
     with x64():
-        a = np.tril(_f64(3, 3)) + 3 * np.eye(3)
-        b = _f64(3, 2)
-        for left in (True, False):
-            bb = b if left else b.T
-            for transpose in (False, True):
-                for unit in (False, True):
-                    def f(x, y, left=left, transpose=transpose, unit=unit):
-                        return lax.linalg.triangular_solve(x, y, left_side=left, lower=True,
-                                                           transpose_a=transpose,
-                                                           unit_diagonal=unit)
-                    check_grads(f, (a, bb))
+        check_grads(f, (np.tril(_f64(3, 3)) + 3 * np.eye(3), _f64(3, 3)))
 
 
 # --- vmap and jit -------------------------------------------------------------------------------

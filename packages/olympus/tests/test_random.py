@@ -598,10 +598,10 @@ def test_matches_jax_x64(name):
 
 
 def test_every_case_has_references():
-    assert set(REF_PARTITIONABLE) == set(REF_LEGACY) == set(REF_X64)
-    assert set(REF_X64) <= set(CASES)
-    # Cases JAX rejects in 32-bit mode (the int64 maxval overflows int32).
-    assert set(CASES) - set(REF_PARTITIONABLE) == {"randint(k0,(4,),0,2**40,int64)"}
+    assert set(REF_PARTITIONABLE) == set(REF_LEGACY) == set(REF_X64) - {
+        # JAX rejects this one in 32-bit mode (the maxval overflows int32).
+        "randint(k0,(4,),0,2**40,int64)"}
+    assert set(REF_X64) == set(CASES)
 
 
 def test_default_mode_is_partitionable():
@@ -802,7 +802,7 @@ def test_seeds():
     (lambda: R.multivariate_normal(R.PRNGKey(0), jnp.zeros(2), jnp.eye(3)), ValueError),
     (lambda: R.multivariate_normal(R.PRNGKey(0), jnp.zeros(2), jnp.eye(2), method="lu"),
      ValueError),
-    (lambda: R.categorical(R.PRNGKey(0), jnp.zeros(3), shape=(2,), replace=False),
+    (lambda: R.categorical(R.PRNGKey(0), jnp.zeros(3), shape=(4,), replace=False),
      ValueError),
 ])
 def test_errors(call, exc):
@@ -1123,8 +1123,9 @@ def test_multivariate_normal_moments():
     cov = np.array([[2.0, 0.6], [0.6, 1.0]])
     x = np.asarray(R.multivariate_normal(R.PRNGKey(3), jnp.asarray(mean), jnp.asarray(cov),
                                          (N,)))
-    np.testing.assert_allclose(x.mean(0), mean, atol=0.07)
-    np.testing.assert_allclose(np.cov(x.T), cov, atol=0.1)
+    # 5 standard errors: sd/sqrt(N) for the means, ~sqrt(2/N) * var for the covariances.
+    np.testing.assert_allclose(x.mean(0), mean, atol=0.075)
+    np.testing.assert_allclose(np.cov(x.T), cov, atol=0.15)
 
 
 def test_uniform_bits_are_uniform():

@@ -50,12 +50,12 @@ def _compiled(f, args):
 def check_vmap(f, args, in_axes=0, out_axes=0, *, jit=True, rtol=2e-6, atol=1e-6):
     """``vmap(f, in_axes, out_axes)(*args)`` equals looping `f` over the batch."""
     ia = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
-    sizes = {np.shape(a)[ax] for a, ax in zip(args, ia) if ax is not None}
+    sizes = {np.shape(a)[ax] for a, ax in zip(args, ia, strict=True) if ax is not None}
     assert len(sizes) == 1, sizes
     (n,) = sizes
     vf = olympus.vmap(f, in_axes=in_axes, out_axes=out_axes)
     got = _compiled(vf, args)(*args) if jit else vf(*args)
-    members = [[_take(a, i, ax) for a, ax in zip(args, ia)] for i in range(n)]
+    members = [[_take(a, i, ax) for a, ax in zip(args, ia, strict=True)] for i in range(n)]
     fj = _compiled(f, members[0])
     per = [fj(*m) for m in members]
     got_leaves = tree_util.tree_leaves(got)
@@ -63,7 +63,7 @@ def check_vmap(f, args, in_axes=0, out_axes=0, *, jit=True, rtol=2e-6, atol=1e-6
     oa = tree_util.tree_leaves(out_axes, is_leaf=lambda a: a is None)
     oa = oa if isinstance(out_axes, (tuple, list)) else oa * len(got_leaves)
     assert len(oa) == len(got_leaves)
-    for j, (g, ax) in enumerate(zip(got_leaves, oa)):
+    for j, (g, ax) in enumerate(zip(got_leaves, oa, strict=True)):
         g = np.asarray(g)
         if ax is None:
             want = np.asarray(per_leaves[0][j])
@@ -141,7 +141,7 @@ assert set(UNARY) == {p.name for p in P.UNARY}
 def _unary_group(names, shape, in_axes, out_axes, tag):
     fs = [(lambda nm: lambda x: prim(nm)(x, **UNARY[nm][1]))(n) for n in names]
     args = [UNARY[n][0](*shape) for n in names]
-    case(tuple(names), lambda *xs: tuple(f(x) for f, x in zip(fs, xs)), args, in_axes,
+    case(tuple(names), lambda *xs: tuple(f(x) for f, x in zip(fs, xs, strict=True)), args, in_axes,
          out_axes, id=f"unary-{tag}")
 
 
@@ -175,7 +175,7 @@ _names = list(BINARY)
 for _c, (_s1, _s2, _ia, _oa) in enumerate(_BINARY_CONFIGS):
     _group = _names[_c::len(_BINARY_CONFIGS)]
     _fs = [(lambda nm: lambda x, y: prim(nm)(x, y))(n) for n in _group]
-    _args = [g(*sh) for n in _group for g, sh in zip(BINARY[n], (_s1, _s2))]
+    _args = [g(*sh) for n in _group for g, sh in zip(BINARY[n], (_s1, _s2), strict=True)]
     _ia_all = _ia if not isinstance(_ia, tuple) else _ia * len(_group)
     case(tuple(_group), (lambda fs: lambda *a: tuple(f(a[2 * i], a[2 * i + 1])
                                                      for i, f in enumerate(fs)))(_fs),
@@ -493,6 +493,9 @@ case("cond", lambda p, x, y: lax.cond(p, lambda a, b: (a + b, b), lambda a, b: (
 case("cond", lambda p, x, y: lax.cond(p, lambda a, b: (a + b, b), lambda a, b: (a, b * 2), x, y),
      [np.bool_(True), randn(3, 4), randn(3)], (None, 1, None), (0, None),
      id="cond-unbatched-pred")
+case("cond", lambda p, x, y: lax.cond(p, lambda a, b: a, lambda a, b: b, x, y),
+     [np.bool_(False), randn(2, 4), randn(2)], (None, 1, None), -1,
+     id="cond-one-branch-batched")
 case("cond", lambda i, x: lax.switch(i, [lambda v: v.sum(), lambda v: v.max(), lambda v: v[0]],
                                      x),
      [np.int32(1), randn(4, 3)], (None, 0), id="cond-unbatched-index-three-branches")
@@ -570,7 +573,7 @@ def test_psum_pmax_pmin_pmean_reduce_over_the_batch(in_axis):
 
     outs = olympus.jit(_vmap_named(f, in_axis))(x)
     ax = in_axis % 2
-    for got, want in zip(outs, [x.sum(ax), x.max(ax), x.min(ax), x.mean(ax)]):
+    for got, want in zip(outs, [x.sum(ax), x.max(ax), x.min(ax), x.mean(ax)], strict=False):
         np.testing.assert_allclose(np.asarray(got), np.stack([want] * x.shape[ax]), rtol=1e-6)
     np.testing.assert_allclose(np.asarray(outs[4]), np.moveaxis(x - x.mean(ax, keepdims=True),
                                                                  ax, 0), rtol=1e-5, atol=1e-6)
@@ -685,15 +688,18 @@ def test_every_primitive_has_a_checked_rule():
 # --- eager (op-by-op) batching agrees too ----------------------------------------------------
 
 
-@pytest.mark.parametrize("idx", [0, 5, 12])
-def test_eager_vmap(idx):
-    f, args, in_axes, out_axes = (
-        [(lambda x: jnp.tanh(x) @ x.T, [randn(3, 2, 4)], 0, 0),
-         (lambda x, i: lax.dynamic_slice(x, (i,), (2,)), [randn(4, 5),
-                                                         np.array([0, 1, 4, 2], np.int32)],
-          0, -1),
-         (lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x),
-          [uniform(0.5, 6, 4)], 0, 0)] * 5)[idx % 3]
+EAGER_CASES = [
+    ("matmul", lambda x: jnp.tanh(x) @ x.T, [randn(3, 2, 4)], 0, 0),
+    ("dynamic_slice", lambda x, i: lax.dynamic_slice(x, (i,), (2,)),
+     [randn(4, 5), np.array([0, 1, 4, 2], np.int32)], 0, -1),
+    ("while", lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: c * 2.0, x),
+     [uniform(0.5, 6, 4)], 0, 0),
+]
+
+
+@pytest.mark.parametrize("name,f,args,in_axes,out_axes", EAGER_CASES,
+                         ids=[c[0] for c in EAGER_CASES])
+def test_eager_vmap(name, f, args, in_axes, out_axes):
     check_vmap(f, args, in_axes, out_axes, jit=False)
 
 

@@ -10,14 +10,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import Literal, Primitive, Var
 
-from . import lax_ops
+from . import lax_ops, olympuspr_utils
 from .core import Trace, Tracer, bind, current_trace, get_aval, set_current_trace
 from .olympuspr_utils import eval_olympuspr, partial_eval_olympuspr
-from . import olympuspr_utils
 from .staging import DebugInfo, trace_to_olympuspr
 
 #: prim -> rule(primals, tangents, **params) -> (primal_out, tangent_out)
@@ -318,7 +318,8 @@ def dce_deep(olympuspr, used_outputs: Sequence[bool], prune_invars: bool = False
     kept = []
     for eqn in reversed(olympuspr.eqns):
         used = [id(v) in live for v in eqn.outvars]
-        effectful = eqn.primitive in olympuspr_utils.effectful_primitives
+        effectful = eqn.primitive in olympuspr_utils.effectful_primitives or bool(
+            eqn.params and olympuspr_utils.eqn_effects(eqn))
         if not any(used) and not effectful:
             continue
         rule = dce_rules.get(eqn.primitive)

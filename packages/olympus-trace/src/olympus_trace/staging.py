@@ -90,19 +90,20 @@ def _summarize(src: SourceInfo | None) -> str:
 
 
 class OlympusprTracer(Tracer):
-    __slots__ = ("_aval", "var")
+    # The variable is `_var`: a public `var` attribute would hide the `x.var()` array method.
+    __slots__ = ("_aval", "_var")
 
     def __init__(self, trace: OlympusprTrace, aval: ShapedArray, var: Var):
         self._trace = trace
         self._aval = aval
-        self.var = var
+        self._var = var
 
     @property
     def aval(self):
         return self._aval
 
     def _origin_msg(self) -> str:
-        return self._trace.origin_msg(self.var)
+        return self._trace.origin_msg(self._var)
 
 
 class OlympusprTrace(Trace):
@@ -139,7 +140,7 @@ class OlympusprTrace(Trace):
 
     def to_atom(self, x: Any):
         if isinstance(x, OlympusprTracer) and x._trace is self:
-            return x.var
+            return x._var
         if isinstance(x, Tracer):
             if not x._trace.alive:
                 raise escaped_tracer_error(x)

@@ -35,12 +35,12 @@ def callback(callback: Callable[..., Any], *args: Any, ordered: bool = False,
         raise TypeError(f"debug.callback: expected a callable, got {callback!r}")
     leaves, tree = tree_util.tree_flatten((args, kwargs))
     is_dyn = [is_array_like(x) for x in leaves]
-    static = [None if d else x for x, d in zip(leaves, is_dyn)]
-    dyn = [x for x, d in zip(leaves, is_dyn) if d]
+    static = [None if d else x for x, d in zip(leaves, is_dyn, strict=True)]
+    dyn = [x for x, d in zip(leaves, is_dyn, strict=True) if d]
 
     def _flat_callback(*values):
         it = iter(values)
-        full = [next(it) if d else s for s, d in zip(static, is_dyn)]
+        full = [next(it) if d else s for s, d in zip(static, is_dyn, strict=True)]
         a, kw = tree_util.tree_unflatten(tree, full)
         callback(*a, **kw)
 

@@ -51,7 +51,7 @@ def conv_output_shape(lhs_shape, rhs_shape, window_strides, padding, lhs_dilatio
         spatial.append((x - k) // s + 1 if x >= k else 0)
     trans = (n, o) + tuple(spatial)
     out = [0] * len(trans)
-    for pos, d in zip(out_spec, trans):
+    for pos, d in zip(out_spec, trans, strict=False):
         out[pos] = d
     return tuple(out)
 

@@ -22,7 +22,7 @@ def reduce_window_shape(shape, window_dimensions, window_strides, padding, base_
                         window_dilation):
     out = []
     for d, w, s, (lo, hi), bd, wd in zip(shape, window_dimensions, window_strides, padding,
-                                         base_dilation, window_dilation):
+                                         base_dilation, window_dilation, strict=False):
         x = dilate_dim(d, bd) + lo + hi
         k = dilate_dim(w, wd)
         out.append((x - k) // s + 1 if x >= k else 0)

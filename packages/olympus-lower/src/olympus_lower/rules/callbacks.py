@@ -14,6 +14,10 @@ through the operands and results of each ``cond``, ``while``, ``scan`` and
 callback takes the token and returns a new one, so every callback depends on the one
 before it. The rewritten equations are ``debug_callback[token=True]``; no other
 primitive changes. Callbacks inside primitives this pass does not know stay unordered.
+
+A ``while`` whose cond has callbacks is rewritten further (XLA skips the cond of a loop
+whose trip count it can compute): the predicate is computed before the loop and at the
+end of each iteration, and carried (see `_while_effectful_cond`).
 """
 
 from __future__ import annotations
@@ -25,9 +29,10 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from olympus_ir import ClosedOlympuspr, Eqn, Literal, Olympuspr, ShapedArray, Var
-from olympus_ir.prims.callbacks import TOKEN_AVAL, debug_callback_p, eqn_effects, \
-    olympuspr_effects
+from olympus_ir import ClosedOlympuspr, DropVar, Eqn, Literal, Olympuspr, ShapedArray, Var
+from olympus_ir.core import primitives_by_name
+from olympus_ir.prims.callbacks import TOKEN_AVAL, debug_callback_p, eqn_effects, olympuspr_effects
+from olympus_ir.prims.control_flow import closed_call_p
 
 from .. import mlir_utils as mu
 from ._registry import register_lowering
@@ -105,7 +110,7 @@ def _thread_eqns(eqns: Sequence[Eqn], tok: Any) -> tuple[list[Eqn], Any]:
             out.append(e)
             continue
         e, tok = rule(e, tok)
-        out.append(e)
+        out.extend(e if isinstance(e, list) else [e])
     return out, tok
 
 
@@ -143,12 +148,54 @@ def _while_rule(e: Eqn, tok):
     p = e.params
     nc, nb = int(p["cond_nconsts"]), int(p["body_nconsts"])
     ops = e.invars
-    cond = _thread_sub(p["cond_olympuspr"], nc, None)  # the loop orders cond before body
+    if olympuspr_effects(p["cond_olympuspr"]):
+        return _while_effectful_cond(e, tok)
+    cond = _thread_sub(p["cond_olympuspr"], nc, None)  # takes (and ignores) the token
     body = _thread_sub(p["body_olympuspr"], nb, 0)
     new_tok = Var(TOKEN_AVAL)
     return e.replace(invars=[*ops[:nc + nb], tok, *ops[nc + nb:]],
                      outvars=[new_tok, *e.outvars],
                      params={**p, "cond_olympuspr": cond, "body_olympuspr": body}), new_tok
+
+
+def _while_effectful_cond(e: Eqn, tok):
+    """A loop whose cond has callbacks. XLA does not run the cond computation of a loop
+    whose trip count it can compute, which would drop those callbacks; so, as JAX does
+    for ordered effects, the predicate is computed by the body instead (and once before
+    the loop) and carried: ``pred = cond(c); while pred: c = body(c); pred = cond(c)``.
+    Both computations are ``closed_call`` s of the threaded cond and body."""
+    p = e.params
+    nc, nb = int(p["cond_nconsts"]), int(p["body_nconsts"])
+    cconsts, bconsts, carry = e.invars[:nc], e.invars[nc:nc + nb], e.invars[nc + nb:]
+    cond = _thread_sub(p["cond_olympuspr"], nc, 0)  # (cconsts, tok, carry) -> (tok, pred)
+    body = _thread_sub(p["body_olympuspr"], nb, 0)  # (bconsts, tok, carry) -> (tok, carry)
+    pred_aval = cond.out_avals[1]
+    carry_avals = [v.aval for v in carry]
+
+    def call(fn, args):
+        outs = [Var(a) for a in fn.out_avals]
+        return Eqn(closed_call_p, list(args), outs, {"call_olympuspr": fn}), outs
+
+    first, (tok1, pred0) = call(cond, [*cconsts, tok, *carry])
+    # body: (cconsts, bconsts, tok, pred, carry) -> (tok, pred, carry)
+    b_cc, b_bc = [Var(v.aval) for v in cconsts], [Var(v.aval) for v in bconsts]
+    b_tok, b_pred, b_carry = Var(TOKEN_AVAL), Var(pred_aval), [Var(a) for a in carry_avals]
+    run_body, (t2, *carry2) = call(body, [*b_bc, b_tok, *b_carry])
+    run_cond, (t3, pred3) = call(cond, [*b_cc, t2, *carry2])
+    new_body = Olympuspr([], [*b_cc, *b_bc, b_tok, b_pred, *b_carry], [t3, pred3, *carry2],
+                         [run_body, run_cond])
+    # cond: (tok, pred, carry) -> pred
+    c_pred = Var(pred_aval)
+    new_cond = Olympuspr([], [Var(TOKEN_AVAL), c_pred, *[Var(a) for a in carry_avals]],
+                         [c_pred], [])
+    new_tok = Var(TOKEN_AVAL)
+    loop = e.replace(
+        invars=[*cconsts, *bconsts, tok1, pred0, *carry],
+        outvars=[new_tok, DropVar(pred_aval), *e.outvars],
+        params={**p, "cond_olympuspr": ClosedOlympuspr(new_cond, []),
+                "body_olympuspr": ClosedOlympuspr(new_body, []),
+                "cond_nconsts": 0, "body_nconsts": nc + nb})
+    return [first, loop], new_tok
 
 
 def _scan_rule(e: Eqn, tok):
@@ -171,8 +218,6 @@ def _closed_call_rule(e: Eqn, tok):
 
 
 def _rules() -> dict:
-    from olympus_ir.core import primitives_by_name
-
     table = {debug_callback_p: _callback_rule}
     for name, rule in (("cond", _cond_rule), ("while", _while_rule), ("scan", _scan_rule),
                        ("closed_call", _closed_call_rule)):

@@ -75,9 +75,9 @@ def ffi_call(target: str, operands, operand_avals, result_avals, *, matrix_opera
         backend_config=ir.DictAttr.get(dict(attrs or {})),
         api_version=ir.IntegerAttr.get(i32, 4),
         operand_layouts=ir.ArrayAttr.get([_layout(a.ndim, m) for a, m in
-                                          zip(operand_avals, matrix_operands)]),
+                                          zip(operand_avals, matrix_operands, strict=False)]),
         result_layouts=ir.ArrayAttr.get([_layout(a.ndim, m) for a, m in
-                                         zip(result_avals, matrix_results)]),
+                                         zip(result_avals, matrix_results, strict=False)]),
         output_operand_aliases=ir.ArrayAttr.get([
             hlo.OutputOperandAlias.get([r] if len(result_avals) > 1 else [], o, [])
             for r, o in aliases]),

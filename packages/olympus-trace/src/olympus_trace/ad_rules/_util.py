@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from olympus_ir import primitives as P
+from olympus_ir.prims.indexing import GatherDimensionNumbers, GatherScatterMode
+
 from .. import lax_ops as lax
 from ..ad import Zero, instantiate, is_undefined_primal  # noqa: F401
-from ..core import get_aval
+from ..core import bind, get_aval
 
 
 def aval_of(x):
@@ -46,8 +49,6 @@ def is_zero(t) -> bool:
 
 def zeros(aval):
     """A materialized zero array of `aval`'s shape and dtype (never float0)."""
-    import numpy as np
-
     return lax.broadcast_in_dim(np.zeros((), aval.dtype), aval.shape, ())
 
 
@@ -64,17 +65,12 @@ def zero_ct(x):
 
 
 def full_like_aval(value, aval):
-    import numpy as np
-
     return lax.broadcast_in_dim(np.array(value, aval.dtype), aval.shape, ())
 
 
 def take_along_axis(x, idx, axis):
     """``x[..., idx, ...]`` along `axis` where `idx` (int32) has `x`'s shape: a gather whose
     transpose is a scatter_add (so it is linear in `x`)."""
-    import numpy as np
-    from olympus_ir.prims.indexing import GatherDimensionNumbers, GatherScatterMode
-
     shape = get_aval(x).shape
     r = len(shape)
     cols = []
@@ -84,9 +80,6 @@ def take_along_axis(x, idx, axis):
     indices = lax.concatenate(cols, r)
     dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=tuple(range(r)),
                                 start_index_map=tuple(range(r)))
-    from ..core import bind
-    from olympus_ir import primitives as P
-
     return bind(P.gather_p, x, indices, dimension_numbers=dn, slice_sizes=(1,) * r,
                 indices_are_sorted=False, unique_indices=False,
                 mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)

@@ -10,6 +10,7 @@ the transposed (linear) bodies.
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import primitives as P
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import ClosedOlympuspr, Eqn, Literal, Olympuspr, Var

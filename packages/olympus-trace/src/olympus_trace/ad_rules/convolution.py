@@ -14,12 +14,12 @@ The transposes are convolutions again (the standard ones):
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import primitives as P
 from olympus_ir.prims.convolution import ConvDimensionNumbers, dilate_dim
 
 from .. import lax_ops as lax
-from ..ad import Zero, add_tangents, is_undefined_primal, jvp_rules, tangent_aval, \
-    transpose_rules
+from ..ad import Zero, add_tangents, is_undefined_primal, jvp_rules, tangent_aval, transpose_rules
 from ..core import bind, get_aval
 from ._util import aval_of
 
@@ -65,22 +65,22 @@ def _spec_transpose(spec):
 
 def _lhs_vjp_padding(in_shape, window_dimensions, window_strides, out_shape, padding,
                      lhs_dilation, rhs_dilation):
-    lhs_d = [dilate_dim(d, s) for d, s in zip(in_shape, lhs_dilation)]
-    rhs_d = [dilate_dim(d, s) for d, s in zip(window_dimensions, rhs_dilation)]
-    out_d = [dilate_dim(d, s) for d, s in zip(out_shape, window_strides)]
-    before = [k - lo - 1 for k, (lo, _) in zip(rhs_d, padding)]
-    after = [x + k - 1 - o - b for x, k, o, b in zip(lhs_d, rhs_d, out_d, before)]
-    return tuple(zip(before, after))
+    lhs_d = [dilate_dim(d, s) for d, s in zip(in_shape, lhs_dilation, strict=False)]
+    rhs_d = [dilate_dim(d, s) for d, s in zip(window_dimensions, rhs_dilation, strict=False)]
+    out_d = [dilate_dim(d, s) for d, s in zip(out_shape, window_strides, strict=False)]
+    before = [k - lo - 1 for k, (lo, _) in zip(rhs_d, padding, strict=False)]
+    after = [x + k - 1 - o - b for x, k, o, b in zip(lhs_d, rhs_d, out_d, before, strict=False)]
+    return tuple(zip(before, after, strict=False))
 
 
 def _rhs_vjp_padding(in_shape, window_dimensions, window_strides, out_shape, padding,
                      lhs_dilation, rhs_dilation):
-    lhs_d = [dilate_dim(d, s) for d, s in zip(in_shape, lhs_dilation)]
-    rhs_d = [dilate_dim(d, s) for d, s in zip(window_dimensions, rhs_dilation)]
-    out_d = [dilate_dim(d, s) for d, s in zip(out_shape, window_strides)]
+    lhs_d = [dilate_dim(d, s) for d, s in zip(in_shape, lhs_dilation, strict=False)]
+    rhs_d = [dilate_dim(d, s) for d, s in zip(window_dimensions, rhs_dilation, strict=False)]
+    out_d = [dilate_dim(d, s) for d, s in zip(out_shape, window_strides, strict=False)]
     lo = [p[0] for p in padding]
-    hi = [(o - x) + (k - lo_ - 1) for o, x, k, lo_ in zip(out_d, lhs_d, rhs_d, lo)]
-    return tuple(zip(lo, hi))
+    hi = [(o - x) + (k - lo_ - 1) for o, x, k, lo_ in zip(out_d, lhs_d, rhs_d, lo, strict=False)]
+    return tuple(zip(lo, hi, strict=False))
 
 
 def _transpose_lhs(g, lhs_aval, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,

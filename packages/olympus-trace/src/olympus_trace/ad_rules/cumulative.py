@@ -9,6 +9,7 @@ route each output's tangent from the input element that attains the running extr
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import primitives as P
 
 from .. import lax_ops as lax

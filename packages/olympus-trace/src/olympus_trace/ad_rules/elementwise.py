@@ -5,8 +5,7 @@ from __future__ import annotations
 from olympus_ir import primitives as P
 
 from .. import lax_ops as lax
-from ..ad import Zero, add_tangents, instantiate, is_undefined_primal, jvp_rules, \
-    transpose_rules
+from ..ad import Zero, add_tangents, instantiate, is_undefined_primal, jvp_rules, transpose_rules
 from ..core import bind, get_aval
 from ._util import aval_of, scalar, unbroadcast
 

@@ -6,6 +6,7 @@ differentiated (their tangents are float0 zeros); the operand/update parts are l
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import primitives as P
 from olympus_ir.avals import ShapedArray
 from olympus_ir.prims.indexing import (
@@ -15,8 +16,7 @@ from olympus_ir.prims.indexing import (
 )
 
 from .. import lax_ops as lax
-from ..ad import Zero, add_tangents, is_undefined_primal, jvp_rules, tangent_aval, \
-    transpose_rules
+from ..ad import Zero, add_tangents, is_undefined_primal, jvp_rules, tangent_aval, transpose_rules
 from ..core import bind, get_aval
 from ._util import aval_of, inst, zeros
 

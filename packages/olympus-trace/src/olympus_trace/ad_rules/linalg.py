@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import primitives as P
 
 from .. import lax_ops as lax
-from ..ad import Zero, add_tangents, is_undefined_primal, jvp_rules, tangent_aval, \
-    transpose_rules
+from ..ad import Zero, add_tangents, is_undefined_primal, jvp_rules, tangent_aval, transpose_rules
 from ..core import bind, get_aval
 from ._util import aval_of
 

@@ -22,6 +22,7 @@ and top_k. Matrix rules work on batches (leading dimensions).
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.prims.indexing import GatherDimensionNumbers, GatherScatterMode
@@ -31,7 +32,6 @@ from .. import lax_ops as lax
 from ..ad import Zero, jvp_rules, tangent_aval, transpose_rules
 from ..core import bind, get_aval
 from ._util import take_along_axis
-
 
 # --- batched matrix helpers ----------------------------------------------------------------------
 

@@ -180,21 +180,47 @@ def _scan_partial_eval(eqn: Eqn, in_unknown):
     outs = eqn.outvars
     k_outs = [v for v, u in zip(outs, out_unk) if not u]
     u_outs = [v for v, u in zip(outs, out_unk) if u]
-    res_avals = [v.aval for v in known.outvars[len(known.outvars) - nres:]]
-    res_vars = [Var(_stack(a, length)) for a in res_avals]
+    # Residuals that are known loop inputs need no stacking: a known const stays a const
+    # of the unknown loop, a known xs slice is read from the same xs. Others are saved per
+    # iteration (stacked along the loop axis).
+    res_body = known.outvars[len(known.outvars) - nres:]
+    position = {id(v): k for k, v in enumerate(j.invars)}
+    kinds = []
+    for r in res_body:
+        k = position.get(id(r))
+        if k is not None and not unk[k] and k < nc:
+            kinds.append(("const", k))
+        elif k is not None and not unk[k] and k >= nc + ncar:
+            kinds.append(("xs", k))
+        else:
+            kinds.append(("stack", None))
+    stacked = [r for r, (kind, _) in zip(res_body, kinds) if kind == "stack"]
+    known = known.replace(outvars=known.outvars[:len(known.outvars) - nres] + stacked)
+    res_vars = [Var(_stack(r.aval, length)) for r in stacked]
     known_eqn = Eqn(scan_p, k_ops, k_outs + res_vars, dict(
         p, olympuspr=ClosedOlympuspr(known, []), num_consts=n_k_consts, num_carry=n_k_carry,
         linear=(False,) * len(k_ops)), eqn.source_info)
     # Unknown body invars come as residuals + (unknown consts, carry, xs); reorder to
-    # consts, carry, residuals, xs so residuals are scanned over like xs.
+    # consts (+ const residuals), carry, stacked and xs residuals, xs.
     ui = unknown.invars
     res_in, rest = ui[:nres], ui[nres:]
     u_consts, u_carry, u_xs = rest[:n_u_consts], rest[n_u_consts:n_u_consts + n_u_carry], \
         rest[n_u_consts + n_u_carry:]
-    u_body = Olympuspr([], u_consts + u_carry + res_in + u_xs, unknown.outvars, unknown.eqns)
-    u_operands = u_ops[:n_u_consts + n_u_carry] + res_vars + u_ops[n_u_consts + n_u_carry:]
+
+    def pick(kind_wanted):
+        return [(v, k) for v, (kind, k) in zip(res_in, kinds) if kind == kind_wanted]
+
+    const_res, stack_res, xs_res = pick("const"), pick("stack"), pick("xs")
+    u_body = Olympuspr([], u_consts + [v for v, _ in const_res] + u_carry
+                       + [v for v, _ in stack_res] + [v for v, _ in xs_res] + u_xs,
+                       unknown.outvars, unknown.eqns)
+    uo_consts = u_ops[:n_u_consts]
+    uo_carry = u_ops[n_u_consts:n_u_consts + n_u_carry]
+    uo_xs = u_ops[n_u_consts + n_u_carry:]
+    u_operands = (uo_consts + [ops[k] for _, k in const_res] + uo_carry + res_vars
+                  + [ops[k] for _, k in xs_res] + uo_xs)
     unknown_eqn = Eqn(scan_p, u_operands, u_outs, dict(
-        p, olympuspr=ClosedOlympuspr(u_body, []), num_consts=n_u_consts,
+        p, olympuspr=ClosedOlympuspr(u_body, []), num_consts=n_u_consts + len(const_res),
         num_carry=n_u_carry, linear=(False,) * len(u_operands)), eqn.source_info)
     return [known_eqn], [unknown_eqn], out_unk
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 from olympus_ir import primitives as P
 
 from .. import lax_ops as lax
-from ..ad import Zero, add_tangents, is_undefined_primal, jvp_rules, tangent_aval, \
-    transpose_rules
+from ..ad import Zero, add_tangents, is_undefined_primal, jvp_rules, tangent_aval, transpose_rules
 from ..core import bind, get_aval
 from ._util import inst, zeros
 from .elementwise import _zero_jvp

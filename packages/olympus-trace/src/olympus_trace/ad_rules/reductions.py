@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import primitives as P
 
 from .. import lax_ops as lax

@@ -4,6 +4,7 @@ reshape, transpose, squeeze, expand_dims, concatenate, pad, rev, slice."""
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import primitives as P
 
 from .. import lax_ops as lax

@@ -4,6 +4,7 @@ sorting an iota alongside the operands (a non-key operand), then gathering."""
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import primitives as P
 
 from .. import lax_ops as lax

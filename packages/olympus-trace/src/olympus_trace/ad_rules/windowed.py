@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+
 from olympus_ir import primitives as P
 
 from .. import lax_ops as lax
@@ -52,7 +53,7 @@ def _rws_transpose(ct, x, *, window_dimensions, window_strides, padding, base_di
         return [lax.broadcast_in_dim(np.zeros((), in_aval.dtype), in_aval.shape, ())]
     pads = _lhs_vjp_padding(in_aval.shape, window_dimensions, window_strides, ct_shape,
                             padding, bd, wd)
-    cfg = [(lo, hi, s - 1) for (lo, hi), s in zip(pads, window_strides)]
+    cfg = [(lo, hi, s - 1) for (lo, hi), s in zip(pads, window_strides, strict=False)]
     padded = lax.pad(ct, np.zeros((), get_aval(ct).dtype), cfg)
     out = bind(P.reduce_window_sum_p, padded, window_dimensions=tuple(window_dimensions),
                window_strides=bd, padding=((0, 0),) * nd, base_dilation=(1,) * nd,
@@ -73,14 +74,14 @@ def window_patches(x, fill, *, window_dimensions, window_strides, padding, base_
     """``(prod(window), *out_shape)``: entry k holds, for every output position, the k-th
     element (row-major over the window) of that position's window of `x` after dilation
     and padding with `fill`."""
-    nd = len(window_dimensions)
-    cfg = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base_dilation)]
+    len(window_dimensions)
+    cfg = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base_dilation, strict=False)]
     xp = lax.pad(x, np.asarray(fill, get_aval(x).dtype), cfg)
     patches = []
     for offs in itertools.product(*[range(w) for w in window_dimensions]):
-        start = [o * d for o, d in zip(offs, window_dilation)]
+        start = [o * d for o, d in zip(offs, window_dilation, strict=False)]
         limit = [s + (n - 1) * st + 1 if n > 0 else s
-                 for s, n, st in zip(start, out_shape, window_strides)]
+                 for s, n, st in zip(start, out_shape, window_strides, strict=False)]
         sl = lax.slice(xp, start, limit, window_strides)
         patches.append(lax.reshape(sl, (1,) + tuple(out_shape)))
     if not patches:

@@ -47,19 +47,19 @@ def align_elementwise(size: int, vals: Sequence, dims: Sequence, full: Sequence[
     batched operand of full rank, so no transpose is needed in the common case. Unbatched
     rank-0 operands stay as they are unless `full[i]` says operand i must have the full shape.
     """
-    ranks = [rank(v, d) for v, d in zip(vals, dims)]
+    ranks = [rank(v, d) for v, d in zip(vals, dims, strict=True)]
     out_rank = max(ranks)
     full = list(full) + [False] * (len(vals) - len(full))
-    target = next((d for d, r in zip(dims, ranks) if d is not None and r == out_rank), 0)
+    target = next((d for d, r in zip(dims, ranks, strict=True) if d is not None and r == out_rank), 0)
     shape = None
-    for v, d, r in zip(vals, dims, ranks):
+    for v, d, r in zip(vals, dims, ranks, strict=True):
         if r == out_rank:
             shape = list(unbatched_shape(v, d))
             break
     shape.insert(target, size)
     shape = tuple(shape)
     new = []
-    for v, d, r, f in zip(vals, dims, ranks, full):
+    for v, d, r, f in zip(vals, dims, ranks, full, strict=True):
         if d is None and r == 0 and not f and out_rank > 0:
             new.append(v)  # an unbatched rank-0 operand broadcasts by itself
         elif r == 0 and out_rank > 0:

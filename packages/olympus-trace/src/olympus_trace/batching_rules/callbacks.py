@@ -20,7 +20,7 @@ def _debug_callback_batch_rule(axis_data, vals, dims, *, callback, **params):
     def batched_callback(*args):
         for i in range(size):
             callback(*[a if d is None else np.take(a, i, axis=d)
-                       for a, d in zip(args, dims)])
+                       for a, d in zip(args, dims, strict=True)])
 
     batched_callback.__name__ = getattr(callback, "__name__", "callback")
     bind(debug_callback_p, *vals, callback=batched_callback, **params)

@@ -23,7 +23,15 @@ from olympus_ir.avals import ShapedArray
 from olympus_ir.core import ClosedOlympuspr
 
 from .. import lax_ops
-from ..batching import AxisData, BatchTrace, BatchTracer, batching_rules, matchaxis, moveaxis
+from ..batching import (
+    AxisData,
+    BatchTrace,
+    BatchTracer,
+    batching_rules,
+    matchaxis,
+    moveaxis,
+    vmap_flat,
+)
 from ..core import bind, current_trace, get_aval, set_current_trace
 from ..olympuspr_utils import eval_olympuspr
 from ..staging import trace_to_olympuspr
@@ -46,13 +54,13 @@ def batch_olympuspr(closed: ClosedOlympuspr, axis_data: AxisData, in_dims: Seque
     """
     size = axis_data.size
     in_dims = list(in_dims)
-    in_avals = [batched_aval(a, d, size) for a, d in zip(closed.in_avals, in_dims)]
+    in_avals = [batched_aval(a, d, size) for a, d in zip(closed.in_avals, in_dims, strict=True)]
     found: list = []
 
     def fun(*args):
         trace = BatchTrace(current_trace(), axis_data)
         tracers = [BatchTracer(trace, a, d) if d is not None else a
-                   for a, d in zip(args, in_dims)]
+                   for a, d in zip(args, in_dims, strict=True)]
         try:
             with set_current_trace(trace):
                 outs = eval_olympuspr(closed.olympuspr, closed.consts, *tracers)
@@ -99,8 +107,6 @@ def _cond_rule(axis_data, vals, dims, *, branches):
     n = len(branches)
     if bidx is not None:
         # A batched index: run every branch, then pick each member's result.
-        from ..batching import vmap_flat
-
         results = []
         for br in branches:
             results.append(vmap_flat(lambda *xs, br=br: eval_olympuspr(br.olympuspr, br.consts,
@@ -114,7 +120,7 @@ def _cond_rule(axis_data, vals, dims, *, branches):
         oob = lax_ops.bitwise_or(lax_ops.lt(idx, np.int32(0)), lax_ops.gt(idx, last))
         idx = lax_ops.select_n(oob, idx, lax_ops.broadcast_in_dim(last, (size,), ()))
         outs = []
-        for cases in zip(*results):
+        for cases in zip(*results, strict=True):
             shape = get_aval(cases[0]).shape
             which = idx if len(shape) == 1 else lax_ops.broadcast_in_dim(idx, shape, (0,))
             outs.append(lax_ops.select_n(which, *cases))
@@ -122,7 +128,7 @@ def _cond_rule(axis_data, vals, dims, *, branches):
     out_bat = None
     for br in branches:
         od = [d is not None for d in _out_dims(br, axis_data, op_dims)]
-        out_bat = od if out_bat is None else [a or b for a, b in zip(out_bat, od)]
+        out_bat = od if out_bat is None else [a or b for a, b in zip(out_bat, od, strict=True)]
     force = [0 if b else None for b in out_bat]
     new_branches = tuple(batch_olympuspr(br, axis_data, op_dims, force)[0] for br in branches)
     outs = bind(P.cond_p, index, *ops, branches=new_branches)
@@ -141,7 +147,7 @@ def _while_rule(axis_data, vals, dims, *, cond_olympuspr, body_olympuspr, cond_n
     carry_bat = [d is not None for d in idims]
     while True:  # which carries end up batched: a fixed point
         od = _out_dims(body_olympuspr, axis_data, bdims + [0 if b else None for b in carry_bat])
-        new = [b or d is not None for b, d in zip(carry_bat, od)]
+        new = [b or d is not None for b, d in zip(carry_bat, od, strict=True)]
         if new == carry_bat:
             break
         carry_bat = new
@@ -149,7 +155,7 @@ def _while_rule(axis_data, vals, dims, *, cond_olympuspr, body_olympuspr, cond_n
     (pd,) = _out_dims(cond_olympuspr, axis_data, cdims + carry_dims)
     if pd is not None:
         carry_dims = [0] * len(init)
-    init = [matchaxis(size, d, cd, x) for x, d, cd in zip(init, idims, carry_dims)]
+    init = [matchaxis(size, d, cd, x) for x, d, cd in zip(init, idims, carry_dims, strict=True)]
     body_b, _ = batch_olympuspr(body_olympuspr, axis_data, bdims + carry_dims, carry_dims)
     if pd is None:
         cond_b, _ = batch_olympuspr(cond_olympuspr, axis_data, cdims + carry_dims)
@@ -170,7 +176,7 @@ def _while_rule(axis_data, vals, dims, *, cond_olympuspr, body_olympuspr, cond_n
         cc, bc, carry = args[:nc], args[nc:nc + nb], args[nc + nb:]
         (pred,) = eval_olympuspr(cond_b.olympuspr, cond_b.consts, *cc, *carry)
         new = eval_olympuspr(body_b.olympuspr, body_b.consts, *bc, *carry)
-        return [_select_on(pred, o, n) for o, n in zip(carry, new)]
+        return [_select_on(pred, o, n) for o, n in zip(carry, new, strict=True)]
 
     cond_j = _trace_with(new_cond, c_avals + k_avals)
     body_j = _trace_with(new_body, c_avals + b_avals + k_avals)
@@ -189,7 +195,7 @@ def _scan_rule(axis_data, vals, dims, *, olympuspr, length, reverse, num_consts,
     consts, init, xs = vals[:n_c], vals[n_c:n_c + n_k], vals[n_c + n_k:]
     cdims, idims, xdims = dims[:n_c], dims[n_c:n_c + n_k], dims[n_c + n_k:]
     new_xs, x_body_dims = [], []
-    for x, d in zip(xs, xdims):
+    for x, d in zip(xs, xdims, strict=True):
         if d == 0:  # the scanned axis must stay first
             x, d = moveaxis(x, 0, 1), 1
         new_xs.append(x)
@@ -198,12 +204,12 @@ def _scan_rule(axis_data, vals, dims, *, olympuspr, length, reverse, num_consts,
     while True:
         od = _out_dims(olympuspr, axis_data,
                        cdims + [0 if b else None for b in carry_bat] + x_body_dims)[:n_k]
-        new = [b or d is not None for b, d in zip(carry_bat, od)]
+        new = [b or d is not None for b, d in zip(carry_bat, od, strict=True)]
         if new == carry_bat:
             break
         carry_bat = new
     carry_dims = [0 if b else None for b in carry_bat]
-    init = [matchaxis(size, d, cd, x) for x, d, cd in zip(init, idims, carry_dims)]
+    init = [matchaxis(size, d, cd, x) for x, d, cd in zip(init, idims, carry_dims, strict=True)]
     n_y = len(olympuspr.out_avals) - n_k
     body_b, od = batch_olympuspr(olympuspr, axis_data, cdims + carry_dims + x_body_dims,
                                  carry_dims + [None] * n_y)

@@ -33,7 +33,7 @@ def _stacked_starts(size, idx, bidx, limits):
     dynamic_slice / dynamic_update_slice clamp them."""
     dt = _index_dtype(idx)
     cols = []
-    for s, d, lim in zip(idx, bidx, limits):
+    for s, d, lim in zip(idx, bidx, limits, strict=True):
         s = matchaxis(size, d, 0, s)
         s = lax_ops.clamp(np.zeros((), dt), s, np.array(max(lim, 0), dt))
         cols.append(lax_ops.broadcast_in_dim(s, (size, 1), (0,)))
@@ -52,7 +52,7 @@ def _dynamic_slice_rule(axis_data, vals, dims, *, slice_sizes):
         return out, bx
     shape = unbatched_shape(x, bx)
     n = len(shape)
-    starts = _stacked_starts(size, idx, bidx, [d - s for d, s in zip(shape, slice_sizes)])
+    starts = _stacked_starts(size, idx, bidx, [d - s for d, s in zip(shape, slice_sizes, strict=True)])
     if bx is None:
         dn = GatherDimensionNumbers(offset_dims=tuple(range(1, n + 1)), collapsed_slice_dims=(),
                                     start_index_map=tuple(range(n)))
@@ -86,7 +86,7 @@ def _dynamic_update_slice_rule(axis_data, vals, dims):
     ushape = unbatched_shape(upd, bu)
     ub = 0 if bu is None else bu
     upd = matchaxis(size, bu, ub, upd)
-    starts = _stacked_starts(size, idx, bidx, [d - u for d, u in zip(shape, ushape)])
+    starts = _stacked_starts(size, idx, bidx, [d - u for d, u in zip(shape, ushape, strict=True)])
     dn = ScatterDimensionNumbers(
         update_window_dims=tuple(i for i in range(n + 1) if i != ub), inserted_window_dims=(),
         scatter_dims_to_operand_dims=shift_axes(range(n), target),

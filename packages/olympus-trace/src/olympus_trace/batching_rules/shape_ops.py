@@ -72,7 +72,7 @@ def _expand_dims_rule(axis_data, vals, dims, *, dimensions):
 
 def _concatenate_rule(axis_data, vals, dims, *, dimension):
     target = next(d for d in dims if d is not None)
-    xs = [matchaxis(axis_data.size, d, target, x) for x, d in zip(vals, dims)]
+    xs = [matchaxis(axis_data.size, d, target, x) for x, d in zip(vals, dims, strict=True)]
     new_dim = dimension if dimension < target else dimension + 1
     return bind(P.concatenate_p, *xs, dimension=new_dim), target
 

@@ -11,7 +11,7 @@ from ..core import bind
 
 def _sort_rule(axis_data, vals, dims, *, dimension, **params):
     target = next(d for d in dims if d is not None)
-    xs = [matchaxis(axis_data.size, d, target, x) for x, d in zip(vals, dims)]
+    xs = [matchaxis(axis_data.size, d, target, x) for x, d in zip(vals, dims, strict=True)]
     new_dim = dimension + 1 if dimension >= target else dimension
     outs = bind(P.sort_p, *xs, dimension=new_dim, **params)
     return outs, [target] * len(outs)

@@ -9,26 +9,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+
+import olympus_trace.ad_rules  # noqa: F401  (fills the rule tables)
+import olympus_trace.batching_rules  # noqa: F401
 from olympus_ir import dtypes
 from olympus_trace import ad, batching, tree_util
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
 from olympus_trace.core import get_aval
 from olympus_trace.staging import DebugInfo, fun_source_info
-
-import olympus_trace.ad_rules  # noqa: F401  (fills the rule tables)
-import olympus_trace.batching_rules  # noqa: F401
-
-
-def _flat_fun(fun, in_tree, out_store):
-    def flat(*leaves):
-        args = tree_util.tree_unflatten(in_tree, list(leaves))
-        out = fun(*args)
-        out_leaves, out_tree = tree_util.tree_flatten(out)
-        out_store.append(out_tree)
-        return out_leaves
-
-    return flat
 
 
 def _check_callable(fun, name):

@@ -24,12 +24,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+
 from olympus_ir import dtypes
-from olympus_ir.core import ClosedOlympuspr, Eqn, new_primitive, def_shape_rule
+from olympus_ir.core import ClosedOlympuspr, Eqn, def_shape_rule, new_primitive
 from olympus_lower import register_lowering
 from olympus_trace import ad, batching, tree_util
-from olympus_trace.ad_rules.control_flow import _jvp_body, _transposed_body, call_dce, \
-    hoist_consts
+from olympus_trace.ad_rules.control_flow import _jvp_body, _transposed_body, call_dce, hoist_consts
 from olympus_trace.core import EvalTrace, bind, get_aval, trace_ctx
 from olympus_trace.make_olympuspr import abstractify
 from olympus_trace.olympuspr_utils import (
@@ -339,6 +339,12 @@ def _custom_lin_lowering(ctx, *args, **params):
     raise TypeError(_JVP_OF_VJP_MSG)
 
 
+def _custom_lin_batch(axis_data, vals, dims, **params):
+    # custom_lin is only ever staged and transposed; reaching a batch trace means the
+    # tangents are being evaluated (forward mode, e.g. jacfwd over a custom_vjp function).
+    raise TypeError(_JVP_OF_VJP_MSG)
+
+
 def _custom_vjp_call_batch(axis_data, vals, dims, *, call_olympuspr, fwd, bwd, num_consts):
     body, consts = _batched_body(call_olympuspr, axis_data, vals, dims)
     arg_dims = list(dims[num_consts:])
@@ -379,6 +385,7 @@ ad.jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
 ad.jvp_rules[custom_lin_p] = _custom_lin_jvp
 ad.transpose_rules[custom_lin_p] = _custom_lin_transpose
 batching.batching_rules[custom_vjp_call_p] = _custom_vjp_call_batch
+batching.batching_rules[custom_lin_p] = _custom_lin_batch
 register_lowering(custom_vjp_call_p)(_call_lowering)
 register_lowering(custom_lin_p)(_custom_lin_lowering)
 

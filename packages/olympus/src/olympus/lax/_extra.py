@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.avals import ShapedArray
@@ -23,8 +24,19 @@ from olympus_ir.prims.linalg_lapack import FftType
 from olympus_trace import lax_ops as _lax
 from olympus_trace.core import Tracer, bind, get_aval
 from olympus_trace.lax_ops import (  # noqa: F401  (re-exported)
-    bitcast_convert_type, clz, digamma, erf, erf_inv, erfc, integer_pow, lgamma,
-    population_count, rsqrt, shift_left, shift_right_arithmetic, shift_right_logical,
+    bitcast_convert_type,
+    clz,
+    digamma,
+    erf,
+    erf_inv,
+    erfc,
+    integer_pow,
+    lgamma,
+    population_count,
+    rsqrt,
+    shift_left,
+    shift_right_arithmetic,
+    shift_right_logical,
 )
 from olympus_trace.staging import trace_to_olympuspr
 
@@ -99,7 +111,7 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding):
         return ((0, 0),) * len(in_shape)
     if kind in ("SAME", "SAME_LOWER"):
         out = []
-        for n, k, s in zip(in_shape, window_shape, window_strides):
+        for n, k, s in zip(in_shape, window_shape, window_strides, strict=False):
             out_n = -(-n // s)
             total = builtins.max((out_n - 1) * s + k - n, 0)
             small, big = total // 2, total - total // 2
@@ -120,7 +132,7 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     window_strides = tuple(int(s) for s in window_strides)
     if isinstance(padding, str):
         lhs_sp = [ls[d] for d in dn.lhs_spec[2:]]
-        k = [(rs[d] - 1) * r + 1 for d, r in zip(dn.rhs_spec[2:], rhs_dilation)]
+        k = [(rs[d] - 1) * r + 1 for d, r in zip(dn.rhs_spec[2:], rhs_dilation, strict=False)]
         padding = padtype_to_pads(lhs_sp, k, window_strides, padding)
     else:
         padding = tuple((int(lo), int(hi)) for lo, hi in padding)
@@ -164,10 +176,10 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
     k_sdims = dn.rhs_spec[2:]
     k_shape = [rs[d] for d in k_sdims]
     rhs_dilation = (1,) * (nd - 2) if rhs_dilation is None else tuple(rhs_dilation)
-    eff_k = [(k - 1) * r + 1 for k, r in zip(k_shape, rhs_dilation)]
+    eff_k = [(k - 1) * r + 1 for k, r in zip(k_shape, rhs_dilation, strict=False)]
     if isinstance(padding, str):
         pads = []
-        for k, s in zip(eff_k, strides):
+        for k, s in zip(eff_k, strides, strict=False):
             kind = padding.upper()
             if kind == "SAME":
                 pad_len = k + s - 2
@@ -307,7 +319,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     init = _as_scalar(init_value, dt)
     if name == "add":
         # Padding and dilation holes hold the init value: pad explicitly with it.
-        cfg = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base_dilation)]
+        cfg = [(lo, hi, b - 1) for (lo, hi), b in zip(padding, base_dilation, strict=False)]
         x = _lax.pad(operand, init, cfg)
         out = bind(prim, x, **dict(params, padding=((0, 0),) * nd, base_dilation=(1,) * nd))
         return _lax.add(out, init)

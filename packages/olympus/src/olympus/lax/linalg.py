@@ -5,6 +5,7 @@ On CPU they run LAPACK."""
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_trace import array_ops as _ops

@@ -11,14 +11,16 @@ from olympus_trace.staging import register_internal_dir as _register_internal_di
 
 from . import _creation, _indexing, _reductions, _shape, _ufuncs
 from ._creation import (  # noqa: F401
-    arange, array, asarray, astype, copy, diag, diagflat, empty, empty_like, eye, frombuffer,
-    fromfunction, full, full_like, geomspace, identity, indices, linspace, logspace,
+    arange, array, array2string, array_repr, array_str, asarray, astype, copy, diag,
+    diagflat, empty, empty_like, eye, frombuffer, fromfile, fromfunction, fromiter,
+    fromstring, full, full_like, geomspace, identity, indices, linspace, load, logspace,
     meshgrid, mgrid, ogrid, ones, ones_like, tri, tril, triu, zeros, zeros_like,
 )
 from ._dtype_funcs import (  # noqa: F401
     can_cast, dtype, finfo, iinfo, iscomplexobj, isdtype, isrealobj, isscalar, issubdtype,
     iterable, ndim, promote_types, result_type, shape, size,
 )
+from ._functional import apply_along_axis, apply_over_axes, piecewise, vectorize  # noqa: F401
 from ._indexing import (  # noqa: F401
     argwhere, bincount, choose, compress, diag_indices, diag_indices_from, extract,
     fill_diagonal, flatnonzero, ix_, mask_indices, nonzero, place, put, put_along_axis,
@@ -26,6 +28,10 @@ from ._indexing import (  # noqa: F401
     triu_indices, triu_indices_from, unravel_index, where,
 )
 from ._logic import allclose, array_equal, array_equiv, isclose, isin  # noqa: F401
+from ._numeric import (  # noqa: F401
+    bartlett, blackman, corrcoef, cov, gradient, hamming, hanning, packbits, poly, polyadd,
+    polyder, polydiv, polyint, polymul, polysub, polyval, unpackbits, unwrap, vander,
+)
 from ._products import dot, matmul, trapezoid  # noqa: F401
 from ._reductions import (  # noqa: F401
     all, amax, amin, any, argmax, argmin, average, count_nonzero, cumprod, cumsum,
@@ -75,8 +81,33 @@ byte, ubyte, short, ushort = int8, uint8, int16, uint16
 intc, uintc, longlong, ulonglong = int32, uint32, int64, uint64
 intp, uintp = int64, uint64
 s_, index_exp = _np.s_, _np.index_exp
+save, savez = _np.save, _np.savez
 printoptions, get_printoptions, set_printoptions = (_np.printoptions, _np.get_printoptions,
                                                     _np.set_printoptions)
+
+# Results are always OLYMPUS arrays (never NumPy values passed through a no-op path).
+_NOT_ARRAY_RESULTS = {
+    "can_cast", "dtype", "finfo", "iinfo", "iscomplexobj", "isdtype", "isrealobj", "isscalar",
+    "issubdtype", "iterable", "ndim", "promote_types", "result_type", "shape", "size",
+    "broadcast_shapes", "frompyfunc", "array_repr", "array_str", "array2string", "load",
+    "fromiter", "fromfile",
+}
+
+
+def _wrap_results():
+    import types
+
+    from ._util import returns_arrays
+
+    g = globals()
+    for name, fn in list(g.items()):
+        if name.startswith("_") or name in _NOT_ARRAY_RESULTS:
+            continue
+        if isinstance(fn, types.FunctionType) and fn.__module__.startswith(__name__):
+            g[name] = returns_arrays(fn)
+
+
+_wrap_results()
 
 # Frames from this package are skipped when attributing equations to user source lines.
 _register_internal_dir(__file__)

@@ -117,7 +117,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):  #
                 arr = np.asarray(object)
             except ValueError as e:
                 raise ValueError(f"olympus.numpy.array: {e}") from None
-            if arr.dtype.kind == "O":
+            if arr.dtype.kind not in "biufc" and arr.dtype != dtypes.bfloat16:
                 raise TypeError(f"Cannot convert {type(object).__name__} {object!r} to an "
                                 "array: unsupported element types.")
             if dt is None:
@@ -165,8 +165,54 @@ def astype(x, dtype, /, *, copy=False, device=None):
 
 def frombuffer(buffer, dtype=float, count=-1, offset=0):
     """A 1-D array from the bytes of a buffer."""
-    return asarray(np.frombuffer(buffer, dtype=np.dtype(dtype) if not hasattr(
-        dtype, "dtype") else dtype.dtype, count=count, offset=offset))
+    return asarray(np.frombuffer(buffer, dtype=dtypes.dtype(dtype), count=count,
+                                 offset=offset))
+
+
+def fromstring(string, dtype=float, count=-1, *, sep):
+    """A 1-D array from numbers in a string separated by `sep`."""
+    return asarray(np.fromstring(string, dtype=dtypes.dtype(dtype), count=count, sep=sep))
+
+
+def fromiter(*args, **kwargs):
+    """Not supported: an iterator's values are not array data (build a list and use
+    olympus.numpy.array instead)."""
+    raise NotImplementedError("olympus.numpy.fromiter() is not implemented because it may be "
+                              "non-pure and thus unsafe for use with jit and other "
+                              "transformations. Consider using olympus.numpy.array(list(...)) "
+                              "instead.")
+
+
+def fromfile(*args, **kwargs):
+    """Not supported: reading files is not a pure operation (use numpy.fromfile and
+    olympus.numpy.asarray)."""
+    raise NotImplementedError("olympus.numpy.fromfile() is not implemented because it may be "
+                              "non-pure and thus unsafe for use with jit and other "
+                              "transformations. Consider using "
+                              "olympus.numpy.asarray(numpy.fromfile(...)) instead.")
+
+
+def load(file, *args, **kwargs):
+    """numpy.load, with arrays converted to OLYMPUS arrays."""
+    out = np.load(file, *args, **kwargs)
+    if isinstance(out, np.ndarray) and out.dtype.kind in "biufc":
+        return asarray(out)
+    return out
+
+
+def array_repr(arr, max_line_width=None, precision=None, suppress_small=None):
+    """The repr of an array's values (computed by NumPy on a host copy)."""
+    return np.array_repr(np.asarray(arr), max_line_width, precision, suppress_small)
+
+
+def array_str(a, max_line_width=None, precision=None, suppress_small=None):
+    """The str of an array's values (computed by NumPy on a host copy)."""
+    return np.array_str(np.asarray(a), max_line_width, precision, suppress_small)
+
+
+def array2string(a, *args, **kwargs):
+    """numpy.array2string of a host copy of `a`."""
+    return np.array2string(np.asarray(a), *args, **kwargs)
 
 
 # --- filled arrays --------------------------------------------------------------------------------
@@ -228,16 +274,19 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
 
 def zeros_like(a, dtype=None, shape=None, *, device=None):
     """Zeros with the shape and dtype of `a`."""
+    check_arraylike("zeros_like", a)
     return full_like(a, 0, dtype, shape, device=device)
 
 
 def ones_like(a, dtype=None, shape=None, *, device=None):
     """Ones with the shape and dtype of `a`."""
+    check_arraylike("ones_like", a)
     return full_like(a, 1, dtype, shape, device=device)
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None):
     """Zeros with the shape and dtype of `prototype`."""
+    check_arraylike("empty_like", prototype)
     return full_like(prototype, 0, dtype, shape, device=device)
 
 

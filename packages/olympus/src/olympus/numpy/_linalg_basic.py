@@ -13,6 +13,7 @@ import builtins
 import itertools
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
@@ -124,7 +125,7 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                             f"{ax_a} and {ax_b}.")
         ca = tuple(ops.canonicalize_axis(i, na) for i in ax_a)
         cb = tuple(ops.canonicalize_axis(i, nb) for i in ax_b)
-    for i, j in zip(ca, cb):
+    for i, j in zip(ca, cb, strict=False):
         if _shape(a)[i] != _shape(b)[j]:
             raise TypeError(f"tensordot: shape mismatch on contracted axes: {_shape(a)} "
                             f"axis {i} and {_shape(b)} axis {j}.")
@@ -186,10 +187,10 @@ def kron(a, b):
     sb = (1,) * (nd - len(sb)) + sb
     a = lax.reshape(a, sa)
     b = lax.reshape(b, sb)
-    inter = tuple(itertools.chain.from_iterable((x, y) for x, y in zip(sa, sb)))
+    inter = tuple(itertools.chain.from_iterable((x, y) for x, y in zip(sa, sb, strict=False)))
     a_b = lax.broadcast_in_dim(a, inter, tuple(range(0, 2 * nd, 2)))
     b_b = lax.broadcast_in_dim(b, inter, tuple(range(1, 2 * nd, 2)))
-    return lax.reshape(ops.multiply(a_b, b_b), tuple(x * y for x, y in zip(sa, sb)))
+    return lax.reshape(ops.multiply(a_b, b_b), tuple(x * y for x, y in zip(sa, sb, strict=False)))
 
 
 def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | None = None):
@@ -259,13 +260,13 @@ def _parse(subscripts: str, shapes):
     used = set(c for c in subscripts if c.isalpha())
     spare = [chr(c) for c in range(0x100, 0x400) if chr(c) not in used]
     n_ell = 0
-    for term, shape in zip(in_terms, shapes):
+    for term, shape in zip(in_terms, shapes, strict=False):
         if "..." in term:
             n_named = len(term.replace("...", ""))
             n_ell = builtins.max(n_ell, len(shape) - n_named)
     ell = spare[:n_ell]
     labels = []
-    for term, shape in zip(in_terms, shapes):
+    for term, shape in zip(in_terms, shapes, strict=False):
         if term.count("...") > 1:
             raise ValueError("einsum: an operand may contain at most one ellipsis.")
         if "..." in term:
@@ -310,8 +311,8 @@ def _parse(subscripts: str, shapes):
 
 def _label_sizes(labels, shapes):
     sizes = {}
-    for lab, shape in zip(labels, shapes):
-        for c, d in zip(lab, shape):
+    for lab, shape in zip(labels, shapes, strict=False):
+        for c, d in zip(lab, shape, strict=False):
             if c not in sizes or sizes[c] == 1:
                 sizes[c] = d
             elif d != 1 and d != sizes[c]:
@@ -420,8 +421,8 @@ def _einsum_impl(subscripts, path, precision, preferred_element_type, *ops_in):
     sizes = _label_sizes(labels, shapes)
     # Broadcast size-1 dimensions against the other operands.
     xs = [x if tuple(sizes[c] for c in lab) == _shape(x) else
-          ops.broadcast_to(x, tuple(sizes[c] for c in lab)) for x, lab in zip(xs, labels)]
-    pairs = [_diag_labels(x, lab) for x, lab in zip(xs, labels)]
+          ops.broadcast_to(x, tuple(sizes[c] for c in lab)) for x, lab in zip(xs, labels, strict=False)]
+    pairs = [_diag_labels(x, lab) for x, lab in zip(xs, labels, strict=False)]
     out_set = set(out_labels)
     # Sum labels that appear in a single operand and not in the output.
     new = []

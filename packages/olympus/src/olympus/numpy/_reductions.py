@@ -633,6 +633,15 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
         return ops.broadcast_to(np.array(np.nan, dt), qshape + out_tail)
     xs = _sort_last(x)
     nb = len(batch)
+    qv = _concrete_q(q)
+    if qv is not None and not squash_nans:
+        res = _static_quantile(xs, qv, n, method, dt)  # batch + (nq,)
+        res = ops.where(lax.broadcast_in_dim(any(uf.isnan(x), axis=-1), aval_of(res).shape,
+                                             tuple(range(nb))),
+                        np.array(np.nan, dt)[()], res)
+        if qshape:
+            res = lax.transpose(res, (nb,) + tuple(range(nb)))
+        return lax.reshape(res, qshape + out_tail)
     # Positions: q.shape + batch + (1,)
     qb = lax.reshape(q, qshape + (1,) * (nb + 1)) if qshape else q
     if squash_nans:
@@ -678,6 +687,50 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
         res = ops.where(ops.broadcast_to(anynan, qshape + batch),
                         np.array(np.nan, dt)[()], res)
     return lax.reshape(res, qshape + out_tail)
+
+
+def _concrete_q(q):
+    from olympus_trace.core import Tracer
+
+    from ._util import Array
+
+    if isinstance(q, Tracer):
+        return None
+    if isinstance(q, Array):
+        return np.asarray(q)
+    return np.asarray(q)
+
+
+def _static_quantile(xs, qv, n, method, dt):
+    """Quantiles of the sorted last axis at concrete `qv`: positions, gathers and
+    interpolation weights computed on the host (two static gathers)."""
+    from ._indexing import take
+
+    pos = np.asarray(qv, np.float64).ravel() * (n - 1)
+    low = np.clip(np.floor(pos), 0, n - 1)
+    high = np.clip(np.ceil(pos), 0, n - 1)
+    frac = pos - low
+    if method == "lower":
+        high, frac = low, np.zeros_like(frac)
+    elif method == "higher":
+        low, frac = high, np.zeros_like(frac)
+    elif method == "nearest":
+        low = high = np.clip(np.round(pos), 0, n - 1)
+        frac = np.zeros_like(frac)
+    elif method == "midpoint":
+        frac = np.where(frac > 0, 0.5, 0.0)
+    idt = dtypes.default_int()
+    lo = take(xs, low.astype(idt), axis=-1, mode="clip")
+    if np.array_equal(low, high):
+        return lo
+    hi = take(xs, high.astype(idt), axis=-1, mode="clip")
+    t = frac.astype(dt)
+    diff = lax.sub(hi, lo)
+    one = np.array(1, dt)[()]
+    upper = lax.sub(hi, lax.mul(diff, ops.broadcast_to(lax.sub(one, t), aval_of(diff).shape)))
+    lower = lax.add(lo, lax.mul(diff, ops.broadcast_to(t, aval_of(diff).shape)))
+    res = ops.where(ops.broadcast_to(t >= 0.5, aval_of(diff).shape), upper, lower)
+    return ops.where(lax.eq(lo, hi), lo, res)
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",

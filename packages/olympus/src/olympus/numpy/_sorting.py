@@ -14,6 +14,7 @@ import builtins
 import math
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.prims.indexing import GatherDimensionNumbers, GatherScatterMode

@@ -12,6 +12,7 @@ from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
 
 from ._util import (
+    as_output,
     aval_of,
     check_no_out,
     ensure_arraylike,
@@ -53,7 +54,7 @@ class ufunc:
         if len(args) != self.nin:
             raise TypeError(f"{self.__name__}() takes {self.nin} positional argument"
                             f"{'s' if self.nin != 1 else ''} but {len(args)} were given")
-        return self._func(*args)
+        return as_output(self._func(*args))
 
     def outer(self, A, B, /, **kwargs):
         if self.nin != 2:
@@ -61,7 +62,7 @@ class ufunc:
         A, B = ensure_arraylike(f"{self.__name__}.outer", A, B)
         a, b = aval_of(A), aval_of(B)
         A = lax.reshape(A, a.shape + (1,) * b.ndim) if not ops.is_python_scalar(A) else A
-        return self(A, B, **kwargs)
+        return as_output(self(A, B, **kwargs))
 
     def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
                where=None):
@@ -72,12 +73,17 @@ class ufunc:
 
         if self._reducer is not None:
             fn = getattr(_reductions, self._reducer)
-            kw = dict(axis=axis, keepdims=keepdims, where=where, initial=initial)
+            kw = dict(axis=axis, keepdims=keepdims, where=where)
             if self._reducer in ("sum", "prod"):
                 kw["dtype"] = dtype
-            out = fn(a, **kw)
-            return out if dtype is None else ops.astype(out, dtype)
-        return _generic_reduce(self, a, axis, dtype, keepdims, initial, where)
+            if self._reducer in ("all", "any"):
+                out = fn(a, **kw)
+                if initial is not None:
+                    out = self(out, initial)
+            else:
+                out = fn(a, initial=initial, **kw)
+            return as_output(out if dtype is None else ops.astype(out, dtype))
+        return as_output(_generic_reduce(self, a, axis, dtype, keepdims, initial, where))
 
     def accumulate(self, a, axis=0, dtype=None, out=None):
         check_no_out(f"{self.__name__}.accumulate", out)
@@ -90,8 +96,8 @@ class ufunc:
             if ops.aval_of(a).ndim == 0:
                 raise ValueError("accumulate does not allow multiple axes")
             out = getattr(_reductions, self._accumulator)(a, axis=axis, dtype=dtype)
-            return out
-        return _generic_accumulate(self, a, axis, dtype)
+            return as_output(out)
+        return as_output(_generic_accumulate(self, a, axis, dtype))
 
     def at(self, a, indices, b=None, /, *, inplace=True):
         if inplace:
@@ -105,10 +111,10 @@ class ufunc:
             raise ValueError(f"{self.__name__}.at requires a third argument for binary "
                              "ufuncs")
         if self._at_method is not None and b is not None:
-            return getattr(ref, self._at_method)(b)
+            return as_output(getattr(ref, self._at_method)(b))
         cur = ref.get()
         new = self(cur) if self.nin == 1 else self(cur, b)
-        return ref.set(new)
+        return as_output(ref.set(new))
 
     def reduceat(self, *args, **kwargs):
         raise NotImplementedError(f"{self.__name__}.reduceat is not implemented")
@@ -281,7 +287,9 @@ def floor_divide(x1, x2, /):
         raise TypeError("floor_divide does not support complex-valued inputs")
     if _is_int(dt):
         return ops.floor_divide(x1, x2)
-    return _float_divmod(x1, x2)[0]
+    q = _float_divmod(x1, x2)[0]
+    # Division by zero gives x1 / x2 (+-inf, or NaN for 0 / 0), as in NumPy.
+    return _where(lax.eq(x2, _zero(x2)), lax.div(x1, x2), q)
 
 
 @_uf(2)
@@ -322,7 +330,8 @@ def divmod(x1, x2, /):  # noqa: A001
     dt = _dt(x1)
     if _is_int(dt) or dt == dtypes.bool_ or dtypes.is_complex(dt):
         return floor_divide(x1, x2), remainder(x1, x2)
-    return _float_divmod(x1, x2)
+    q, r = _float_divmod(x1, x2)
+    return _where(lax.eq(x2, _zero(x2)), lax.div(x1, x2), q), r
 
 
 def _pow_int_int(x1, x2):
@@ -429,7 +438,7 @@ def sign(x, /):
     x = ensure_arraylike("sign", x)
     dt = _dt(x)
     if dt == dtypes.bool_:
-        return x
+        raise TypeError("sign does not accept dtype bool.")
     if dtypes.is_complex(dt):
         mag = lax.abs(x)
         safe = _where(lax.eq(mag, _zero(mag)), np.array(1, _dt(mag))[()], mag)
@@ -745,7 +754,8 @@ def heaviside(x1, x2, /):
     x1, x2 = _binary("heaviside", x1, x2, inexact=True)
     zero = _zero(x1)
     one = np.array(1, _dt(x1))[()]
-    return _where(lax.lt(x1, zero), zero, _where(lax.gt(x1, zero), one, x2))
+    out = _where(lax.lt(x1, zero), zero, _where(lax.gt(x1, zero), one, x2))
+    return _where(lax.ne(x1, x1), x1, out)
 
 
 # --- floating-point functions ------------------------------------------------------------------
@@ -799,9 +809,21 @@ def signbit(x, /):
     return lax.lt(lax.bitcast_convert_type(x, ity), np.array(0, ity)[()])
 
 
+def _exp2_int(e, dt):
+    """``2 ** e`` for integers e in the normal exponent range of `dt`, built exactly from
+    its bits."""
+    info = dtypes.finfo(dt)
+    ity = np.dtype(_INT_OF_WIDTH[dt.itemsize])
+    bias = -int(info.minexp) + 1
+    e = lax.convert_element_type(e, ity)
+    biased = lax.add(e, np.array(bias, ity)[()])
+    bits = lax.shift_left(biased, np.array(int(info.nmant), ity)[()])
+    return lax.bitcast_convert_type(bits, dt)
+
+
 @_uf(2)
 def ldexp(x1, x2, /):
-    """``x1 * 2 ** x2`` for integer x2."""
+    """``x1 * 2 ** x2`` for integer x2 (exact: the powers of two are built from bits)."""
     x1, x2 = ensure_arraylike("ldexp", x1, x2)
     if not _is_intlike(_dt(x2)):
         raise TypeError(f"ldexp: x2 must have an integer dtype, got {_dt(x2)}")
@@ -809,13 +831,19 @@ def ldexp(x1, x2, /):
     dt = _dt(x1)
     if dtypes.is_complex(dt):
         raise TypeError("ldexp does not support complex-valued inputs")
-    x2 = lax.convert_element_type(x2, dtypes.int32 if dt.itemsize <= 4 else dtypes.int64)
-    e1 = ops.floor_divide(x2, 2)
-    e2 = lax.sub(x2, e1)
-    f1 = lax.exp2(lax.convert_element_type(e1, dt))
-    f2 = lax.exp2(lax.convert_element_type(e2, dt))
-    x1, f1, f2 = _shapes(x1, f1, f2)
-    return lax.mul(lax.mul(x1, f1), f2)
+    work = dtypes.float32 if dt.itemsize < 4 else dt
+    info = dtypes.finfo(work)
+    bias = -int(info.minexp) + 1
+    ity = np.dtype(_INT_OF_WIDTH[work.itemsize])
+    e = lax.convert_element_type(x2, ity)
+    lo, hi = np.array(-2 * (bias - 1), ity)[()], np.array(2 * bias - 2, ity)[()]
+    e = lax.clamp(lo, e, hi)
+    e1 = lax.shift_right_arithmetic(e, np.array(1, ity)[()])
+    e2 = lax.sub(e, e1)
+    x = lax.convert_element_type(x1, work)
+    x, f1, f2 = _shapes(x, _exp2_int(e1, work), _exp2_int(e2, work))
+    out = lax.mul(lax.mul(x, f1), f2)
+    return lax.convert_element_type(out, dt, aval_of(x1).weak_type)
 
 
 @_uf(1, 2)

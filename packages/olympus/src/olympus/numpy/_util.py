@@ -148,10 +148,33 @@ def full_like_aval(x, value, dtype=None, shape=None):
     return lax.broadcast_in_dim(v, shp, ()) if shp != () else v
 
 
-def as_array_value(x):
-    """A value usable as an operand of bind (Python scalars become 0-d NumPy arrays of their
-    canonical weak dtype only when needed); arrays are returned unchanged."""
+def as_output(x):
+    """A function result as OLYMPUS arrays: NumPy values and Python scalars (returned
+    unchanged by no-op paths, e.g. ``floor`` of integers) are put on the device (Python
+    scalars stay weakly typed); tuples and lists are converted elementwise."""
+    t = type(x)
+    if t is Array or isinstance(x, Tracer):
+        return x
+    if t is tuple or t is list:
+        return t(as_output(v) for v in x)
+    if isinstance(x, (np.ndarray, np.generic)):
+        if x.dtype.kind not in "biufc" and x.dtype != dtypes.bfloat16:
+            return x
+        return rt.device_put(np.asarray(x, dtypes.canonicalize_dtype(x.dtype)))
+    if t in _PY_SCALARS:
+        return rt.device_put(x)
     return x
+
+
+def returns_arrays(fn):
+    """Wrap `fn` so that its results are OLYMPUS arrays (see `as_output`)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return as_output(fn(*args, **kwargs))
+
+    return wrapper
 
 
 def get_aval_safe(x):

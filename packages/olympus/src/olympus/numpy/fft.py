@@ -13,6 +13,7 @@ import builtins
 import math
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.prims.linalg_lapack import FftType
@@ -155,7 +156,7 @@ def _fftn_impl(a, name, kind, s, axes, norm):
     if not axes:
         return a
     # Crop/pad the input.
-    for ax, n in zip(axes, s):
+    for ax, n in zip(axes, s, strict=False):
         want = n // 2 + 1 if (kind == FftType.IRFFT and ax == axes[-1]) else n
         a = _resize(a, ax, want)
     # Move the transformed axes to the end (in the given order).

@@ -12,6 +12,7 @@ import builtins
 from typing import NamedTuple
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_trace import array_ops as ops
@@ -134,6 +135,8 @@ def _permute_rows(b, perm):
     """``b[..., perm, :]`` for b of shape batch + (n, k) and perm batch + (n,)."""
     bt = _mT(b)  # batch + (k, n)
     shp = _shape(bt)
+    if 0 in shp:
+        return b
     nb = len(shp) - 2
     idx = lax.broadcast_in_dim(perm, shp, tuple(range(nb)) + (nb + 1,))
     return _mT(take_along_last(bt, idx))

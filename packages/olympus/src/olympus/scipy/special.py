@@ -130,11 +130,11 @@ def log_ndtr(x, series_order=3):
     """log of the standard normal CDF, accurate far into both tails."""
     (x,) = _inexact(x)
     dt = _dtype(x)
-    if dt == np.float64:
-        lower, upper = -20.0, 8.0
-    else:
-        lower, upper = -10.0, 5.0
-    # Three regions, each evaluated on inputs that are safe there.
+    # x > 0: log1p(-Phi(-x)) (Phi(-x) < 1/2 is accurate); lower < x <= 0: log(Phi(x));
+    # x <= lower (where Phi underflows): the asymptotic series.
+    lower = -20.0 if dt == np.float64 else -10.0
+    upper = 0.0
+    # Each region is evaluated on inputs clamped into it (finite gradients everywhere).
     x_up = ops.maximum(x, _c(x, upper))
     hi = lax.log1p(lax.neg(ndtr(lax.neg(x_up))))
     x_mid = ops.minimum(ops.maximum(x, _c(x, lower)), _c(x, upper))
