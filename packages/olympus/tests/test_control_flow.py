@@ -739,11 +739,6 @@ def _all_avals(j):
                     yield from _all_avals(inner)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "ad_rules/loops.py scan partial eval stacks loop-invariant residuals: the RNN's W "
-    "(a scan const) is saved once per step as f32[T,n,n] (and xs is copied as a stacked "
-    "residual) instead of being passed to the transposed scan as a const; the 1,000-step "
-    "hidden-64 RNN gradient runs ~60x slower than the forward pass (bench_scan.py)"))
 def test_scan_grad_does_not_stack_loop_invariant_residuals():
     T, n = 50, 4
     W, U = np.zeros((n, n), np.float32), np.zeros((n, 3), np.float32)
