@@ -886,8 +886,7 @@ def test_jit_matches_eager(name):
     _assert_close(eager, jitted, name)
 
 
-_TYPED_VMAP = ("uniform", "normal", "randint", "permutation" if "permutation" in SAMPLERS
-               else "choice", "gamma")
+_TYPED_VMAP = ("uniform", "normal", "randint", "choice", "gamma")
 
 
 @pytest.mark.parametrize("name,typed", [(n, False) for n in sorted(SAMPLERS)]
@@ -901,6 +900,17 @@ def test_vmap_over_split_keys_matches_loop(name, typed):
     if typed or name in ("uniform", "normal", "gamma", "poisson", "bernoulli"):
         # vmap outside jit (op by op).
         _assert_close(olympus.vmap(lambda kk: SAMPLERS[name](kk, (4,)))(keys), jitted, name)
+
+
+def test_vmap_permutation_and_split():
+    keys = R.split(R.PRNGKey(8), 3)
+    perms = olympus.vmap(lambda k: R.permutation(k, 6))(keys)
+    subs = olympus.vmap(lambda k: R.split(k, 2))(keys)
+    folds = olympus.vmap(R.fold_in, in_axes=(0, 0))(keys, jnp.arange(3, dtype=jnp.uint32))
+    for i in range(3):
+        np.testing.assert_array_equal(perms[i], R.permutation(keys[i], 6))
+        np.testing.assert_array_equal(subs[i], R.split(keys[i], 2))
+        np.testing.assert_array_equal(folds[i], R.fold_in(keys[i], i))
 
 
 def test_vmap_over_parameters():
@@ -968,7 +978,7 @@ def test_randint_range_edges():
     assert full.min() < -2**30 and full.max() > 2**30
     per = np.asarray(R.randint(k, (3, 1000), jnp.asarray([[0], [10], [100]]),
                                jnp.asarray([[2], [12], [102]])))
-    for row, lo in zip(per, (0, 10, 100)):
+    for row, lo in zip(per, (0, 10, 100), strict=True):
         assert set(row.tolist()) == {lo, lo + 1}
 
 

@@ -13,6 +13,7 @@ import operator
 from collections.abc import Sequence
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax

@@ -36,6 +36,7 @@ import math
 import operator
 
 import numpy as np
+
 import olympus_runtime as _rt
 from olympus_ir import dtypes
 from olympus_ir.primitives import threefry2x32_p

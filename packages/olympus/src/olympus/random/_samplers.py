@@ -9,6 +9,7 @@ import math
 import operator
 
 import numpy as np
+
 import olympus_runtime as _rt
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
