@@ -10,10 +10,10 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+from _numpy_a_check import check
 
 import olympus
 import olympus.numpy as jnp
-from _numpy_a_check import check
 
 
 def test_array_dtype_inference():
@@ -185,7 +185,7 @@ def test_dtype_functions():
     assert not jnp.issubdtype(jnp.int32, jnp.floating)
     assert jnp.isdtype(jnp.float32, "real floating")
     assert jnp.isdtype(np.dtype(np.uint8), ("bool", "unsigned integer"))
-    assert not jnp.isdtype(np.int8, "numeric") is False
+    assert jnp.isdtype(np.int8, "numeric") is not False
     with pytest.raises(ValueError, match="Unrecognized data type kind"):
         jnp.isdtype(np.int8, "foo")
     assert jnp.finfo(jnp.bfloat16).bits == 16

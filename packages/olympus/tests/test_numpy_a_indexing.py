@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _numpy_a_check import check
 
 import olympus
 import olympus.numpy as jnp
-from _numpy_a_check import check
 
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
 JX = jnp.asarray(X)

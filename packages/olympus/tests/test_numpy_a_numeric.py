@@ -10,10 +10,10 @@ import sys
 
 import numpy as np
 import pytest
+from _numpy_a_check import check
 
 import olympus
 import olympus.numpy as jnp
-from _numpy_a_check import check
 
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4) ** 1.2
 C = np.array([1.0, -2.0, 3.0], np.float32)

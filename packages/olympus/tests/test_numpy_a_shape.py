@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _numpy_a_check import check
 
 import olympus
 import olympus.numpy as jnp
-from _numpy_a_check import check
 
 X = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
 XI = np.arange(12, dtype=np.int32).reshape(3, 4)

@@ -7,13 +7,13 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+from _numpy_a_check import check
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import olympus
 import olympus.numpy as jnp
-from _numpy_a_check import check
 
 SETTINGS = settings(max_examples=10, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.too_slow,

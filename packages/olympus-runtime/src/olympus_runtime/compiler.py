@@ -68,8 +68,14 @@ def clear_cache() -> None:
 # ----------------------------------------------------------------- module inspection
 
 def fingerprint(module: ir.Module) -> str:
-    """sha256 of the module's MLIR bytecode (hex)."""
-    return hashlib.sha256(_bytecode(module)).hexdigest()
+    """sha256 of the module's MLIR bytecode (hex). A module that calls jaxlib's LAPACK
+    kernels gets them registered here, on first need (importing them costs ~1 s)."""
+    bc = _bytecode(module)
+    if b"lapack_" in bc:
+        from .custom_calls import register_lapack_targets
+
+        register_lapack_targets()
+    return hashlib.sha256(bc).hexdigest()
 
 
 def _bytecode(module: ir.Module) -> bytes:

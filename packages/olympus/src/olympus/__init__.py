@@ -54,7 +54,6 @@ __all__ = [
     "make_olympuspr", "numpy", "stages", "tree_util", "__version__",
 ]
 from . import debug  # noqa: E402,F401
-from olympus_runtime.custom_calls import register_lapack_targets as _rlt; _rlt()  # noqa: E402,E702  (LAPACK FFI kernels for olympus.numpy.linalg)
 from . import nn, random, scipy  # noqa: E402,F401
 __all__ += ["nn", "random", "scipy"]
 from ._src.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  # noqa: E402

@@ -45,11 +45,11 @@ from ._scalar_types import (  # noqa: F401
 )
 from ._shape import (  # noqa: F401
     append, array_split, atleast_1d, atleast_2d, atleast_3d, block, broadcast_arrays,
-    broadcast_shapes, broadcast_to, column_stack, concat, concatenate, delete, diagonal,
-    diff, dsplit, dstack, ediff1d, expand_dims, flip, fliplr, flipud, hsplit, hstack, insert,
+    broadcast_shapes, broadcast_to, column_stack, concat, concatenate, delete, diff, dsplit,
+    dstack, ediff1d, expand_dims, flip, fliplr, flipud, hsplit, hstack, insert,
     matrix_transpose, moveaxis, pad, permute_dims, ravel, repeat, reshape, resize, roll,
-    rollaxis, rot90, row_stack, split, squeeze, stack, swapaxes, tile, trace, transpose,
-    trim_zeros, unstack, vsplit, vstack,
+    rollaxis, rot90, row_stack, split, squeeze, stack, swapaxes, tile, transpose, trim_zeros,
+    unstack, vsplit, vstack,
 )
 from ._ufuncs import (  # noqa: F401
     abs, absolute, acos, acosh, add, angle, arccos, arccosh, arcsin, arcsinh, arctan,

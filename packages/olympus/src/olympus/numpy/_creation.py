@@ -12,6 +12,7 @@ import functools
 import operator
 
 import numpy as np
+
 import olympus_runtime as rt
 from olympus_ir import dtypes
 from olympus_ir import primitives as P

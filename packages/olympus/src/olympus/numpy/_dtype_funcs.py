@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins
 
 import numpy as np
+
 import olympus_runtime as rt
 from olympus_ir import dtypes
 from olympus_trace.core import Tracer

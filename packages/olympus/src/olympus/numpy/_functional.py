@@ -7,6 +7,7 @@ import functools
 import re
 
 import numpy as np
+
 from olympus_trace import array_ops as ops
 
 from ._util import aval_of, canonicalize_axis, ensure_arraylike

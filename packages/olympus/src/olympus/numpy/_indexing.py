@@ -15,6 +15,7 @@ import operator
 from typing import Any, NamedTuple
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.prims.indexing import (
@@ -850,8 +851,7 @@ def select(condlist, choicelist, default=0):
     """Elements from `choicelist` where the corresponding `condlist` entry is first true,
     else `default`."""
     if len(condlist) != len(choicelist):
-        raise ValueError("condlist must have length equal to choicelist ({} vs {})".format(
-            len(condlist), len(choicelist)))
+        raise ValueError(f"condlist must have length equal to choicelist ({len(condlist)} vs {len(choicelist)})")
     if len(condlist) == 0:
         raise ValueError("condlist must be non-empty")
     conds = [ensure_arraylike("select", c) for c in condlist]

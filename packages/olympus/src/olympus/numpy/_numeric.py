@@ -5,6 +5,7 @@ bit packing (packbits/unpackbits)."""
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax

@@ -9,6 +9,7 @@ import builtins
 import math
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_trace import array_ops as ops

@@ -7,7 +7,9 @@ from __future__ import annotations
 import builtins
 import math
 import operator
+
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
@@ -134,8 +136,7 @@ def moveaxis(a, source, destination):
     src = tuple(canonicalize_axis(s, nd) for s in _axes_seq(source))
     dst = tuple(canonicalize_axis(d, nd) for d in _axes_seq(destination))
     if len(src) != len(dst):
-        raise ValueError("Inconsistent number of elements: {} vs {}".format(len(src),
-                                                                            len(dst)))
+        raise ValueError(f"Inconsistent number of elements: {len(src)} vs {len(dst)}")
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise ValueError("repeated axis in moveaxis")
     perm = [i for i in range(nd) if i not in src]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax

@@ -7,6 +7,7 @@ import builtins
 import operator
 
 import numpy as np
+
 import olympus_runtime as rt
 from olympus_ir import dtypes
 from olympus_trace import array_ops as ops
