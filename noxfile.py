@@ -23,6 +23,9 @@ nox.options.sessions = ["tests"]
 ROOT = Path(__file__).resolve().parent
 REPORTS = ROOT / ".nox" / "_reports"  # junit XML of the last run of each test session
 TEST_DEPS = ["pytest>=8", "hypothesis>=6"]
+# The slowest suites (XLA compiles per test) run on both cores, one test file per worker.
+PARALLEL_SESSIONS = {"olympus", "lower"}
+PARALLEL_OPTIONS = ["-n", "2", "--dist", "loadfile"]
 
 # session name -> (package directory, sibling directories it depends on)
 PACKAGE_SESSIONS = {
@@ -50,8 +53,9 @@ def _install_packages(session: nox.Session, dirs: list[str], *extra: str) -> Non
 def _pytest(session: nox.Session, report: str, paths: list[str], *options: str) -> None:
     """Run pytest, failing with a clear message when it would collect no test."""
     args = [*options, *paths, *session.posargs]
+    serial = [a for a in args if a not in PARALLEL_OPTIONS]  # collect in one process
     collected = session.run(
-        "pytest", "--collect-only", "-q", *args, silent=True, success_codes=[0, 1, 2, 3, 4, 5]
+        "pytest", "--collect-only", "-q", *serial, silent=True, success_codes=[0, 1, 2, 3, 4, 5]
     )
     if isinstance(collected, str):  # None under --install-only
         found_any = any("::" in line for line in collected.splitlines())
@@ -68,11 +72,15 @@ def _package_session(name: str) -> None:
     pkg, siblings = PACKAGE_SESSIONS[name]
 
     def run(session: nox.Session) -> None:
-        _install_packages(session, [*siblings, pkg], *TEST_DEPS)
-        paths = [f"packages/{pkg}/tests"]
-        options: list[str] = []
+        parallel = name in PARALLEL_SESSIONS
+        extra = ["pytest-xdist>=3"] if parallel else []
         if name == "olympus":
-            options = ["-p", "no:cacheprovider"]
+            extra.append("scipy")  # reference values for olympus.scipy.special
+        _install_packages(session, [*siblings, pkg], *TEST_DEPS, *extra)
+        paths = [f"packages/{pkg}/tests"]
+        options: list[str] = PARALLEL_OPTIONS[:] if parallel else []
+        if name == "olympus":
+            options += ["-p", "no:cacheprovider"]
             if (ROOT / "packages/olympus/docs").is_dir():
                 options.append("--doctest-glob=*.md")
                 paths.append("packages/olympus/docs")

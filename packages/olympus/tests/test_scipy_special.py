@@ -133,7 +133,8 @@ def test_normal_tails():
     np.testing.assert_allclose(S.log_ndtr(x), ss.log_ndtr(x.astype(np.float64)), rtol=1e-5,
                                atol=0)
     # (XLA's CPU code flushes float32 subnormals to zero: compare above the smallest normal.)
-    np.testing.assert_allclose(S.ndtr(x), ss.ndtr(x.astype(np.float64)), rtol=2e-6,
+    # (XLA's float32 erfc is accurate to a few 1e-6 in the far tail.)
+    np.testing.assert_allclose(S.ndtr(x), ss.ndtr(x.astype(np.float64)), rtol=1e-5,
                                atol=float(np.finfo(np.float32).tiny))
     with x64():
         p = np.logspace(-300, -1, 50)

@@ -55,6 +55,7 @@ __all__ = [
 ]
 from . import debug  # noqa: E402,F401
 from . import nn, random, scipy  # noqa: E402,F401
-__all__ += ["nn", "random", "scipy"]
+from .random import threefry_partitionable  # noqa: E402,F401
+__all__ += ["nn", "random", "scipy", "threefry_partitionable"]
 from ._src.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  # noqa: E402
 __all__ += ["checkpoint", "custom_jvp", "custom_vjp", "remat"]
