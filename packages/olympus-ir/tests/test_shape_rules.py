@@ -14,9 +14,11 @@ import pytest
 from olympus_ir import ClosedOlympuspr, Olympuspr, ShapedArray, Var, abstract_eval, dtypes
 from olympus_ir import primitives as P
 from olympus_ir.core import primitives_by_name, shape_rules
+from olympus_ir.prims.convolution import ConvDimensionNumbers as CDN
 from olympus_ir.prims.indexing import GatherDimensionNumbers as GDN
 from olympus_ir.prims.indexing import GatherScatterMode
 from olympus_ir.prims.indexing import ScatterDimensionNumbers as SDN
+from olympus_ir.prims.linalg_lapack import FftType
 from olympus_ir.prims.random import RandomAlgorithm
 
 f32, i32, u32 = np.dtype("float32"), np.dtype("int32"), np.dtype("uint32")
@@ -202,6 +204,24 @@ LOGICAL_REDUCE_NAMES = ("reduce_and", "reduce_or", "reduce_xor")
 SCAN = dict(length=10, reverse=False, num_consts=1, num_carry=1,
             linear=(False,) * 4, unroll=1)
 SCAN_BODY = fn("f32[] f32[3] f32[3] i32[]", "f32[3] f32[2]")
+REDUCE_WINDOW_NAMES = ("reduce_window_sum", "reduce_window_max", "reduce_window_min")
+NCHW = CDN((0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))
+NCH = CDN((0, 1, 2), (0, 1, 2), (0, 1, 2))
+NHWC = CDN((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))  # lhs NHWC, rhs HWIO, out NHWC
+
+
+def _conv(padding=((0, 0), (0, 0)), strides=(1, 1), lhs_dilation=(1, 1),
+          rhs_dilation=(1, 1), dn=NCHW, fg=1, bg=1, **kw):
+    return dict(window_strides=strides, padding=padding, lhs_dilation=lhs_dilation,
+                rhs_dilation=rhs_dilation, dimension_numbers=dn, feature_group_count=fg,
+                batch_group_count=bg, precision=None, **kw)
+
+
+def _window(dims, strides, padding, base_dilation=None, window_dilation=None):
+    return dict(window_dimensions=dims, window_strides=strides, padding=padding,
+                base_dilation=base_dilation, window_dilation=window_dilation)
+
+
 WHILE = dict(cond_olympuspr=fn("i32[] i32[] f32[3]", "bool[]"),
              body_olympuspr=fn("i32[] f32[3]", "i32[] f32[3]"),
              cond_nconsts=1, body_nconsts=0)
@@ -287,6 +307,49 @@ HAPPY = [
     ("closed_call", "f32[2]* i32[]", dict(call_olympuspr=fn("f32[2] i32[]", "i32[] f32[2]")),
      ["i32[]", "f32[2]"]),
     ("debug_callback", "f32[2] i32[]", dict(callback=print, effect=P.debug_effect), []),
+    # convolution: spatial (9 + 1 + 1 - 3) // 2 + 1 = 5 and 10 - (1 + 2 * (2 - 1)) + 1 = 8
+    ("conv_general_dilated", "f32[2,3,9,10] f32[4,3,3,2]",
+     _conv(padding=((1, 1), (0, 0)), strides=(2, 1), rhs_dilation=(1, 2)), "f32[2,4,5,8]"),
+    ("conv_general_dilated", "f32[1,5,5,4] f32[3,3,2,6]", _conv(dn=NHWC, fg=2),
+     "f32[1,3,3,6]"),
+    ("conv_general_dilated", "i8[2,3,4] i8[5,3,2]",  # 1-D, lhs dilation, preferred dtype
+     dict(_conv(padding=((0, 0),), strides=(1,), lhs_dilation=(2,), rhs_dilation=(1,),
+                dn=NCH),
+          preferred_element_type=i32), "i32[2,5,6]"),
+    ("conv_general_dilated", "f32[4,2,5]* f32[6,2,3]*",
+     _conv(padding=((1, 1),), strides=(1,), lhs_dilation=(1,), rhs_dilation=(1,), bg=2,
+           dn=NCH),
+     "f32[2,6,5]*"),
+    # windowed reductions: (4 + 0 + 1 - 2) // 2 + 1 = 2 and (6 + 1 + 1 - 3) + 1 = 6
+    *[(n, "f32[4,6]", _window((2, 3), (2, 1), ((0, 1), (1, 1))), "f32[2,6]")
+      for n in REDUCE_WINDOW_NAMES],
+    ("reduce_window_sum", "i32[5]*", _window((2,), (1,), ((0, 0),), (2,), (2,)), "i32[7]*"),
+    ("reduce_window_max", "bool[3,3]", _window((3, 3), (1, 1), ((0, 0), (0, 0))),
+     "bool[1,1]"),
+    # linear algebra, fft, top_k
+    ("cholesky", "f32[3,4,4]", {}, "f32[3,4,4]"),
+    ("triangular_solve", "f32[2,3,3] f32[2,3,5]", dict(left_side=True, lower=True),
+     "f32[2,3,5]"),
+    ("triangular_solve", "c64[3,3] c64[5,3]", dict(left_side=False, transpose_a=True),
+     "c64[5,3]"),
+    ("lu", "f32[2,5,3]", {}, ["f32[2,5,3]", "i32[2,3]", "i32[2,5]"]),
+    ("lu", "c64[3,4]", {}, ["c64[3,4]", "i32[3]", "i32[3]"]),
+    ("qr", "f32[5,3]", dict(full_matrices=True), ["f32[5,5]", "f32[5,3]"]),
+    ("qr", "c64[2,5,3]", dict(full_matrices=False), ["c64[2,5,3]", "c64[2,3,3]"]),
+    ("qr", "f32[3,5]", dict(full_matrices=False), ["f32[3,3]", "f32[3,5]"]),
+    ("eigh", "f32[4,4]", dict(lower=True, sort_eigenvalues=True), ["f32[4,4]", "f32[4]"]),
+    ("eigh", "c64[2,3,3]", dict(lower=False), ["c64[2,3,3]", "f32[2,3]"]),
+    ("svd", "f32[4,6]", dict(full_matrices=True, compute_uv=True),
+     ["f32[4]", "f32[4,4]", "f32[6,6]"]),
+    ("svd", "c64[2,6,4]", dict(full_matrices=False, compute_uv=True),
+     ["f32[2,4]", "c64[2,6,4]", "c64[2,4,4]"]),
+    ("svd", "f32[4,6]", dict(full_matrices=True, compute_uv=False), ["f32[4]"]),
+    ("fft", "c64[2,8]", dict(fft_type=FftType.FFT, fft_lengths=(8,)), "c64[2,8]"),
+    ("fft", "c64[3,4,8]", dict(fft_type=FftType.IFFT, fft_lengths=(4, 8)), "c64[3,4,8]"),
+    ("fft", "f32[3,8]", dict(fft_type=FftType.RFFT, fft_lengths=(8,)), "c64[3,5]"),
+    ("fft", "c64[3,4,5]", dict(fft_type=FftType.IRFFT, fft_lengths=(4, 8)), "f32[3,4,8]"),
+    ("top_k", "f32[3,7]", dict(k=2), ["f32[3,2]", "i32[3,2]"]),
+    ("top_k", "i32[5]*", dict(k=np.int64(5)), ["i32[5]", "i32[5]"]),  # weak type dropped
 ]
 
 
@@ -439,6 +502,45 @@ ERRORS = [
     ("closed_call", "f32[3]", dict(call_olympuspr=fn("f32[2]", "f32[2]")),
      re.escape("takes input types (f32[2],), but was called with arguments of type (f32[3],)")),
     ("debug_callback", "f32[2]", dict(callback=None, effect=P.debug_effect), "must be callable"),
+    # convolution
+    ("conv_general_dilated", "f32[2,3,9,10] f32[4,2,3,3]", _conv(),
+     r"feature dimension size divided by feature_group_count .* but 3 // 1 != 2"),
+    ("conv_general_dilated", "f32[2,3,9,10] i32[4,3,3,3]", _conv(),
+     "same dtype, got float32 and int32"),
+    ("conv_general_dilated", "f32[2,3,9] f32[4,3,3,3]", _conv(),
+     r"same rank .*got shapes \(2, 3, 9\) and \(4, 3, 3, 3\)"),
+    ("conv_general_dilated", "f32[2,3,9,10] f32[4,3,3,3]", _conv(strides=(1,)),
+     r"window_strides must have 2 entries .*got \(1,\)"),
+    ("conv_general_dilated", "f32[2,3,9,10] f32[4,3,3,3]",
+     _conv(dn=CDN((0, 1, 2, 2), (0, 1, 2, 3), (0, 1, 2, 3))),
+     r"lhs_spec \(0, 1, 2, 2\) must be a permutation of range\(4\)"),
+    # windowed reductions
+    ("reduce_window_sum", "bool[4]", _window((2,), (1,), ((0, 0),)),
+     "reduce_window_sum does not accept dtype bool"),
+    *[(n, "f32[4,6]", _window((2,), (1, 1), ((0, 0), (0, 0))),
+       r"window_dimensions must have one entry per operand dimension \(2\), got \(2,\)")
+      for n in REDUCE_WINDOW_NAMES],
+    ("reduce_window_min", "f32[4]", _window((2,), (0,), ((0, 0),)),
+     r"window_strides must be positive, got \(0,\)"),
+    # linear algebra, fft, top_k
+    ("cholesky", "i32[3,3]", {}, "requires a float32, float64, complex64 or complex128 "
+                                 "operand, got int32"),
+    ("triangular_solve", "f32[3,3] c64[3,3]", dict(left_side=True),
+     "same dtype, got float32 and complex64"),
+    ("triangular_solve", "f32[3,3] f32[4,5]", dict(left_side=True),
+     r"shared dimension .*\(3, 3\) and b has shape \(4, 5\) with left_side=True"),
+    ("triangular_solve", "f32[2,3,3] f32[3,3,5]", dict(left_side=True),
+     "same batch dimensions"),
+    ("lu", "i32[3,3]", {}, "lu requires a float32.*got int32"),
+    ("qr", "bool[3,3]", {}, "qr requires a float32.*got bool"),
+    ("eigh", "f16[3,3]", {}, "eigh requires a float32.*got float16"),
+    ("svd", "i32[3,4]", {}, "svd requires a float32.*got int32"),
+    ("fft", "c64[8]", dict(fft_type=FftType.RFFT, fft_lengths=(8,)),
+     "RFFT requires a float32 or float64 operand, got complex64"),
+    ("fft", "f32[8]", dict(fft_type=FftType.FFT, fft_lengths=(8,)),
+     "FFT requires a complex64 or complex128 operand, got float32"),
+    ("top_k", "f32[5]", dict(k=2.0), "top_k k must be an int, got 2.0"),
+    ("top_k", "f32[5]", dict(k=True), "top_k k must be an int, got True"),
 ]
 
 
@@ -530,6 +632,76 @@ def test_gather_matches_numpy_fancy_indexing():
     dn = _gdn((1, 2), (), (0,))
     out = abstract_eval(P.gather_p, op, ShapedArray((7, 1), i32), **_gather(dn, (2, 6)))
     assert out.shape == (7, 2, 6)
+
+
+@pytest.mark.parametrize("shape,mode", [((5, 3), "complete"), ((5, 3), "reduced"),
+                                        ((3, 5), "complete"), ((2, 3, 5), "reduced")])
+def test_qr_matches_numpy(shape, mode):
+    q, r = abstract_eval(P.qr_p, ShapedArray(shape, f32), full_matrices=mode == "complete")
+    nq, nr = np.linalg.qr(np.ones(shape, np.float32), mode=mode)
+    assert (q.shape, r.shape) == (nq.shape, nr.shape)
+
+
+@pytest.mark.parametrize("shape,full", [((4, 6), True), ((6, 4), False), ((2, 3, 5), True),
+                                        ((2, 5, 3), False)])
+def test_svd_matches_numpy(shape, full):
+    x = np.ones(shape, np.complex64)
+    s, u, vt = abstract_eval(P.svd_p, ShapedArray(shape, x.dtype), full_matrices=full)
+    nu, ns, nvt = np.linalg.svd(x, full_matrices=full)
+    assert (s.shape, u.shape, vt.shape) == (ns.shape, nu.shape, nvt.shape)
+    assert (s.dtype, u.dtype, vt.dtype) == (ns.dtype, nu.dtype, nvt.dtype)
+    (s_only,) = abstract_eval(P.svd_p, ShapedArray(shape, x.dtype), compute_uv=False)
+    assert s_only.shape == np.linalg.svd(x, compute_uv=False).shape
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3)])
+def test_eigh_lu_cholesky_match_numpy(shape):
+    x = np.eye(shape[-1], dtype=np.complex64) * np.ones(shape, np.complex64)
+    v, w = abstract_eval(P.eigh_p, ShapedArray(shape, x.dtype))
+    nw, nv = np.linalg.eigh(x)
+    assert (v.shape, v.dtype, w.shape, w.dtype) == (nv.shape, nv.dtype, nw.shape, nw.dtype)
+    assert abstract_eval(P.cholesky_p, ShapedArray(shape, x.dtype)).shape == \
+        np.linalg.cholesky(x).shape
+    b = np.ones(shape[:-1] + (2,), np.complex64)
+    out = abstract_eval(P.triangular_solve_p, ShapedArray(shape, x.dtype),
+                        ShapedArray(b.shape, b.dtype), left_side=True, lower=True)
+    assert out.shape == np.linalg.solve(x, b).shape
+
+
+@pytest.mark.parametrize("shape,kind,lengths,ref", [
+    ((2, 8), FftType.FFT, (8,), lambda x: np.fft.fft(x)),
+    ((3, 4, 8), FftType.IFFT, (4, 8), lambda x: np.fft.ifft2(x)),
+    ((3, 8), FftType.RFFT, (8,), lambda x: np.fft.rfft(x)),
+    ((2, 4, 6, 8), FftType.RFFT, (4, 6, 8), lambda x: np.fft.rfftn(x, axes=(1, 2, 3))),
+    ((3, 4, 5), FftType.IRFFT, (4, 8), lambda x: np.fft.irfft2(x, s=(4, 8))),
+    ((3, 5), FftType.IRFFT, (9,), lambda x: np.fft.irfft(x, n=9)),
+])
+def test_fft_matches_numpy(shape, kind, lengths, ref):
+    dt = np.dtype(np.float32) if kind == FftType.RFFT else np.dtype(np.complex64)
+    out = abstract_eval(P.fft_p, ShapedArray(shape, dt), fft_type=kind, fft_lengths=lengths)
+    r = ref(np.ones(shape, dt))
+    assert out.shape == r.shape
+    # numpy computes in double precision; olympus keeps the operand's precision
+    assert dtypes.is_complex(out.dtype) == np.iscomplexobj(r)
+
+
+@pytest.mark.parametrize("shape,window,strides,padding", [
+    ((4, 6), (2, 3), (2, 1), ((0, 1), (1, 1))),
+    ((7,), (3,), (2,), ((0, 0),)),
+    ((5, 5, 2), (5, 1, 2), (1, 2, 1), ((2, 2), (0, 0), (0, 0))),
+])
+def test_reduce_window_matches_numpy(shape, window, strides, padding):
+    out = abstract_eval(P.reduce_window_sum_p, ShapedArray(shape, f32),
+                        **_window(window, strides, padding))
+    v = np.lib.stride_tricks.sliding_window_view(np.pad(np.ones(shape), padding), window)
+    v = v[tuple(slice(None, None, s) for s in strides)]
+    assert out.shape == v.shape[:len(shape)]
+
+
+def test_top_k_matches_numpy_sort():
+    x = np.ones((3, 7), np.float32)
+    vals, idx = abstract_eval(P.top_k_p, ShapedArray(x.shape, f32), k=2)
+    assert vals.shape == idx.shape == np.sort(x, axis=-1)[..., ::-1][..., :2].shape
 
 
 def test_gather_scatter_mode_from_any():

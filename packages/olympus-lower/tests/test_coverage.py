@@ -13,8 +13,10 @@ from _lower_util import Builder, closed_fn
 from olympus_ir import ShapedArray
 from olympus_ir import primitives as P
 from olympus_ir.core import primitives_by_name
+from olympus_ir.prims.convolution import ConvDimensionNumbers as CDN
 from olympus_ir.prims.indexing import GatherDimensionNumbers as GDN
 from olympus_ir.prims.indexing import ScatterDimensionNumbers as SDN
+from olympus_ir.prims.linalg_lapack import FftType
 from olympus_ir.prims.random import RandomAlgorithm
 from olympus_lower import get_lowering_rule, lower_olympuspr, lowering_rules
 
@@ -201,6 +203,40 @@ def _cases():
     cases["debug_callback"] = (
         _single(P.debug_callback_p, [x3], callback=print, effect=P.debug_effect),
         ["stablehlo.custom_call @xla_ffi_python_cpu_callback", "has_side_effect = true"])
+    nchw = CDN((0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))
+    cases["conv_general_dilated"] = (
+        _single(P.conv_general_dilated_p, [A((1, 2, 5, 5), F32), A((3, 2, 3, 3), F32)],
+                window_strides=(1, 1), padding=((1, 1), (1, 1)), lhs_dilation=(1, 1),
+                rhs_dilation=(1, 1), dimension_numbers=nchw, feature_group_count=1,
+                batch_group_count=1, precision=None, preferred_element_type=None),
+        ["stablehlo.convolution(%arg0, %arg1)", "-> tensor<1x3x5x5xf32>"])
+    for n, op in (("reduce_window_sum", "add"), ("reduce_window_max", "maximum"),
+                  ("reduce_window_min", "minimum")):
+        cases[n] = (_single(P.primitive_by_name(n), [m], window_dimensions=(1, 2),
+                            window_strides=(1, 1), padding=((0, 0), (0, 0))),
+                    ['"stablehlo.reduce_window"(%arg0', f"stablehlo.{op}",
+                     "window_dimensions = array<i64: 1, 2>"])
+    sq = A((3, 3), F32)
+    cases["cholesky"] = (_single(P.cholesky_p, [sq]),
+                         ["stablehlo.custom_call @lapack_spotrf_ffi(%arg0)"])
+    cases["triangular_solve"] = (
+        _single(P.triangular_solve_p, [sq, m.update(shape=(3, 2))], left_side=True,
+                lower=True),
+        ["stablehlo.custom_call @lapack_strsm_ffi(%arg0, %arg1)"])
+    cases["lu"] = (_single(P.lu_p, [sq]),
+                   ["stablehlo.custom_call @lapack_sgetrf_ffi(%arg0)", "stablehlo.while("])
+    cases["qr"] = (_single(P.qr_p, [m], full_matrices=True),
+                   ["stablehlo.custom_call @lapack_sgeqrf_ffi(%arg0)",
+                    "stablehlo.custom_call @lapack_sorgqr_ffi"])
+    cases["eigh"] = (_single(P.eigh_p, [sq]),
+                     ["stablehlo.custom_call @lapack_ssyevd_ffi(%arg0)"])
+    cases["svd"] = (_single(P.svd_p, [m]),
+                    ["stablehlo.custom_call @lapack_sgesdd_ffi(%arg0)"])
+    cases["fft"] = (_single(P.fft_p, [x3], fft_type=FftType.RFFT, fft_lengths=(3,)),
+                    ["stablehlo.fft %arg0, type = RFFT, length = [3]",
+                     "-> tensor<2xcomplex<f32>>"])
+    cases["top_k"] = (_single(P.top_k_p, [m], k=2),
+                      ["chlo.top_k(%arg0, k = 2)", "-> (tensor<2x2xf32>, tensor<2x2xi32>)"])
     return cases
 
 
