@@ -6,11 +6,9 @@ import doctest
 
 import numpy as np
 from _pytest.doctest import _get_checker, _get_number_flag
-
-import olympus
-import olympus.numpy as jnp
-
 from seeds import AOT_PAGE, seed_text
+
+import olympus.numpy as jnp
 
 
 class _Recorder(doctest.DocTestRunner):

@@ -8,11 +8,10 @@ import re
 import time
 
 import pytest
+from seeds import JIT_PAGE, seed_text
 
 import olympus
 from olympus._src import jit as jit_mod
-
-from seeds import JIT_PAGE, seed_text
 
 _CELL = re.compile(r"```\{code-cell\}\n(.*?)```", re.S)
 
@@ -84,7 +83,7 @@ def _cell(page, needle):
 
 
 def test_every_cell_without_raises_tag_runs(page):
-    for tags, code, out, err, _ in page:
+    for tags, code, _out, err, _ in page:
         if "raises-exception" not in tags:
             assert err is None, f"cell failed:\n{code}\n{type(err).__name__}: {err}"
 

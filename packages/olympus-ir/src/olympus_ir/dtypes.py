@@ -13,7 +13,7 @@ and not ``float64``.
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import ml_dtypes
@@ -94,7 +94,7 @@ def dtype(x: Any) -> np.dtype:
 _X32 = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _canonicalize(dt: np.dtype, x64: bool) -> np.dtype:
     if dt not in _ALL_SET:
         raise TypeError(f"Olympus does not support the dtype {dt}.")
@@ -210,7 +210,7 @@ def _upper_bounds() -> dict[Any, frozenset]:
 _UB = _upper_bounds()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _join(a: Any, b: Any) -> Any:
     common = _UB[a] & _UB[b]
     # The least upper bound is the common bound that is below all the others.

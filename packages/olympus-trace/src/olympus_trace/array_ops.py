@@ -9,6 +9,7 @@ import operator
 from typing import Any
 
 import numpy as np
+
 from olympus_ir import dtypes
 
 from . import lax_ops as lax

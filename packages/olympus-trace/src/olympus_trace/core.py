@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import Primitive

@@ -10,6 +10,7 @@ import builtins
 from typing import Any
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
+
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import (
     ClosedOlympuspr,

@@ -8,20 +8,20 @@ from olympus_ir.avals import ShapeDtypeStruct
 from olympus_runtime import (
     Array,
     block_until_ready,
+    default_backend,
     device_count,
     device_get,
     device_put,
     devices,
     local_devices,
-    default_backend,
 )
 from olympus_trace import tree_util
 from olympus_trace.core import check_tracer_leaks
 from olympus_trace.make_olympuspr import make_olympuspr
 
 from . import errors, stages
+from .__about__ import __version__
 from ._src import eager as _eager
-from ._src.array_methods import install as _install_array_methods
 from ._src.api import (
     grad,
     hessian,
@@ -34,9 +34,9 @@ from ._src.api import (
     vjp,
     vmap,
 )
+from ._src.array_methods import install as _install_array_methods
 from ._src.config import config
 from ._src.jit import jit
-from .__about__ import __version__
 
 _eager.install()
 _install_array_methods()
@@ -53,9 +53,15 @@ __all__ = [
     "device_put", "devices", "default_backend", "errors", "jit", "lax", "local_devices",
     "make_olympuspr", "numpy", "stages", "tree_util", "__version__",
 ]
-from . import debug  # noqa: E402,F401
-from . import nn, random, scipy  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    debug,  # noqa: E402,F401
+    nn,
+    random,
+    scipy,
+)
 from .random import threefry_partitionable  # noqa: E402,F401
+
 __all__ += ["nn", "random", "scipy", "threefry_partitionable"]
 from ._src.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  # noqa: E402
+
 __all__ += ["checkpoint", "custom_jvp", "custom_vjp", "remat"]

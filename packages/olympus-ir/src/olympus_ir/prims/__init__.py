@@ -1,16 +1,16 @@
 """Every primitive Olympus defines, with its shape rule. Import from here (or
 `olympus_ir.primitives`); each submodule holds one family."""
 
+from .callbacks import *  # noqa: F401,F403
 from .control_flow import *  # noqa: F401,F403
+from .convolution import *  # noqa: F401,F403
 from .cumulative import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
+from .linalg_lapack import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 from .shape_ops import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
-from .callbacks import *  # noqa: F401,F403
-from .convolution import *  # noqa: F401,F403
 from .windowed import *  # noqa: F401,F403
-from .linalg_lapack import *  # noqa: F401,F403

@@ -6,17 +6,21 @@
 
 import olympus_ir.primitives  # noqa: F401  (defines every primitive before rules bind)
 
-from . import (  # noqa: E402,F401  (importing registers the rules)
+from . import (  # noqa: E402,F401  (importing registers the rules)  # noqa: E402,F401
+    callbacks,  # noqa: E402,F401  (debug_callback; host callbacks)
     control_flow,
     conversions,
+    convolution,
     cumulative,
     elementwise,
     indexing,
     linalg,
+    linalg_lapack,
     random,
     reductions,
     shape_ops,
     sorting,
+    windowed,
 )
 from ._registry import (
     get_lowering_rule,
@@ -25,9 +29,6 @@ from ._registry import (
     register_lowering,
     resolve_pending,
 )
-
-from . import callbacks  # noqa: E402,F401  (debug_callback; host callbacks)
-from . import convolution, linalg_lapack, windowed  # noqa: E402,F401
 
 resolve_pending()
 

@@ -320,7 +320,7 @@ def _while_jvp(primals, tangents, *, cond_olympuspr, body_olympuspr, cond_nconst
             break
         car_nz = new
     bc_avals, car_avals = b_avals[:bc], b_avals[bc:]
-    n_bcd, n_cd = sum(bc_nz), sum(car_nz)
+    n_bcd = sum(bc_nz)
 
     def jvp_body(*args):
         bcs = list(args[:bc])

@@ -375,8 +375,8 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
             ys = get_aval(yl).shape
             s = int(np.prod(ys))
             part = tree_util.tree_map(
-                lambda c: ops.reshape(ops.getitem(c, slice(off, off + s)),
-                                      ys + get_aval(c).shape[1:]), cts)
+                lambda c: ops.reshape(ops.getitem(c, slice(off, off + s)),  # noqa: B023
+                                      ys + get_aval(c).shape[1:]), cts)  # noqa: B023
             out_per_y.append(part[0] if isinstance(argnums, int) else part)
             off += s
         jac_tree = tree_util.tree_unflatten(y_tree, out_per_y)

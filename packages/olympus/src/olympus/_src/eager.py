@@ -8,6 +8,7 @@ and compiles a one-equation module; later calls only execute it.
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir.prims.callbacks import debug_callback_p
 from olympus_trace import core as trace_core
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
+
 import olympus_runtime as rt
 from olympus_ir.avals import ShapedArray
 from olympus_trace import tree_util

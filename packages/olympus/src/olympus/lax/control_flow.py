@@ -7,6 +7,7 @@ one primitive); values the callables close over become explicit leading operands
 from __future__ import annotations
 
 import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir.core import ClosedOlympuspr, Olympuspr, Var
 from olympus_ir.prims.control_flow import cond_p, scan_p, while_p
@@ -217,8 +218,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         n_c = len(c_avals)
 
         def body(*flat):
-            carry = tree_util.tree_unflatten(init_tree, list(flat[:n_c]))
-            x = tree_util.tree_unflatten(xs_tree, list(flat[n_c:]))
+            # Traced right away, within this iteration of the retry loop.
+            carry = tree_util.tree_unflatten(init_tree, list(flat[:n_c]))  # noqa: B023
+            x = tree_util.tree_unflatten(xs_tree, list(flat[n_c:]))  # noqa: B023
             out = f(carry, x)
             if not (isinstance(out, tuple) and len(out) == 2):
                 raise TypeError("scan body output must be a pair, got "
