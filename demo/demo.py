@@ -46,3 +46,17 @@ op_by_op = best_time_us(lambda: selu(x))
 jitted = best_time_us(lambda: selu_jit(x))
 print(f"selu op-by-op: {op_by_op:10.1f} us")
 print(f"selu jit:      {jitted:10.1f} us  ({op_by_op / jitted:.1f}x faster)")
+
+
+# Transformations compose: per-example gradients of a tiny linear model.
+def loss(w, x, y):
+    return jnp.mean((x @ w - y) ** 2)
+
+
+w = jnp.ones(3)
+xs = jnp.arange(12.0).reshape(4, 3) / 10
+ys = jnp.arange(4.0)
+print("grad:", olympus.grad(loss)(w, xs, ys))
+per_example = olympus.vmap(olympus.grad(loss), in_axes=(None, 0, 0))
+print("per-example grads:\n", olympus.jit(per_example)(w, xs[:, None], ys[:, None]))
+print("scan sum:", olympus.lax.scan(lambda c, x: (c + x, c), 0.0, ys)[0])
