@@ -20,23 +20,12 @@ from olympus_trace import lax_ops as lax
 from olympus_trace.core import get_aval
 
 from .._src.jit import jit
+from ._util import arr1 as _arr
+from ._util import dtype_of as _dt
+from ._util import shape_of as _shape
 
 __all__ = ["vdot", "inner", "outer", "tensordot", "einsum", "einsum_path", "trace",
            "diagonal", "kron", "cross", "vecdot"]
-
-
-def _arr(name, x):
-    if isinstance(x, (list, tuple)):
-        raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(x)}.")
-    return ops._to_array_operand(x)
-
-
-def _shape(x):
-    return tuple(get_aval(x).shape)
-
-
-def _dt(x):
-    return get_aval(x).dtype
 
 
 def _promote(*xs):

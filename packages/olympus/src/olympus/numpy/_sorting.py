@@ -20,56 +20,19 @@ from olympus_ir import primitives as P
 from olympus_ir.prims.indexing import GatherDimensionNumbers, GatherScatterMode
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import Tracer, bind, get_aval
+from olympus_trace.ad_rules.linalg_lapack import take_along_last  # noqa: F401  (re-exported)
+from olympus_trace.batching import moveaxis
+from olympus_trace.core import Tracer, bind
 from olympus_trace.errors import ConcretizationTypeError
 
 from .._src.jit import jit
+from ._util import arr1 as _arr
+from ._util import dtype_of as _dt
+from ._util import shape_of as _shape
 
 __all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted",
            "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
            "sort_complex"]
-
-
-def _arr(name, x):
-    if isinstance(x, (list, tuple)):
-        raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(x)} at "
-                        "position 0.")
-    return ops._to_array_operand(x)
-
-
-def _shape(x):
-    return tuple(get_aval(x).shape)
-
-
-def _dt(x):
-    return get_aval(x).dtype
-
-
-def moveaxis(x, src: int, dst: int):
-    nd = len(_shape(x))
-    src, dst = src % nd, dst % nd
-    if src == dst:
-        return x
-    perm = [i for i in range(nd) if i != src]
-    perm.insert(dst, src)
-    return lax.transpose(x, perm)
-
-
-def take_along_last(x, idx):
-    """``x[..., idx]`` along the last axis: `idx` (int32) has shape ``batch + (k,)`` for `x`
-    of shape ``batch + (n,)``. A gather, so it differentiates (scatter-add transpose)."""
-    shape = _shape(idx)
-    r = len(shape)
-    cols = []
-    for d in range(r):
-        c = idx if d == r - 1 else lax.broadcasted_iota(np.int32, shape, d)
-        cols.append(lax.broadcast_in_dim(c, shape + (1,), tuple(range(r))))
-    indices = lax.concatenate(cols, r)
-    dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=tuple(range(r)),
-                                start_index_map=tuple(range(r)))
-    return bind(P.gather_p, x, indices, dimension_numbers=dn, slice_sizes=(1,) * r,
-                indices_are_sorted=False, unique_indices=False,
-                mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)
 
 
 def _ravel(x):

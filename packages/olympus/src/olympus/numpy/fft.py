@@ -19,30 +19,18 @@ from olympus_ir import primitives as P
 from olympus_ir.prims.linalg_lapack import FftType
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import bind, get_aval
+from olympus_trace.core import bind
 
 from .._src.jit import jit
+from ._util import arr1 as _arr
+from ._util import dtype_of as _dt
+from ._util import shape_of as _shape
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2",
            "irfft2", "fftn", "ifftn", "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift",
            "ifftshift"]
 
 _NORMS = (None, "backward", "ortho", "forward")
-
-
-def _shape(x):
-    return tuple(get_aval(x).shape)
-
-
-def _dt(x):
-    return get_aval(x).dtype
-
-
-def _arr(name, x):
-    if isinstance(x, (list, tuple)):
-        raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(x)} at "
-                        "position 0.")
-    return ops._to_array_operand(x)
 
 
 def _real_dtype():

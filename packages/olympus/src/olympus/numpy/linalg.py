@@ -17,11 +17,14 @@ from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import bind, get_aval
+from olympus_trace.core import bind
 
 from .._src.jit import jit
 from ._linalg_basic import cross, diagonal, outer, tensordot, trace, vecdot  # noqa: F401
 from ._sorting import take_along_last
+from ._util import arr1 as _arr
+from ._util import dtype_of as _dt
+from ._util import shape_of as _shape
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "slogdet",
            "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq", "pinv",
@@ -52,21 +55,6 @@ class SVDResult(NamedTuple):
 
 
 # --- helpers ------------------------------------------------------------------------------------
-
-
-def _arr(name, x):
-    if isinstance(x, (list, tuple)):
-        raise TypeError(f"{name} requires ndarray or scalar arguments, got {type(x)} at "
-                        "position 0.")
-    return ops._to_array_operand(x)
-
-
-def _shape(x):
-    return tuple(get_aval(x).shape)
-
-
-def _dt(x):
-    return get_aval(x).dtype
 
 
 def _inexact(name, x):
