@@ -34,7 +34,7 @@ def numpy_grad(params, x, y):
     d = (hs[-1] @ W + b - y) / x.shape[0]
     grads = [(hs[-1].T @ d, d.sum(0))]
     d = d @ W.T
-    for (W, b), h_in, h_out in zip(params[-2::-1], hs[-2::-1], hs[:0:-1]):
+    for (W, _b), h_in, h_out in zip(params[-2::-1], hs[-2::-1], hs[:0:-1]):
         d = d * (1 - h_out * h_out)
         grads.append((h_in.T @ d, d.sum(0)))
         d = d @ W.T
