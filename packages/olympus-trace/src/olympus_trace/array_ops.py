@@ -113,7 +113,37 @@ def _check_not_bool(name, *args):
             raise TypeError(f"{name} does not accept dtype bool.")
 
 
+def _same_numeric_aval(x, y) -> bool:
+    """Fast path test: both operands are arrays carrying an aval (tracers, device arrays;
+    not Python scalars, lists or NumPy values) of the very same non-bool type, so promotion
+    and broadcasting have nothing to do."""
+    if not (hasattr(type(x), "aval") and hasattr(type(y), "aval")):
+        return False
+    a, b = x.aval, y.aval
+    return (a.shape == b.shape and a.dtype == b.dtype and a.weak_type == b.weak_type
+            and a.dtype != dtypes.bool_)
+
+
+def _scalar_fits(x, y) -> bool:
+    """Fast path test: one operand is an array carrying an aval, the other a Python scalar
+    that promotion would simply cast to the array's dtype (float/int with a float array,
+    int with a signed or unsigned integer array)."""
+    arr, sc = (x, y) if type(y) in (int, float) else (y, x)
+    if type(sc) not in (int, float) or not hasattr(type(arr), "aval"):
+        return False
+    dt = arr.aval.dtype
+    if dtypes.is_float(dt):
+        return True
+    return type(sc) is int and dtypes.is_integer(dt)
+
+
+def _fast(x, y) -> bool:
+    return _same_numeric_aval(x, y) or _scalar_fits(x, y)
+
+
 def add(x, y):
+    if _fast(x, y):
+        return lax.add(x, y)
     x, y = promote_dtypes(x, y)
     if aval_of(x).dtype == dtypes.bool_:
         return _elementwise(lax.bitwise_or, x, y)
@@ -121,12 +151,16 @@ def add(x, y):
 
 
 def subtract(x, y):
+    if _fast(x, y):
+        return lax.sub(x, y)
     x, y = promote_dtypes(x, y)
     _check_not_bool("subtract", x, y)
     return _elementwise(lax.sub, x, y)
 
 
 def multiply(x, y):
+    if _fast(x, y):
+        return lax.mul(x, y)
     x, y = promote_dtypes(x, y)
     if aval_of(x).dtype == dtypes.bool_:
         return _elementwise(lax.bitwise_and, x, y)
@@ -134,6 +168,9 @@ def multiply(x, y):
 
 
 def true_divide(x, y):
+    if _fast(x, y) and dtypes.is_inexact(get_aval(x).dtype) and dtypes.is_inexact(
+            get_aval(y).dtype):
+        return lax.div(x, y)
     return _elementwise(lax.div, x, y, inexact=True)
 
 
