@@ -169,6 +169,27 @@ def _tangent_type_error(kind, want, got):
         f"and dtypes. Expected {want} (tangent type of {kind}) but got {got}.")
 
 
+
+def _trace_primal(fun, nondiff_argnums, args, what):
+    """Split `args` into non-differentiable (static) and differentiable ones and trace `fun`
+    on the latter: what custom_jvp and custom_vjp both need before binding."""
+    nargs = len(args)
+    nondiff = _nondiff(nondiff_argnums, nargs, what)
+    static, dyn = _split_args(args, nondiff)
+    leaves, in_tree = tree_util.tree_flatten(dyn)
+    in_avals = [abstractify(x) for x in leaves]
+    out_store: list = []
+
+    def flat_fun(*xs):
+        d = tree_util.tree_unflatten(in_tree, list(xs))
+        out = fun(*_merge_args(static, d, nondiff, nargs))
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        out_store.append(out_tree)
+        return out_leaves
+
+    closed, consts = _trace_flat(flat_fun, in_avals, fun_source_info(fun), what)
+    return nondiff, static, dyn, leaves, in_tree, in_avals, closed, consts, out_store[0]
+
 class custom_jvp:
     """A function with a user-defined JVP rule (`defjvp` / `defjvps`).
 
@@ -222,23 +243,8 @@ class custom_jvp:
         args = _resolve_args(self.fun, args, kwargs)
         if _eager():
             return self.fun(*args)
-        nargs = len(args)
-        nondiff = _nondiff(self.nondiff_argnums, nargs, "custom_jvp")
-        static, dyn = _split_args(args, nondiff)
-        leaves, in_tree = tree_util.tree_flatten(dyn)
-        in_avals = [abstractify(x) for x in leaves]
-        out_store: list = []
-
-        def flat_fun(*xs):
-            d = tree_util.tree_unflatten(in_tree, list(xs))
-            out = self.fun(*_merge_args(static, d, nondiff, nargs))
-            out_leaves, out_tree = tree_util.tree_flatten(out)
-            out_store.append(out_tree)
-            return out_leaves
-
-        closed, consts = _trace_flat(flat_fun, in_avals, fun_source_info(self.fun),
-                                     "custom_jvp")
-        out_tree = out_store[0]
+        (nondiff, static, dyn, leaves, in_tree, in_avals, closed, consts,
+         out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_jvp")
         out_avals = closed.out_avals
         rule = self.jvp
 
@@ -422,22 +428,8 @@ class custom_vjp:
         if _eager():
             return self.fun(*args)
         nargs = len(args)
-        nondiff = _nondiff(self.nondiff_argnums, nargs, "custom_vjp")
-        static, dyn = _split_args(args, nondiff)
-        leaves, in_tree = tree_util.tree_flatten(dyn)
-        in_avals = [abstractify(x) for x in leaves]
-        out_store: list = []
-
-        def flat_fun(*xs):
-            d = tree_util.tree_unflatten(in_tree, list(xs))
-            out = self.fun(*_merge_args(static, d, nondiff, nargs))
-            out_leaves, out_tree = tree_util.tree_flatten(out)
-            out_store.append(out_tree)
-            return out_leaves
-
-        closed, consts = _trace_flat(flat_fun, in_avals, fun_source_info(self.fun),
-                                     "custom_vjp")
-        out_tree = out_store[0]
+        (nondiff, static, dyn, leaves, in_tree, in_avals, closed, consts,
+         out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_vjp")
         out_avals = closed.out_avals
         user_fwd, user_bwd = self.fwd, self.bwd
 
