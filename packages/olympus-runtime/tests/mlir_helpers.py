@@ -12,13 +12,10 @@ from __future__ import annotations
 import threading
 
 from jaxlib.mlir import ir
-from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-from jaxlib.mlir.dialects import chlo, mhlo, sdy
-from jaxlib.mlir.dialects import stablehlo as hlo
 
 from olympus_ir import dtypes
+from olympus_runtime._multi import make_mlir_context
 
-_THREAD_POOL = ir.ThreadPool()  # shared by every context; never collected
 _local = threading.local()
 
 MLIR_TYPES = {
@@ -31,18 +28,8 @@ MLIR_TYPES = {
 
 
 def make_context() -> ir.Context:
-    registry = ir.DialectRegistry()
-    _jax_mlir_ext.register_dialects(registry)
-    ctx = ir.Context.__new__(ir.Context)
-    super(ir.Context, ctx).__init__()
-    ctx.append_dialect_registry(registry)
-    ctx.load_all_available_dialects()
-    ctx.set_thread_pool(_THREAD_POOL)
-    sdy.register_dialect(ctx)
-    mhlo.register_mhlo_dialect(ctx)
-    chlo.register_dialect(ctx)
-    hlo.register_dialect(ctx)
-    return ctx
+    """The runtime's own MLIR context recipe (dialects registered, thread pool kept alive)."""
+    return make_mlir_context()
 
 
 def context() -> ir.Context:
