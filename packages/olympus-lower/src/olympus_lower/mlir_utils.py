@@ -213,6 +213,29 @@ def build_region(region: ir.Region, arg_types: Sequence[ir.Type],
         hlo.return_(list(outs))
 
 
+def reduce_window(x: ir.Value, out_aval: ShapedArray, dtype: Any, init: Any,
+                  combine: Callable[[ir.Value, ir.Value], ir.Value],
+                  window_dimensions: Sequence[int], window_strides: Sequence[int],
+                  padding: np.ndarray, base_dilations: Sequence[int] | None = None,
+                  window_dilations: Sequence[int] | None = None) -> ir.Value:
+    """``stablehlo.reduce_window`` of `x` starting from the scalar `init`, combining
+    elements with ``combine(a, b)`` (windowed reductions and cumulative ops share it)."""
+    kwargs = {}
+    if base_dilations is not None:
+        kwargs["base_dilations"] = [int(d) for d in base_dilations]
+    if window_dilations is not None:
+        kwargs["window_dilations"] = [int(d) for d in window_dilations]
+    op = hlo.ReduceWindowOp(
+        [aval_to_ir_type(out_aval)], [x], [ir_constant(np.asarray(init, dtype))],
+        [int(w) for w in window_dimensions],
+        window_strides=[int(s) for s in window_strides],
+        padding=dense_i64_elements(padding), **kwargs,
+    )
+    s = scalar_type(dtype)
+    build_region(op.body, [s, s], lambda a, b: [combine(a, b)])
+    return op.result
+
+
 def dense_i64_elements(x: np.ndarray) -> ir.DenseIntElementsAttr:
     """A ``dense<...> : tensor<NxMxi64>`` attribute (e.g. reduce_window padding)."""
     x = np.ascontiguousarray(np.asarray(x, np.int64))

@@ -51,16 +51,8 @@ def _cumulative_rule(name):
         window[axis] = n
         padding = np.zeros((aval.ndim, 2), np.int64)
         padding[axis] = (0, n - 1) if reverse else (n - 1, 0)
-        init = mu.ir_constant(np.asarray(init_of(dt), dt))
-        op = hlo.ReduceWindowOp(
-            [mu.aval_to_ir_type(aval)], [x], [init], window,
-            window_strides=[1] * aval.ndim,
-            padding=mu.dense_i64_elements(padding),
-        )
-        s = mu.scalar_type(dt)
-        combine = combine_of(dt)
-        mu.build_region(op.body, [s, s], lambda a, b: [combine(a, b)])
-        return [op.result]
+        return [mu.reduce_window(x, aval, dt, init_of(dt), combine_of(dt), window,
+                                 [1] * aval.ndim, padding)]
 
     rule.__name__ = f"_{name}_lowering"
     register_lowering(name)(rule)

@@ -35,24 +35,15 @@ def _reduce_window_rule(name):
         aval, aval_out = ctx.avals_in[0], ctx.avals_out[0]
         dt = np.dtype(aval.dtype)
         nd = aval.ndim
-        init = mu.ir_constant(np.asarray(init_of(dt), dt))
         if aval_out.size == 0 or aval.size == 0:
             return [mu.full(aval_out.shape, np.asarray(init_of(dt), dt), dt)]
         x, padding, base_dilation = explicit_negative_padding(
             x, aval.shape, dt, list(range(nd)), padding, base_dilation or (1,) * nd,
             init_of(dt))
         pad = np.asarray(padding, np.int64).reshape(nd, 2)
-        op = hlo.ReduceWindowOp(
-            [mu.aval_to_ir_type(aval_out)], [x], [init], [int(w) for w in window_dimensions],
-            window_strides=[int(s) for s in window_strides],
-            base_dilations=[int(d) for d in (base_dilation or (1,) * nd)],
-            window_dilations=[int(d) for d in (window_dilation or (1,) * nd)],
-            padding=mu.dense_i64_elements(pad),
-        )
-        s = mu.scalar_type(dt)
-        combine = combine_of(dt)
-        mu.build_region(op.body, [s, s], lambda a, b: [combine(a, b)])
-        return [op.result]
+        return [mu.reduce_window(x, aval_out, dt, init_of(dt), combine_of(dt),
+                                 window_dimensions, window_strides, pad,
+                                 base_dilation or (1,) * nd, window_dilation or (1,) * nd)]
 
     rule.__name__ = f"_{name}_lowering"
     register_lowering(name)(rule)
