@@ -232,6 +232,8 @@ def _cases():
                      ["stablehlo.custom_call @lapack_ssyevd_ffi(%arg0)"])
     cases["svd"] = (_single(P.svd_p, [m]),
                     ["stablehlo.custom_call @lapack_sgesdd_ffi(%arg0)"])
+    cases["eig"] = (_single(P.eig_p, [sq], compute_right_eigenvectors=True),
+                    ["stablehlo.custom_call @lapack_sgeev_ffi(%arg0)", "stablehlo.complex"])
     cases["fft"] = (_single(P.fft_p, [x3], fft_type=FftType.RFFT, fft_lengths=(3,)),
                     ["stablehlo.fft %arg0, type = RFFT, length = [3]",
                      "-> tensor<2xcomplex<f32>>"])

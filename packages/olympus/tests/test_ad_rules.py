@@ -392,6 +392,9 @@ case("qr", lambda x: lax.linalg.qr(x, full_matrices=False), f64(4, 3))
 case("eigh", lambda x: (lambda v, w: (w, v * v))(*lax.linalg.eigh(x)), _SPD)
 case("svd", lambda x: (lambda u, s, vh: (s, u * u, vh * vh))(
     *lax.linalg.svd(x, full_matrices=False)), f64(4, 3))
+_S = np.eye(3) + 0.3 * f64(3, 3, seed=5)  # real, well-separated eigenvalues 1, 2, 4
+case("eig", lambda x: tuple(lax.linalg.eig(x, compute_left_eigenvectors=False)),
+     _S @ np.diag([1.0, 2.0, 4.0]) @ np.linalg.inv(_S))
 
 # user-defined derivatives, checkpointing, callbacks
 def _softplus_fun(x):

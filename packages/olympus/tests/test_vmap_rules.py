@@ -436,6 +436,9 @@ case("eigh", lambda x: prim("eigh")(x, lower=True, sort_eigenvalues=True), [_spd
      rtol=1e-4, atol=1e-4)
 case("svd", lambda x: prim("svd")(x, full_matrices=False, compute_uv=False), [randn(2, 3, 4)],
      -1)
+case("eig", lambda x: prim("eig")(x, compute_left_eigenvectors=False,
+                                  compute_right_eigenvectors=True), [randn(3, 4, 3)], 1,
+     rtol=1e-4, atol=1e-4)
 _ts = prim("triangular_solve")
 _tri = np.tril(randn(3, 3)) + 3 * np.eye(3, dtype=np.float32)
 for _left in (True, False):

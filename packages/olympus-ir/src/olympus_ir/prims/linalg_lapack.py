@@ -32,7 +32,8 @@ from .. import dtypes
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
 
-__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "svd_p", "fft_p",
+__all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "svd_p", "eig_p",
+           "fft_p",
            "top_k_p", "FftType", "LINALG_LAPACK"]
 
 
@@ -54,10 +55,11 @@ lu_p = new_primitive("lu", multiple_results=True)
 qr_p = new_primitive("qr", multiple_results=True)
 eigh_p = new_primitive("eigh", multiple_results=True)
 svd_p = new_primitive("svd", multiple_results=True)
+eig_p = new_primitive("eig", multiple_results=True)
 fft_p = new_primitive("fft")
 top_k_p = new_primitive("top_k", multiple_results=True)
 
-LINALG_LAPACK = (cholesky_p, triangular_solve_p, lu_p, qr_p, eigh_p, svd_p)
+LINALG_LAPACK = (cholesky_p, triangular_solve_p, lu_p, qr_p, eigh_p, svd_p, eig_p)
 
 
 def _real_dtype(dt):
@@ -154,6 +156,23 @@ def svd_shape_rule(x, *, full_matrices=True, compute_uv=True, subset_by_index=No
         return [s]
     ku, kv = (m, n) if full_matrices else (k, k)
     return [s, ShapedArray(batch + (m, ku), x.dtype), ShapedArray(batch + (kv, n), x.dtype)]
+
+
+@def_shape_rule(eig_p)
+def eig_shape_rule(x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
+                   use_magma=None):
+    _check_matrix("eig", x, square=True)
+    for name, flag in (("compute_left_eigenvectors", compute_left_eigenvectors),
+                       ("compute_right_eigenvectors", compute_right_eigenvectors)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise TypeError(f"eig {name} must be a bool, got {flag!r}.")
+    cdt = _complex_dtype(x.dtype)
+    outs = [ShapedArray(x.shape[:-1], cdt)]
+    if compute_left_eigenvectors:
+        outs.append(ShapedArray(x.shape, cdt))
+    if compute_right_eigenvectors:
+        outs.append(ShapedArray(x.shape, cdt))
+    return outs
 
 
 @def_shape_rule(fft_p)

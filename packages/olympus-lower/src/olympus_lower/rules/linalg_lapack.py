@@ -21,6 +21,9 @@ when `olympus` is imported).
   complete Q of a tall matrix); R is the upper triangle of the geqrf result.
 * eigh: syevd/heevd (mode 'V'), eigenvalues ascending.
 * svd: gesdd (mode 'A', 'S', or 'N' without U/V).
+* eig: geev with ``compute_left`` / ``compute_right`` ('V' or 'N'). The real kernels
+  return the eigenvalues as real and imaginary parts (joined with ``stablehlo.complex``)
+  and the eigenvectors already unpacked to complex columns.
 """
 
 from __future__ import annotations
@@ -334,6 +337,43 @@ def _svd_lowering(ctx, x, *, full_matrices=True, compute_uv=True, subset_by_inde
         return [s]
     return [s, _nan_where_not_ok(u, u_aval, ok, len(batch)),
             _nan_where_not_ok(vt, vt_aval, ok, len(batch))]
+
+
+# --- eig ------------------------------------------------------------------------------------
+
+
+@register_lowering("eig")
+def _eig_lowering(ctx, x, *, compute_left_eigenvectors=True, compute_right_eigenvectors=True,
+                  use_magma=None):
+    aval = ctx.avals_in[0]
+    w_aval = ctx.avals_out[0]
+    batch = aval.shape[:-2]
+    nb = len(batch)
+    dt = aval.dtype
+    cdt = w_aval.dtype
+    v_aval = ShapedArray(aval.shape, cdt)
+    want = [True, bool(compute_left_eigenvectors), bool(compute_right_eigenvectors)]
+    if aval.size == 0:
+        outs = [mu.zeros_like(w_aval), mu.zeros_like(v_aval), mu.zeros_like(v_aval)]
+        return [o for o, keep in zip(outs, want, strict=True) if keep]
+    attrs = {"compute_left": _u8("V" if compute_left_eigenvectors else "N"),
+             "compute_right": _u8("V" if compute_right_eigenvectors else "N")}
+    info_aval = _i32(batch)
+    if dtypes.is_complex(dt):
+        w, vl, vr, info = ffi_call(
+            lapack_target("geev", dt), [x], [aval], [w_aval, v_aval, v_aval, info_aval],
+            matrix_operands=[True], matrix_results=[False, True, True, False], attrs=attrs)
+    else:
+        part = ShapedArray(w_aval.shape, dt)
+        wr, wi, vl, vr, info = ffi_call(
+            lapack_target("geev", dt), [x], [aval], [part, part, v_aval, v_aval, info_aval],
+            matrix_operands=[True], matrix_results=[False, False, True, True, False],
+            attrs=attrs)
+        w = hlo.complex(wr, wi)
+    ok = _info_ok(info, batch)
+    outs = [_nan_where_not_ok(w, w_aval, ok, nb), _nan_where_not_ok(vl, v_aval, ok, nb),
+            _nan_where_not_ok(vr, v_aval, ok, nb)]
+    return [o for o, keep in zip(outs, want, strict=True) if keep]
 
 
 # --- fft --------------------------------------------------------------------------------------

@@ -13,6 +13,11 @@ and top_k. Matrix rules work on batches (leading dimensions).
 * eigh: non-degenerate perturbation theory: ``w' = Re diag(V^H A' V)``,
   ``V' = V (F o V^H A' V)`` with ``F_ij = 1 / (w_j - w_i)`` off the diagonal.
 * svd (U, V not completed unless square): the standard formulas (Townsend), as in JAX.
+* eig (right eigenvectors only): with ``M = V^-1 A' V`` (an LU solve),
+  ``w' = diag(M)`` and ``V' = V (F o M)`` with ``F_ij = 1 / (w_j - w_i)`` off the
+  diagonal, then the component along each ``v_j`` chosen so the columns keep unit norm
+  (``Re(v_j^H v_j') = 0``; the phase of each column is left as it is). The derivative of
+  the left eigenvectors is not implemented.
 * fft is linear: the tangent is the FFT of the tangent; the transposes are FFT -> FFT,
   IFFT -> IFFT, RFFT -> real part of the FFT of the zero-extended cotangent, IRFFT ->
   RFFT of the cotangent scaled by ``(1, 2, ..., 2, (1)) / prod(fft_lengths)``.
@@ -340,6 +345,62 @@ def _svd_jvp(primals, tangents, *, full_matrices=True, compute_uv=True, subset_b
 
 
 jvp_rules[P.svd_p] = _svd_jvp
+
+
+# --- eig ------------------------------------------------------------------------------------
+
+
+def _lu_solve(a, b):
+    """``a^-1 b`` for square matrices `a` and matrices `b` with the same batch dimensions,
+    by an LU factorization with partial pivoting."""
+    lu, _, perm = bind(P.lu_p, a)
+    *batch, m, n = _shape(b)
+    nb = len(batch)
+    perm_b = lax.broadcast_in_dim(perm, tuple(batch) + (m, n), tuple(range(nb + 1)))
+    pb = take_along_axis(b, perm_b, nb)
+    y = tsolve(lu, pb, left_side=True, lower=True, unit_diagonal=True)
+    return tsolve(lu, y, left_side=True, lower=False)
+
+
+def _eig_jvp(primals, tangents, *, compute_left_eigenvectors=True,
+             compute_right_eigenvectors=True, use_magma=None):
+    (a,), (ta,) = primals, tangents
+    outs = bind(P.eig_p, a, compute_left_eigenvectors=compute_left_eigenvectors,
+                compute_right_eigenvectors=compute_right_eigenvectors, use_magma=use_magma)
+    if isinstance(ta, Zero):
+        return outs, [_zero_like_out(o) for o in outs]
+    if compute_left_eigenvectors:
+        raise NotImplementedError(
+            "The derivative of eig's left eigenvectors is not implemented: differentiate "
+            "eig with compute_left_eigenvectors=False.")
+    if compute_right_eigenvectors:
+        w, v = outs
+    else:
+        w, v = bind(P.eig_p, a, compute_left_eigenvectors=False,
+                    compute_right_eigenvectors=True, use_magma=use_magma)
+    cdt = _dt(w)
+    if _dt(ta) != cdt:
+        ta = lax.convert_element_type(ta, cdt)
+    m = _lu_solve(v, mm(ta, v))
+    dw = diag_of(m)
+    if not compute_right_eigenvectors:
+        return outs, [dw]
+    shape = _shape(v)
+    nd = len(shape)
+    wj = lax.broadcast_in_dim(w, shape, tuple(range(nd - 2)) + (nd - 1,))
+    wi = lax.broadcast_in_dim(w, shape, tuple(range(nd - 1)))
+    eye = eye_like(shape, cdt)
+    f = lax.sub(lax.div(np.ones((), cdt), lax.add(eye, lax.sub(wj, wi))), eye)
+    dv = mm(v, lax.mul(f, m))
+    # keep every column at unit norm: remove the real part of its component along v_j
+    along = lax.reduce_sum(lax.real(lax.mul(lax.conj(v), dv)), (nd - 2,))
+    along = lax.broadcast_in_dim(lax.convert_element_type(along, cdt), shape,
+                                 tuple(range(nd - 2)) + (nd - 1,))
+    dv = lax.sub(dv, lax.mul(v, along))
+    return outs, [dw, dv]
+
+
+jvp_rules[P.eig_p] = _eig_jvp
 
 
 # --- fft --------------------------------------------------------------------------------------

@@ -65,7 +65,7 @@ def _triangular_solve_rule(axis_data, vals, dims, *, left_side=False, **params):
     return bind(P.triangular_solve_p, a, b, left_side=left_side, **params), target
 
 
-for _p in (P.cholesky_p, P.lu_p, P.qr_p, P.eigh_p, P.svd_p):
+for _p in (P.cholesky_p, P.lu_p, P.qr_p, P.eigh_p, P.svd_p, P.eig_p):
     batching_rules[_p] = _trailing_batcher(_p, 2)
 batching_rules[P.triangular_solve_p] = _triangular_solve_rule
 batching_rules[P.fft_p] = _trailing_batcher(P.fft_p, lambda params: len(params["fft_lengths"]))

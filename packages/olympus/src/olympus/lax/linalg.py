@@ -12,7 +12,7 @@ from olympus_trace import array_ops as _ops
 from olympus_trace import lax_ops as _lax
 from olympus_trace.core import bind, get_aval
 
-__all__ = ["cholesky", "triangular_solve", "lu", "qr", "eigh", "svd", "symmetrize"]
+__all__ = ["cholesky", "triangular_solve", "lu", "qr", "eigh", "eig", "svd", "symmetrize"]
 
 
 def _H(x):
@@ -68,6 +68,20 @@ def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
     v, w = bind(P.eigh_p, x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues),
                 subset_by_index=subset_by_index)
     return v, w
+
+
+def eig(x, *, compute_left_eigenvectors: bool = True,
+        compute_right_eigenvectors: bool = True, use_magma=None):
+    """``[w, vl, vr]`` (``vl`` / ``vr`` only when asked for): the complex eigenvalues of
+    square matrices `x` (in LAPACK's order) and their left (``vl^H x = diag(w) vl^H``) and
+    right (``x vr = vr diag(w)``) eigenvectors as unit-norm columns."""
+    shape = get_aval(x).shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"eig: argument x must be a (batch of) square matrices, got shape "
+                         f"{shape}.")
+    return list(bind(P.eig_p, x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                     compute_right_eigenvectors=bool(compute_right_eigenvectors),
+                     use_magma=use_magma))
 
 
 def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None,
