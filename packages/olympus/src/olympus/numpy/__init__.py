@@ -173,6 +173,7 @@ from ._scalar_types import (  # noqa: F401
     uint32,
     uint64,
 )
+from ._setops import intersect1d, setdiff1d, setxor1d, union1d  # noqa: F401
 from ._shape import (  # noqa: F401
     append,
     array_split,
