@@ -1,6 +1,6 @@
 """`olympus.numpy.linalg`: norms, solves, inverses, determinants and decompositions.
 
-Built on the LAPACK-backed primitives (cholesky, triangular_solve, lu, qr, eigh, svd) and
+Built on the LAPACK-backed primitives (cholesky, triangular_solve, lu, qr, eigh, eig, svd) and
 differentiable through their JVP rules. Matrices live in the trailing two dimensions;
 leading dimensions broadcast. The public functions are jitted (non-array arguments
 static), so op-by-op calls compile one executable per signature.
@@ -20,17 +20,24 @@ from olympus_trace import lax_ops as lax
 from olympus_trace.core import bind
 
 from .._src.jit import jit
-from ._linalg_basic import cross, diagonal, outer, tensordot, trace, vecdot  # noqa: F401
+from . import _linalg_basic as _basic
+from ._linalg_basic import tensordot, vecdot  # noqa: F401
 from ._sorting import take_along_last
 from ._util import arr1 as _arr
 from ._util import dtype_of as _dt
 from ._util import shape_of as _shape
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "slogdet",
-           "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "lstsq", "pinv",
-           "matrix_power", "matrix_rank", "cond", "matrix_transpose", "matmul", "cross",
-           "diagonal", "outer", "tensordot", "trace", "vecdot", "multi_dot",
-           "EighResult", "QRResult", "SlogdetResult", "SVDResult"]
+           "cholesky", "qr", "svd", "svdvals", "eigh", "eigvalsh", "eig", "eigvals", "lstsq",
+           "pinv", "matrix_power", "matrix_rank", "cond", "matrix_transpose", "matmul",
+           "cross", "diagonal", "outer", "tensordot", "trace", "vecdot", "multi_dot",
+           "tensorinv", "tensorsolve", "EigResult", "EighResult", "QRResult",
+           "SlogdetResult", "SVDResult"]
+
+
+class EigResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
 
 
 class EighResult(NamedTuple):
@@ -92,6 +99,49 @@ def matrix_transpose(x):
 
 
 matmul = ops.matmul
+
+
+# The array-API forms of these (NumPy 2's numpy.linalg, JAX's jax.numpy.linalg): they act
+# on the last axes, unlike their numpy-namespace namesakes.
+
+
+def diagonal(x, /, *, offset: int = 0):
+    """The `offset` diagonals of the matrices in the last two dimensions of `x`."""
+    x = _arr("diagonal", x)
+    if len(_shape(x)) < 2:
+        raise ValueError(f"diagonal: argument x must have at least two dimensions, got shape "
+                         f"{_shape(x)}.")
+    return _basic.diagonal(x, offset, -2, -1)
+
+
+def trace(x, /, *, offset: int = 0, dtype=None):
+    """The sums of the `offset` diagonals of the matrices in the last two dimensions."""
+    x = _arr("trace", x)
+    if len(_shape(x)) < 2:
+        raise ValueError(f"trace: argument x must have at least two dimensions, got shape "
+                         f"{_shape(x)}.")
+    return _basic.trace(x, offset, -2, -1, dtype=dtype)
+
+
+def outer(x1, x2, /):
+    """The outer product of two vectors."""
+    x1, x2 = _arr("outer", x1), _arr("outer", x2)
+    for name, v in (("x1", x1), ("x2", x2)):
+        if len(_shape(v)) != 1:
+            raise ValueError(f"outer: argument {name} must be one-dimensional, got shape "
+                             f"{_shape(v)}.")
+    return _basic.outer(x1, x2)
+
+
+def cross(x1, x2, /, *, axis: int = -1):
+    """Cross products of the 3-vectors along `axis` (other dimensions broadcast)."""
+    x1, x2 = _arr("cross", x1), _arr("cross", x2)
+    for name, v in (("x1", x1), ("x2", x2)):
+        s = _shape(v)
+        if len(s) == 0 or not -len(s) <= axis < len(s) or s[axis] != 3:
+            raise ValueError(f"cross: argument {name} must have size 3 along axis {axis}, got "
+                             f"shape {s}.")
+    return _basic.cross(x1, x2, axis=axis)
 
 
 def _eye(n, dt, batch=()):
@@ -173,7 +223,7 @@ def inv(a):
 def _lu_parts(a):
     lu, piv, _ = bind(P.lu_p, a)
     n = _shape(a)[-1]
-    diag = diagonal(lu, 0, -2, -1)
+    diag = _basic.diagonal(lu, 0, -2, -1)
     swaps = lax.ne(piv, lax.broadcast_in_dim(lax.iota(np.int32, n), _shape(piv),
                                              (len(_shape(piv)) - 1,)))
     nswaps = lax.reduce_sum(lax.convert_element_type(swaps, np.int32), (len(_shape(piv)) - 1,))
@@ -303,6 +353,35 @@ def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):  # noqa: N8
 
 def eigvalsh(a, UPLO: str | None = "L", symmetrize_input: bool = True):  # noqa: N803
     return eigh(a, UPLO, symmetrize_input).eigenvalues
+
+
+def _eig_operand(name, a):
+    a = _inexact(name, a)
+    s = _shape(a)
+    if len(s) < 2 or s[-1] != s[-2]:
+        raise ValueError(f"{name}: argument a must be a (batch of) square matrices (the last "
+                         f"two dimensions equal), got shape {s}.")
+    return a
+
+
+@jit
+def eig(a):
+    """(eigenvalues, right eigenvectors as unit-norm columns) of general square matrices.
+    Both are complex even for real `a` (as in JAX; NumPy returns real arrays when every
+    eigenvalue is real); the eigenvalues come in LAPACK's order, as NumPy's do."""
+    a = _eig_operand("eig", a)
+    w, v = bind(P.eig_p, a, compute_left_eigenvectors=False,
+                compute_right_eigenvectors=True, use_magma=None)
+    return EigResult(w, v)
+
+
+@jit
+def eigvals(a):
+    """The (complex) eigenvalues of general square matrices, in LAPACK's order."""
+    a = _eig_operand("eigvals", a)
+    (w,) = bind(P.eig_p, a, compute_left_eigenvectors=False,
+                compute_right_eigenvectors=False, use_magma=None)
+    return w
 
 
 # --- least squares / pseudo-inverse / rank ------------------------------------------------------
@@ -548,3 +627,62 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):  # noqa: A00
 
 def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):  # noqa: A002
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+# --- tensor inverse / solve ---------------------------------------------------------------------
+
+
+@jit(static_argnames=("ind",))
+def tensorinv(a, ind: int = 2):
+    """The inverse of `a` seen as a linear map from its last ``a.ndim - ind`` dimensions to
+    its first `ind`: ``tensordot(tensorinv(a, ind), a, ind)`` is the identity; the result
+    has shape ``a.shape[ind:] + a.shape[:ind]``."""
+    a = _inexact("tensorinv", a)
+    ind = int(ind)
+    shape = _shape(a)
+    if ind <= 0:
+        raise ValueError(f"tensorinv: ind must be a positive integer, got {ind}.")
+    if ind > len(shape):
+        raise ValueError(f"tensorinv: ind={ind} exceeds the rank {len(shape)} of a (shape "
+                         f"{shape}).")
+    rows = int(np.prod(shape[:ind], dtype=np.int64))
+    cols = int(np.prod(shape[ind:], dtype=np.int64))
+    if rows != cols:
+        raise ValueError(f"tensorinv: a of shape {shape} with ind={ind} must map as many "
+                         f"elements as it takes: prod{shape[:ind]} = {rows} and "
+                         f"prod{shape[ind:]} = {cols} differ.")
+    ia = inv(lax.reshape(a, (rows, cols)))
+    return lax.reshape(ia, shape[ind:] + shape[:ind])
+
+
+@jit(static_argnames=("axes",))
+def tensorsolve(a, b, axes=None):
+    """The `x` with ``tensordot(a, x, x.ndim) == b``; `x` has shape
+    ``a.shape[b.ndim:]`` after moving `axes` of `a` to the end (as NumPy's, the leading
+    dimensions of `a` need only hold as many elements as `b`)."""
+    a = _inexact("tensorsolve", a)
+    b = _arr("tensorsolve", b)
+    a, b = ops.promote_dtypes(a, b)
+    a = lax.convert_element_type(a, _dt(a), False)
+    b = lax.convert_element_type(b, _dt(b), False)
+    nd = len(_shape(a))
+    if axes is not None:
+        axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
+        moved = [ops.canonicalize_axis(k, nd) for k in axes]
+        order = [k for k in range(nd) if k not in moved] + moved
+        a = lax.transpose(a, tuple(order))
+    sa, sb = _shape(a), _shape(b)
+    if len(sa) < len(sb):
+        raise ValueError(f"tensorsolve: a (shape {sa}) must have at least as many dimensions "
+                         f"as b (shape {sb}).")
+    out_shape = sa[len(sb):]
+    n = int(np.prod(out_shape, dtype=np.int64))
+    m = int(np.prod(sb, dtype=np.int64))
+    if int(np.prod(sa[:len(sb)], dtype=np.int64)) != m:
+        raise ValueError(f"tensorsolve: the leading dimensions {sa[:len(sb)]} of a (shape "
+                         f"{sa}) must hold as many elements as b (shape {sb}).")
+    if n != m:
+        raise ValueError(f"tensorsolve: a of shape {sa} must be square as a map from "
+                         f"{out_shape} to {sb}: {n} unknowns but {m} equations.")
+    x = solve(lax.reshape(a, (m, n)), lax.reshape(b, (m,)))
+    return lax.reshape(x, out_shape)
