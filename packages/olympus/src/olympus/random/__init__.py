@@ -10,8 +10,24 @@ default, and legacy) and the config option ``olympus_threefry_partitionable``.
 
 Every function works eagerly, under `olympus.jit` and under `olympus.vmap` (vmap over a
 batch of keys made by `split`).
+
+The samplers of `_more_samplers` (binomial, multinomial, f, wald, triangular, weibull_min,
+double_sided_maxwell, generalized_normal, ball, orthogonal) use JAX's constructions but
+are checked statistically rather than against recorded JAX streams.
 """
 
+from ._more_samplers import (  # noqa: F401
+    ball,
+    binomial,
+    double_sided_maxwell,
+    f,
+    generalized_normal,
+    multinomial,
+    orthogonal,
+    triangular,
+    wald,
+    weibull_min,
+)
 from ._prng import (  # noqa: F401
     KeyDType,
     PRNGKey,
@@ -66,4 +82,7 @@ __all__ = [
     "lognormal", "maxwell", "multivariate_normal", "normal", "pareto", "permutation", "poisson",
     "rademacher", "randint", "rayleigh", "shuffle", "split", "t", "threefry_2x32",
     "threefry_partitionable", "truncated_normal", "uniform", "wrap_key_data",
+    # _more_samplers
+    "ball", "binomial", "double_sided_maxwell", "f", "generalized_normal", "multinomial",
+    "orthogonal", "triangular", "wald", "weibull_min",
 ]
