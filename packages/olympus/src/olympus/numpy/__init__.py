@@ -67,6 +67,14 @@ from ._dtype_funcs import (  # noqa: F401
     size,
 )
 from ._functional import apply_along_axis, apply_over_axes, piecewise, vectorize  # noqa: F401
+from ._histogram import (  # noqa: F401
+    digitize,
+    histogram,
+    histogram2d,
+    histogram_bin_edges,
+    histogramdd,
+    interp,
+)
 from ._indexing import (  # noqa: F401
     argwhere,
     bincount,
