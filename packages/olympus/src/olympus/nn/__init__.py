@@ -19,12 +19,15 @@ from olympus_trace import lax_ops as lax
 
 from ..scipy.special import logsumexp
 from . import initializers
+from ._more import dot_product_attention, log1mexp, logmeanexp, sparse_sigmoid
 
 __all__ = [
     "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
     "identity", "initializers", "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp",
     "mish", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax",
     "softplus", "sparse_plus", "squareplus", "standardize", "swish", "tanh",
+    # _more
+    "dot_product_attention", "log1mexp", "logmeanexp", "sparse_sigmoid",
 ]
 
 

@@ -245,6 +245,8 @@ def ball(key, d, p=2, shape=(), dtype=None):
 def _orthogonal_jit(key, *, shape, dtype, n, m):
     tall, short = max(n, m), min(n, m)
     z = _normal(key, shape + (tall, short), dtype)
+    if np.dtype(dtype).itemsize < 4:  # no half-precision QR: factor in float32
+        z = z.astype(np.float32)
     q, r = jnp.linalg.qr(z)
     d = jnp.diagonal(r, 0, -2, -1)
     # Multiply column j by the phase of r[j, j] so that the factorization is unique and the
@@ -255,7 +257,7 @@ def _orthogonal_jit(key, *, shape, dtype, n, m):
     q = jnp.multiply(q, jnp.expand_dims(phase, -2))
     if n < m:
         q = jnp.swapaxes(q, -1, -2)
-    return q
+    return q.astype(dtype)
 
 
 def orthogonal(key, n, shape=(), dtype=None, m=None):
