@@ -124,6 +124,7 @@ from ._numeric import (  # noqa: F401
     unwrap,
     vander,
 )
+from ._polynomial import convolve, correlate, polyfit, roots  # noqa: F401
 from ._products import dot, matmul, trapezoid  # noqa: F401
 from ._reductions import (  # noqa: F401
     all,
