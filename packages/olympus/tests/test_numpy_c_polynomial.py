@@ -204,3 +204,22 @@ def test_errors():
     with pytest.raises(ValueError, match=r"roots: input must be a rank-1 array, got shape "
                                          r"\(2, 2\)"):
         jnp.roots(np.ones((2, 2)))
+
+
+# --- matvec / vecmat ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.complex64])
+def test_matvec_vecmat_match_numpy(dtype):
+    if not hasattr(np, "matvec"):
+        pytest.skip("NumPy < 2.2 has no matvec/vecmat")
+    m = _data(dtype, 2 * 3 * 4).reshape(2, 3, 4)
+    v4, v3 = _data(dtype, 4), _data(dtype, 3 * 2).reshape(2, 3)
+    _close(jnp.matvec(m, v4), np.matvec(m, v4), dtype=dtype)
+    _close(jnp.vecmat(v3[:, None, :], m), np.vecmat(v3[:, None, :], m), dtype=dtype)
+    _close(jnp.vecmat(v3[0], m), np.vecmat(v3[0], m), dtype=dtype)
+    with pytest.raises(ValueError, match=r"matvec: the last dimensions of x1 \(2, 3, 4\) and "
+                                         r"x2 \(3,\) must match"):
+        jnp.matvec(m, v3[0])
+    with pytest.raises(ValueError, match="vecmat: x1 must be at least 1-D and x2 at least 2-D"):
+        jnp.vecmat(v4, v4)

@@ -66,6 +66,7 @@ from ._dtype_funcs import (  # noqa: F401
     shape,
     size,
 )
+from ._extras import matvec, vecmat  # noqa: F401
 from ._functional import apply_along_axis, apply_over_axes, piecewise, vectorize  # noqa: F401
 from ._histogram import (  # noqa: F401
     digitize,
