@@ -10,13 +10,12 @@ output is replicated (a Shardy module, built here from text and cached per layou
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from jaxlib.mlir import ir
-from jaxlib.mlir._mlir_libs import _jax_mlir_ext
-from jaxlib.mlir.dialects import chlo, mhlo, sdy
-from jaxlib.mlir.dialects import stablehlo as hlo
+
+if TYPE_CHECKING:
+    from jaxlib.mlir import ir
 
 from ._host import _dlpack_to_numpy, to_numpy
 
@@ -32,6 +31,13 @@ _gathers_lock = threading.Lock()
 
 def make_mlir_context() -> ir.Context:
     """An MLIR context with the StableHLO-family dialects (JAXLIB.md §1)."""
+    # Imported here, not at module level: the dialect modules cost ~80 ms of import time
+    # and only compiling needs them.
+    from jaxlib.mlir import ir
+    from jaxlib.mlir._mlir_libs import _jax_mlir_ext
+    from jaxlib.mlir.dialects import chlo, mhlo, sdy
+    from jaxlib.mlir.dialects import stablehlo as hlo
+
     global _THREAD_POOL
     if _THREAD_POOL is None:
         _THREAD_POOL = ir.ThreadPool()
@@ -81,6 +87,8 @@ def sdy_mesh_and_sharding(sharding: Any, ndim: int) -> tuple[str, str]:
 
 
 def _gather_executable(aval: Any, sharding: Any) -> Any:
+    from jaxlib.mlir import ir
+
     from .compiler import _MLIR_ELEMENT_TYPES, compile
 
     key = (aval.shape, aval.dtype, sharding)

@@ -9,10 +9,8 @@ See the README's "PJRT plugins" section.
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import os
-import pkgutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -144,6 +142,9 @@ def discover_plugins() -> list[PluginInfo]:
         if key not in seen:
             seen.add(key)
             found.append(info)
+
+    import importlib.metadata  # lazily: importing it costs ~25 ms at start-up
+    import pkgutil
 
     for group in PLUGIN_GROUPS:
         try:

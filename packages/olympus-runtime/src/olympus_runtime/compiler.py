@@ -20,13 +20,26 @@ from typing import Any
 import jaxlib.xla_client as xc
 import numpy as np
 from jaxlib import _jax
-from jaxlib.mlir import ir
 
 from olympus_ir import ShapedArray, dtypes
 
 from . import backend
 from ._once import OnceMap
 from .sharding import GSPMDSharding, sharding_for
+
+
+class _LazyMlirIr:
+    """Stands in for ``jaxlib.mlir.ir`` until first use: importing the MLIR bindings costs
+    ~20 ms, and a process that never compiles (or hasn't yet) should not pay it."""
+
+    def __getattr__(self, name: str) -> Any:
+        from jaxlib.mlir import ir as real
+
+        globals()["ir"] = real
+        return getattr(real, name)
+
+
+ir: Any = _LazyMlirIr()
 
 __all__ = ["compile", "Executable", "compile_count", "clear_cache", "XlaRuntimeError",
            "fingerprint"]

@@ -53,15 +53,28 @@ __all__ = [
     "device_put", "devices", "default_backend", "errors", "jit", "lax", "local_devices",
     "make_olympuspr", "numpy", "stages", "tree_util", "__version__",
 ]
-from . import (  # noqa: E402,F401
-    debug,  # noqa: E402,F401
-    nn,
-    random,
-    scipy,
-)
-from .random import threefry_partitionable  # noqa: E402,F401
+from . import debug  # noqa: E402,F401
 
 __all__ += ["nn", "random", "scipy", "threefry_partitionable"]
 from ._src.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  # noqa: E402
 
 __all__ += ["checkpoint", "custom_jvp", "custom_vjp", "remat"]
+
+# Submodules that most programs never touch are imported on first access.
+_LAZY_SUBMODULES = {"nn", "random", "scipy"}
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name == "threefry_partitionable":
+        from .random import threefry_partitionable
+
+        return threefry_partitionable
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | _LAZY_SUBMODULES | {"threefry_partitionable"})

@@ -10,6 +10,8 @@ _DEFAULTS = {
     "olympus_disable_jit": False,
     "olympus_num_cpu_devices": 1,
     "olympus_check_tracer_leaks": False,
+    # JAX 0.10.2's default threefry stream (read by olympus.random).
+    "olympus_threefry_partitionable": True,
 }
 
 

@@ -27,7 +27,6 @@ import numpy as np
 
 from olympus_ir import dtypes
 from olympus_ir.core import ClosedOlympuspr, Eqn, def_shape_rule, new_primitive
-from olympus_lower import register_lowering
 from olympus_trace import ad, batching, tree_util
 from olympus_trace.ad_rules.control_flow import _jvp_body, _transposed_body, call_dce, hoist_consts
 from olympus_trace.core import EvalTrace, bind, get_aval, trace_ctx
@@ -39,6 +38,8 @@ from olympus_trace.olympuspr_utils import (
     partial_eval_rules,
 )
 from olympus_trace.staging import DebugInfo, fun_source_info, trace_to_olympuspr
+
+from .lowering import register_lowering
 
 __all__ = ["custom_jvp", "custom_vjp", "checkpoint", "remat", "custom_jvp_call_p",
            "custom_vjp_call_p", "custom_lin_p", "checkpoint_p"]
@@ -160,7 +161,7 @@ def _custom_jvp_call_batch(axis_data, vals, dims, *, call_olympuspr, jvp, num_co
 
 ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
 batching.batching_rules[custom_jvp_call_p] = _custom_jvp_call_batch
-register_lowering(custom_jvp_call_p)(_call_lowering)
+register_lowering(custom_jvp_call_p, _call_lowering)
 
 
 def _tangent_type_error(kind, want, got):
@@ -392,8 +393,8 @@ ad.jvp_rules[custom_lin_p] = _custom_lin_jvp
 ad.transpose_rules[custom_lin_p] = _custom_lin_transpose
 batching.batching_rules[custom_vjp_call_p] = _custom_vjp_call_batch
 batching.batching_rules[custom_lin_p] = _custom_lin_batch
-register_lowering(custom_vjp_call_p)(_call_lowering)
-register_lowering(custom_lin_p)(_custom_lin_lowering)
+register_lowering(custom_vjp_call_p, _call_lowering)
+register_lowering(custom_lin_p, _custom_lin_lowering)
 
 
 class custom_vjp:
@@ -585,7 +586,7 @@ ad.transpose_rules[checkpoint_p] = _checkpoint_transpose
 partial_eval_rules[checkpoint_p] = _checkpoint_partial_eval
 ad.dce_rules[checkpoint_p] = call_dce
 batching.batching_rules[checkpoint_p] = _checkpoint_batch
-register_lowering(checkpoint_p)(_call_lowering)
+register_lowering(checkpoint_p, _call_lowering)
 
 
 def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | None = None,

@@ -19,13 +19,13 @@ from jaxlib import _jax
 import olympus_runtime as rt
 from olympus_ir.avals import ShapedArray
 from olympus_ir.dtypes import config as _dtype_config
-from olympus_lower import lower_olympuspr
 from olympus_trace import tree_util
 from olympus_trace.core import EvalTrace, trace_ctx
 from olympus_trace.make_olympuspr import abstractify, arg_names_of, trace_fun
 
 from . import stages
 from .config import config
+from .lowering import lower_olympuspr
 
 _Array = rt.Array
 _PY_SCALARS = (bool, int, float, complex)

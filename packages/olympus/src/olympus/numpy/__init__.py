@@ -403,7 +403,6 @@ _array_methods.set_numpy_namespace(__import__(__name__, fromlist=["_"]), at=_ind
 
 del _creation, _indexing, _reductions, _shape, _ufuncs
 
-from . import fft, linalg  # noqa: E402,F401
 from ._linalg_basic import (  # noqa: E402,F401
     cross,
     diagonal,
@@ -431,3 +430,12 @@ from ._sorting import (  # noqa: E402,F401
     unique_inverse,
     unique_values,
 )
+
+
+def __getattr__(name: str):
+    # olympus.numpy.linalg and .fft are imported on first access.
+    if name in ("fft", "linalg"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -45,7 +45,7 @@ from olympus_trace import lax_ops as lax
 from olympus_trace import tree_util
 from olympus_trace.core import Tracer, bind, get_aval
 
-from .._src.config import _env_default, config
+from .._src.config import config
 from .._src.jit import jit
 
 _U32 = np.dtype(np.uint32)
@@ -53,7 +53,6 @@ _U64 = np.dtype(np.uint64)
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: _U32, 64: _U64}
 
 _FLAG = "olympus_threefry_partitionable"
-config._values.setdefault(_FLAG, _env_default(_FLAG, True))
 
 
 def _partitionable() -> bool:
