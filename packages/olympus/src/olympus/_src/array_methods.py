@@ -11,5 +11,7 @@ from olympus_trace.array_methods import ARRAY_METHODS
 
 
 def install() -> None:
-    rt.register_array_methods(ARRAY_METHODS)
+    from . import eager_ops
+
+    rt.register_array_methods({**ARRAY_METHODS, **eager_ops.install(ARRAY_METHODS)})
     trace_core.aval_handlers[rt.Array] = operator.attrgetter("aval")

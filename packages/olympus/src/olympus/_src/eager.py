@@ -74,4 +74,6 @@ def install() -> None:
 
 def compile_count() -> int:
     """How many one-primitive executables op-by-op execution has compiled."""
-    return sum(len(fn._olympus_jit._calls) for fn in _prim_jits.values())
+    from .eager_ops import lane_jits
+
+    return sum(len(fn._olympus_jit._calls) for fn in [*_prim_jits.values(), *lane_jits])

@@ -12,6 +12,7 @@ from olympus_ir import dtypes
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
 
+from .._src import eager_ops as _eager_ops
 from ._util import (
     as_output,
     aval_of,
@@ -22,6 +23,10 @@ from ._util import (
 )
 
 _shapes = ops._promote_shapes
+
+# ufuncs whose result depends on a Python scalar's value (not just its type), so they must
+# not see it traced: ``power(x, 2)`` uses exact repeated multiplication.
+_VALUE_DEPENDENT = frozenset({"power", "float_power"})
 
 
 # --- the ufunc class ---------------------------------------------------------------------------
@@ -44,6 +49,7 @@ class ufunc:
         self._reducer = reducer
         self._accumulator = accumulator
         self._at_method = at_method
+        self._lane = None
 
     def __repr__(self) -> str:
         return f"<olympus.numpy.ufunc '{self.__name__}'>"
@@ -55,6 +61,10 @@ class ufunc:
         if len(args) != self.nin:
             raise TypeError(f"{self.__name__}() takes {self.nin} positional argument"
                             f"{'s' if self.nin != 1 else ''} but {len(args)} were given")
+        if _eager_ops.lane_applies(args, scalars=self.__name__ not in _VALUE_DEPENDENT):
+            if self._lane is None:
+                self._lane = _eager_ops.jit_lane(self._func, self.__name__)
+            return self._lane(*args)
         return as_output(self._func(*args))
 
     def outer(self, A, B, /, **kwargs):

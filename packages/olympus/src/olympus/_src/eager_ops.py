@@ -1,0 +1,115 @@
+"""The eager fast lane: Array operators (and olympus.numpy ufuncs) on concrete arrays run as
+one jitted function of the whole NumPy-semantics operation, as JAX's ``jnp`` functions do.
+
+Outside any trace, ``x + 1.0`` would otherwise walk the NumPy-semantics layer in Python
+(promotion, broadcasting, weak types), then `bind`, then the per-primitive eval rule. Here the
+operation is jitted once: jaxlib's C++ fast path keys the call on the operand signature
+(dtype, shape, weak type, Python-scalar kind) and runs the cached executable, so promotion
+and broadcasting happen once per signature, at trace time.
+
+The lane applies only when the current trace is the eval trace and every operand is an
+`Array` or a Python scalar that the C++ path converts exactly (bool, float, complex, and int
+within int32 range). Anything else (tracers, lists, NumPy arrays, huge ints) takes the
+ordinary path, with unchanged results and error messages. ``**`` is left out: a concrete
+integer exponent selects exact repeated multiplication, which a traced exponent would lose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import olympus_runtime as rt
+from olympus_trace.core import EvalTrace, trace_ctx
+
+from .config import config
+
+__all__ = ["operand_ok", "lane_applies", "jit_lane", "fast_lane", "install", "lane_jits"]
+
+_Array = rt.Array
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+#: Every jitted function the lane made (for compile counts and cache clearing).
+lane_jits: list = []
+
+
+def operand_ok(x: Any, array_kind: str = "") -> bool:
+    """Whether `x` may be a lane operand beside an array of dtype kind `array_kind`.
+
+    A Python int must convert to the other operand's dtype exactly, as the ordinary path
+    checks its value (``uint8_array + 300`` raises OverflowError there): ints in 0..127 fit
+    every dtype, negative ones down to -128 every signed one, and float or complex arrays
+    take any int32.
+    """
+    t = type(x)
+    if t is _Array or t is float or t is bool or t is complex:
+        return True
+    if t is not int:
+        return False
+    if 0 <= x <= 127:
+        return True
+    if array_kind in ("f", "c", "V"):  # "V": bfloat16 and the other ml_dtypes floats
+        return _INT32_MIN <= x <= _INT32_MAX
+    return array_kind == "i" and -128 <= x < 0
+
+
+def lane_applies(args: tuple, scalars: bool = True) -> bool:
+    """Whether a call on `args` may take the lane: eval trace, jit enabled, and every
+    operand an Array (or, if `scalars`, an exactly convertible Python scalar)."""
+    if type(trace_ctx.trace) is not EvalTrace or config._values["olympus_disable_jit"]:
+        return False
+    if scalars:
+        return all(type(a) is _Array or operand_ok(a) for a in args)
+    return all(type(a) is _Array for a in args)
+
+
+def jit_lane(fn: Callable, name: str) -> Callable:
+    """`fn` jitted for the lane (and remembered in `lane_jits`)."""
+    from .jit import jit
+
+    def body(*args):
+        return fn(*args)
+
+    body.__name__ = body.__qualname__ = name
+    jitted = jit(body)
+    lane_jits.append(jitted)
+    return jitted
+
+
+def fast_lane(slow: Callable, name: str) -> tuple[Callable, Callable]:
+    """`slow(a)` and `slow(a, b)`, run through one jitted function when the lane applies."""
+    jitted = jit_lane(slow, name)
+
+    def unary(self):
+        if type(trace_ctx.trace) is EvalTrace and not config._values["olympus_disable_jit"]:
+            return jitted(self)
+        return slow(self)
+
+    def binary(self, other):
+        if (operand_ok(other, self.dtype.kind if type(other) is int else "")
+                and type(trace_ctx.trace) is EvalTrace
+                and not config._values["olympus_disable_jit"]):
+            return jitted(self, other)
+        return slow(self, other)
+
+    unary.__name__ = binary.__name__ = name
+    return unary, binary
+
+
+#: The Array operators that take the lane (all but ``**``; see the module docstring).
+_BINARY = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+           "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+           "__rmod__", "__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__",
+           "__xor__", "__rxor__", "__lshift__", "__rlshift__", "__rshift__", "__rrshift__",
+           "__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__")
+_UNARY = ("__neg__", "__pos__", "__abs__", "__invert__")
+
+
+def install(methods: dict[str, Any]) -> dict[str, Any]:
+    """The Array versions of `methods`' operators, each taking the fast lane."""
+    out = {}
+    for name in _BINARY:
+        out[name] = fast_lane(methods[name], name)[1]
+    for name in _UNARY:
+        out[name] = fast_lane(methods[name], name)[0]
+    return out
