@@ -12,6 +12,8 @@ import numpy as np
 from olympus_ir.prims.callbacks import debug_callback_p
 from olympus_trace import core as trace_core
 
+from .config import config as _config
+
 #: (primitive, params...) -> the jitted function applying that primitive.
 _prim_jits: dict = {}
 
@@ -65,6 +67,8 @@ def eval_primitive(prim, args, params):
         fn = _prim_jits.get(key)
     if fn is None:
         fn = _prim_jits[key] = _make_prim_jit(prim, params)
+    if _config._values["olympus_disable_jit"]:
+        return fn._olympus_jit.compiled_call(*args)
     return fn(*args)
 
 

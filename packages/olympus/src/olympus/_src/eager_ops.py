@@ -7,9 +7,10 @@ operation is jitted once: jaxlib's C++ fast path keys the call on the operand si
 (dtype, shape, weak type, Python-scalar kind) and runs the cached executable, so promotion
 and broadcasting happen once per signature, at trace time.
 
-The lane applies only when the current trace is the eval trace and every operand is an
-`Array` or a Python scalar that the C++ path converts exactly (bool, float, complex, and int
-within int32 range). Anything else (tracers, lists, NumPy arrays, huge ints) takes the
+The lane applies only when the current trace is the eval trace and every operand is a
+non-bool `Array` or a Python scalar that converts exactly to the other operand's dtype.
+Bool arrays stay op by op: XLA folds ``convert(bool) * c`` into a select, so compiled
+``False / 0.0`` gives 0.0 where NumPy (and the op-by-op path) give nan. Anything else (tracers, lists, NumPy arrays, huge ints) takes the
 ordinary path, with unchanged results and error messages. ``**`` is left out: a concrete
 integer exponent selects exact repeated multiplication, which a traced exponent would lose.
 """
@@ -20,11 +21,12 @@ from collections.abc import Callable
 from typing import Any
 
 import olympus_runtime as rt
+from olympus_ir.dtypes import config as _dtype_config
 from olympus_trace.core import EvalTrace, trace_ctx
 
 from .config import config
 
-__all__ = ["operand_ok", "lane_applies", "jit_lane", "fast_lane", "install", "lane_jits"]
+__all__ = ["operand_ok", "device_scalar", "lane_applies", "jit_lane", "fast_lane", "install", "lane_jits"]
 
 _Array = rt.Array
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
@@ -42,7 +44,9 @@ def operand_ok(x: Any, array_kind: str = "") -> bool:
     take any int32.
     """
     t = type(x)
-    if t is _Array or t is float or t is bool or t is complex:
+    if t is _Array:
+        return x.dtype.kind != "b"
+    if t is float or t is bool or t is complex:
         return True
     if t is not int:
         return False
@@ -53,14 +57,41 @@ def operand_ok(x: Any, array_kind: str = "") -> bool:
     return array_kind == "i" and -128 <= x < 0
 
 
+#: (type, value, x64) -> the weakly typed device scalar of a Python scalar operand.
+_scalars: dict = {}
+_SCALARS_MAX = 256
+
+
+def device_scalar(v: Any) -> Any:
+    """The Python scalar `v` as a weakly typed device Array, cached, or `v` itself.
+
+    A Python scalar argument costs the C++ path a host-to-device transfer on every call; a
+    weakly typed Array of the same value traces to the same abstract value, so the jitted
+    function and its result are unchanged, and the transfer is paid once per value. Zeros
+    (0.0 and -0.0 compare equal), NaNs (never equal to themselves) and multi-device
+    processes (where placement would matter) pass `v` through unchanged. The cache holds at
+    most 256 values and starts over when full.
+    """
+    key = (type(v), v, _dtype_config.enable_x64)
+    a = _scalars.get(key)
+    if a is not None:
+        return a
+    if v == 0 or v != v or rt.device_count() != 1:
+        return v
+    if len(_scalars) >= _SCALARS_MAX:
+        _scalars.clear()
+    a = _scalars[key] = rt.device_put(v)
+    return a
+
+
 def lane_applies(args: tuple, scalars: bool = True) -> bool:
     """Whether a call on `args` may take the lane: eval trace, jit enabled, and every
     operand an Array (or, if `scalars`, an exactly convertible Python scalar)."""
     if type(trace_ctx.trace) is not EvalTrace or config._values["olympus_disable_jit"]:
         return False
     if scalars:
-        return all(type(a) is _Array or operand_ok(a) for a in args)
-    return all(type(a) is _Array for a in args)
+        return all(operand_ok(a) for a in args)
+    return all(type(a) is _Array and a.dtype.kind != "b" for a in args)
 
 
 def jit_lane(fn: Callable, name: str) -> Callable:
@@ -81,15 +112,18 @@ def fast_lane(slow: Callable, name: str) -> tuple[Callable, Callable]:
     jitted = jit_lane(slow, name)
 
     def unary(self):
-        if type(trace_ctx.trace) is EvalTrace and not config._values["olympus_disable_jit"]:
+        if (type(trace_ctx.trace) is EvalTrace and not config._values["olympus_disable_jit"]
+                and self.dtype.kind != "b"):
             return jitted(self)
         return slow(self)
 
     def binary(self, other):
-        if (operand_ok(other, self.dtype.kind if type(other) is int else "")
+        t = type(other)
+        kind = self.dtype.kind
+        if (kind != "b" and operand_ok(other, kind)
                 and type(trace_ctx.trace) is EvalTrace
                 and not config._values["olympus_disable_jit"]):
-            return jitted(self, other)
+            return jitted(self, other if t is _Array else device_scalar(other))
         return slow(self, other)
 
     unary.__name__ = binary.__name__ = name

@@ -290,6 +290,11 @@ class Jitted:
     def python_call(self, *args, **kwargs):
         if type(trace_ctx.trace) is not EvalTrace or config.olympus_disable_jit:
             return self._fun(*args, **kwargs)
+        return self.compiled_call(*args, **kwargs)
+
+    def compiled_call(self, *args, **kwargs):
+        """Run the compiled executable for these arguments, even under ``disable_jit``
+        (op-by-op execution needs compiled primitives, or it would recurse forever)."""
         call, leaves = self._specialize(args, kwargs)
         exe = call.executable or call.compile()
         arrays = [x if type(x) is _Array else rt.device_put(x) for x in leaves]

@@ -1,0 +1,141 @@
+"""The eager fast lane (olympus/_src/eager_ops.py): Array operators and ufuncs on concrete
+arrays run as one jitted NumPy-semantics function. Results, dtypes, weak types and errors
+must be exactly those of the ordinary op-by-op path."""
+
+import math
+
+import numpy as np
+import pytest
+
+import olympus
+import olympus.numpy as jnp
+from olympus._src import eager, eager_ops
+from olympus_trace.array_methods import ARRAY_METHODS
+
+DTYPES = [np.float32, np.int32, np.uint8, np.bool_, jnp.bfloat16]
+SCALARS = [1.0, 0.5, -2.25, 0.0, -0.0, 3, -1, 200, -100, 70000, True, False, 1.5j]
+OPS = ["__add__", "__rsub__", "__mul__", "__truediv__",
+       "__lt__", "__eq__"]
+
+
+def _slow(name, x, y):
+    return ARRAY_METHODS[name](x, y)
+
+
+def _outcome(fn):
+    try:
+        r = fn()
+    except (TypeError, OverflowError, ValueError) as e:
+        return type(e)
+    return (np.asarray(r).tolist(), np.dtype(r.dtype), r.weak_type)
+
+
+def _same(a, b, zero_sign=True):
+    if isinstance(a, type) or isinstance(b, type):
+        return a == b
+    va, vb = a[0], b[0]
+    va, vb = np.asarray(va, dtype=complex), np.asarray(vb, dtype=complex)
+    return (a[1:] == b[1:] and va.shape == vb.shape
+            and np.array_equal(va, vb, equal_nan=True)
+            and (not zero_sign or np.array_equal(np.signbit(va.real), np.signbit(vb.real))))
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_operators_with_scalars_match_the_ordinary_path(dt):
+    x = jnp.asarray(np.array([1, 2, 0, 5], dtype=dt))
+    for name in OPS:
+        for s in SCALARS:
+            fast = _outcome(lambda: getattr(x, name)(s))
+            slow = _outcome(lambda: _slow(name, x, s))
+            # XLA folds bool->float times a constant into a select, so False * -2.25 is
+            # +0.0 compiled (as in JAX) but -0.0 op by op: zero signs differ for bool only.
+            assert _same(fast, slow, zero_sign=dt is not np.bool_), (name, s, fast, slow)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.int32, np.bool_])
+def test_operators_between_arrays_match_the_ordinary_path(dt):
+    x = jnp.asarray(np.array([[1, 2, 3]], dtype=dt))
+    others = [jnp.asarray(np.array([[3], [0]], dtype=dt)),
+              jnp.asarray(np.array([2, 2, 1], dtype=np.float32)),
+              jnp.asarray(np.int32(4)), jnp.asarray(2.0)]  # weakly typed
+    for name in OPS + ["__and__", "__or__", "__floordiv__", "__mod__"]:
+        for y in others:
+            assert _same(_outcome(lambda: getattr(x, name)(y)),
+                         _outcome(lambda: _slow(name, x, y))), (name, y)
+
+
+def test_negative_zero_nan_and_bool_int_float_scalars_stay_distinct():
+    x = jnp.asarray(np.array([1.0, -1.0], np.float32))
+    assert np.signbit(np.asarray(x * -0.0)).tolist() == [True, False]
+    assert np.signbit(np.asarray(x * 0.0)).tolist() == [False, True]
+    assert np.isnan(np.asarray(x + float("nan"))).all()
+    i = jnp.asarray(np.array([1, 2], np.int32))
+    assert (i + 1).dtype == np.int32 and (i + 1.0).dtype == np.float32
+    assert (i + True).dtype == np.int32
+    assert np.asarray(i + 1).tolist() == [2, 3]
+    assert np.asarray(i + True).tolist() == [2, 3]
+
+
+def test_overflowing_python_int_still_raises():
+    with pytest.raises(OverflowError):
+        jnp.ones(2, jnp.uint8) + 300
+    with pytest.raises(OverflowError):
+        jnp.ones(2, jnp.int8) * 1000
+
+
+def test_unary_operators_and_ufuncs():
+    a = np.array([-1.5, 0.0, 2.0], np.float32)
+    x = jnp.asarray(a)
+    np.testing.assert_array_equal(np.asarray(-x), -a)
+    np.testing.assert_array_equal(np.asarray(abs(x)), np.abs(a))
+    np.testing.assert_array_equal(np.asarray(~jnp.asarray(np.array([1, 2], np.int32))),
+                                  ~np.array([1, 2], np.int32))
+    np.testing.assert_allclose(np.asarray(jnp.tanh(x)), np.tanh(a), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(jnp.maximum(x, 0.0)), np.maximum(a, 0))
+    r = jnp.sin(2.0)  # a lone Python scalar stays weakly typed
+    assert r.weak_type and r.dtype == np.float32
+    # power keeps exact repeated multiplication for a concrete integer exponent.
+    big = jnp.asarray(np.array([3], np.int32))
+    assert np.asarray(jnp.power(big, 19)).tolist() == [3 ** 19]
+    assert np.asarray(big ** 19).tolist() == [3 ** 19]
+
+
+def test_lane_compiles_once_per_signature_and_reuses_scalar_constants():
+    x = jnp.asarray(np.arange(5, dtype=np.float32))
+    x * 1.25 + 0.75
+    before = eager.compile_count()
+    for _ in range(3):
+        y = x * 1.25 + 0.75
+    assert eager.compile_count() == before
+    np.testing.assert_allclose(np.asarray(y), np.arange(5) * 1.25 + 0.75)
+    assert eager_ops.device_scalar(1.25) is eager_ops.device_scalar(1.25)
+    assert eager_ops.device_scalar(0.0) == 0.0 and type(eager_ops.device_scalar(0.0)) is float
+    nan = eager_ops.device_scalar(math.nan)
+    assert type(nan) is float and math.isnan(nan)
+    one_i, one_f = eager_ops.device_scalar(1), eager_ops.device_scalar(1.0)
+    assert one_i.dtype == np.int32 and one_f.dtype == np.float32
+    assert one_i.weak_type and one_f.weak_type
+
+
+def test_operators_under_a_trace_are_staged_not_run():
+    const = jnp.asarray(np.ones(3, np.float32))
+
+    def f(x):
+        return x + const * 2.0  # const * 2.0 is concrete, but must be staged under jit
+
+    text = str(olympus.make_olympuspr(f)(np.ones(3, np.float32)))
+    assert "mul" in text and "add" in text
+    np.testing.assert_array_equal(np.asarray(olympus.jit(f)(np.ones(3, np.float32))),
+                                  np.full(3, 3.0, np.float32))
+    g = olympus.grad(lambda v: (v * 3.0).sum())(jnp.ones(2))
+    np.testing.assert_array_equal(np.asarray(g), [3.0, 3.0])
+
+
+def test_lane_respects_disable_jit():
+    x = jnp.asarray(np.arange(3, dtype=np.float32))
+    olympus.config.update("olympus_disable_jit", True)
+    try:
+        np.testing.assert_array_equal(np.asarray(x * 2.0 + 1.0), [1.0, 3.0, 5.0])
+        np.testing.assert_allclose(np.asarray(jnp.exp(x)), np.exp(np.arange(3.0)), rtol=1e-6)
+    finally:
+        olympus.config.update("olympus_disable_jit", False)
