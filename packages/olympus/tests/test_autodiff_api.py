@@ -555,3 +555,18 @@ def test_custom_derivatives_under_vmap():
     close(olympus.vmap(block)(x), np.sin(np.sin(x)))
     close(olympus.grad(lambda v: jnp.sum(olympus.vmap(block)(v)))(x),
           np.cos(np.sin(x)) * np.cos(x))
+
+
+def test_gradients_keep_the_weak_type_of_their_inputs():
+    # As in JAX: the gradient at a Python float is weakly typed, at a float32 array strongly.
+    weak = olympus.grad(lambda x: x * 2.0)(1.0)
+    strong = olympus.grad(lambda x: x * 2.0)(np.float32(1.0))
+    jitted = olympus.jit(olympus.grad(lambda x: x * 3.0))(1.0)
+    (ct,) = olympus.vjp(lambda x: x * 2.0, 1.0)[1](1.0)
+    assert (float(weak), weak.weak_type) == (2.0, True)
+    assert (float(strong), strong.weak_type) == (2.0, False)
+    assert (float(jitted), jitted.weak_type) == (3.0, True)
+    assert (float(ct), ct.weak_type) == (2.0, True)
+    # Promotion then follows the weak type: a weak float32 gradient times a float16 array
+    # stays float16.
+    assert (weak * np.ones(2, np.float16)).dtype == np.float16

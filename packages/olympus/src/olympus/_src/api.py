@@ -130,6 +130,14 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
 # --- reverse mode -----------------------------------------------------------------------------
 
 
+def _like_primal(ct, primal_aval):
+    """A cotangent takes its primal's weak type (grad of a Python float is weakly typed)."""
+    ca = get_aval(ct)
+    if ca.weak_type != primal_aval.weak_type and ca.dtype == primal_aval.dtype:
+        return lax.convert_element_type(ct, ca.dtype, primal_aval.weak_type)
+    return ct
+
+
 def _vjp(fun, primals, has_aux, what, need_outputs=True):
     """The flat machinery of vjp. Returns (out leaves or None, out tree, out avals, f_vjp,
     aux or None)."""
@@ -143,6 +151,7 @@ def _vjp(fun, primals, has_aux, what, need_outputs=True):
     out_tree = store[0][0] if has_aux else store[0]
     aux = tree_util.tree_unflatten(store[0][1], res[2]) if has_aux else None
     out_avals = lin.out_avals
+    p_avals = lin.in_avals
 
     def f_vjp(ct):
         ct_leaves, ct_tree = tree_util.tree_flatten(ct)
@@ -162,7 +171,8 @@ def _vjp(fun, primals, has_aux, what, need_outputs=True):
         ct_leaves = [ad.Zero(ad.tangent_aval(a)) if isinstance(c, np.ndarray) and
                      c.dtype == dtypes.float0 else c for c, a in zip(ct_leaves, out_avals)]
         cts = lin.transpose(ct_leaves)
-        cts = [_zeros_for(p) if isinstance(c, ad.Zero) else c for c, p in zip(cts, p_leaves)]
+        cts = [_zeros_for(p) if isinstance(c, ad.Zero) else _like_primal(c, a)
+               for c, p, a in zip(cts, p_leaves, p_avals)]
         return tuple(tree_util.tree_unflatten(p_tree, cts))
 
     return outs, out_tree, out_avals, f_vjp, aux
