@@ -13,7 +13,8 @@ from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
 
 __all__ = [
-    "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "log_ndtr",
+    "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc", "gammaincc",
+    "gammaln", "log_ndtr",
     "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "softmax", "xlog1py", "xlogy",
 ]
 
@@ -92,6 +93,21 @@ def betaln(a, b):
     """log|B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)."""
     a, b = _inexact(a, b)
     return ops.subtract(ops.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(ops.add(a, b)))
+
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function P(a, x) (NaN for a < 0 or x < 0),
+    differentiable in both arguments."""
+    from ..lax import igamma
+
+    return igamma(*_inexact(a, x))
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    from ..lax import igammac
+
+    return igammac(*_inexact(a, x))
 
 
 # --- normal distribution ----------------------------------------------------------------------
