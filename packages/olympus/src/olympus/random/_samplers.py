@@ -722,12 +722,36 @@ def _gamma_impl(key, a, shape, dtype, log_space):
     n = math.prod(shape)
     if n == 0:
         return lax.broadcast_in_dim(_const(dtype, 0), shape, ())
-    from .._src.api import vmap
-
     keys = _split_raw(key, (n,))
     alphas = lax.reshape(a, (n,))
-    samples = vmap(functools.partial(_gamma_one, log_space=log_space))(keys, alphas)
+    samples = _gamma_samples(log_space)(keys, alphas)
     return lax.reshape(samples, shape)
+
+
+@functools.cache
+def _gamma_samples(log_space):
+    """Flat Gamma samples as a `custom_jvp` function of (keys, alphas): the tangent with
+    respect to alpha is the implicit reparameterization gradient (the sample's CDF value held
+    fixed), d x / d alpha = -(dP/dalpha) / (dP/dx); in log space d log(x) / d alpha."""
+    from .._src.api import vmap
+    from .._src.custom_derivatives import custom_jvp
+    from ..lax._special import _gamma_sample_dlog_da, _random_gamma_grad_impl
+
+    @custom_jvp
+    def samples(keys, alphas):
+        return vmap(functools.partial(_gamma_one, log_space=log_space))(keys, alphas)
+
+    @samples.defjvp
+    def samples_jvp(primals, tangents):
+        keys, alphas = primals
+        out = samples(keys, alphas)
+        if log_space:
+            d = _gamma_sample_dlog_da(alphas, out)
+        else:
+            d = _random_gamma_grad_impl(alphas, out)
+        return out, lax.mul(tangents[1], d)
+
+    return samples
 
 
 @_sampler_jit(("shape", "dtype", "log_space"))
@@ -742,8 +766,8 @@ def _gamma_args(name, key, shape, dtype):
 
 
 def gamma(key, a, shape=None, dtype=None):
-    """Gamma(a, 1) values (shape default ``a.shape``). Not differentiable with respect to
-    `a` (JAX's implicit reparameterization gradient is not implemented)."""
+    """Gamma(a, 1) values (shape default ``a.shape``). Differentiable with respect to `a`
+    by implicit reparameterization (`olympus.lax.random_gamma_grad`)."""
     raw, shape, dt = _gamma_args("gamma", key, shape, dtype)
     return _gamma_jit(raw, _as_operand(a), shape=shape, dtype=dt, log_space=False)
 
