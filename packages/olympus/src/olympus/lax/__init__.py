@@ -41,6 +41,18 @@ from olympus_trace.lax_ops import (  # noqa: F401
 
 from . import linalg  # noqa: F401,E402
 from ._extra import *  # noqa: F401,F403,E402  (conv, reduce_window, reduce, top_k, sort, cum*, fft, ...)
+from ._gather_scatter import (  # noqa: F401,E402
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+    gather,
+    scatter,
+    scatter_add,
+    scatter_max,
+    scatter_min,
+    scatter_mul,
+    scatter_sub,
+)
 from ._special import igamma, igamma_grad_a, igammac, random_gamma_grad  # noqa: F401,E402
 from .collectives import all_gather, axis_index, pmax, pmean, pmin, psum  # noqa: F401
 from .control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401
