@@ -219,9 +219,11 @@ def bench(session: nox.Session) -> None:
     if (ROOT / "benchmarks/requirements.txt").exists():
         extra = ["-r", "benchmarks/requirements.txt"]
     _install_packages(session, ALL_PACKAGES, *extra)
-    # A wheel install (pip's default) byte-compiles the packages, and the reference jax in
-    # its venv is byte-compiled; the editable sources get the same, so that the import case
-    # compares loading with loading, not compiling source with loading.
-    session.run("python", "-m", "compileall", "-q",
+    # pip byte-compiles what it installs (the reference jax venv is built with pip); uv does
+    # not. Compile this venv's site-packages (numpy, ml_dtypes, jaxlib) and the editable
+    # sources the same way, so the import case compares loading with loading, not compiling
+    # source with loading.
+    session.run("python", "-m", "compileall", "-q", "-j", "0",
+                str(Path(session.virtualenv.location) / "lib"),
                 *[str(ROOT / "packages" / pkg / "src") for pkg in ALL_PACKAGES])
     session.run("python", "benchmarks/run.py", *session.posargs)
