@@ -324,3 +324,30 @@ def test_collective_without_vmap_axis_is_a_name_error():
         olympus.vmap(lambda v: lax.all_gather(v, "k"), axis_name="i")(randn(3))
     with pytest.raises(NameError, match="unbound axis name: i"):
         lax.axis_index("i")
+
+
+def test_vmap_of_jit_runs_as_one_compiled_program():
+    from olympus_trace import core as trace_core
+
+    calls = []
+
+    def f(x, y):
+        calls.append(type(trace_core.trace_ctx.trace).__name__)
+        return jnp.sin(x) @ y + 1.0
+
+    jf = olympus.jit(f)
+    xs = np.linspace(0, 1, 24, dtype=np.float32).reshape(2, 3, 4)
+    y = np.ones((4, 5), np.float32)
+    want = np.sin(xs) @ y + 1.0
+    for _ in range(3):  # built inline each time, as users do: traced once
+        out = olympus.vmap(jf, in_axes=(0, None))(xs, y)
+        np.testing.assert_allclose(np.asarray(out), want, rtol=1e-6)
+    # f was traced once, under jit's staging trace with a batch trace above (never op by op).
+    assert len(calls) == 1 and calls[0] != "EvalTrace"
+    # Under another transformation the jitted function is still inlined and batched.
+    g = olympus.grad(lambda x: olympus.vmap(jf, in_axes=(0, None))(x, y).sum())(xs)
+    np.testing.assert_allclose(np.asarray(g), np.cos(xs) * 5.0, rtol=1e-5)
+    # Static arguments: the ordinary batched path.
+    js = olympus.jit(lambda x, n: x * n, static_argnums=1)
+    np.testing.assert_array_equal(np.asarray(olympus.vmap(js, in_axes=(0, None))(xs, 3)),
+                                  xs * 3)

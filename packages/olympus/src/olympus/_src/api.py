@@ -16,8 +16,10 @@ from olympus_ir import dtypes
 from olympus_trace import ad, batching, tree_util
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import get_aval
+from olympus_trace.core import EvalTrace, get_aval, trace_ctx
 from olympus_trace.staging import DebugInfo, fun_source_info
+
+from .config import config
 
 
 def _check_callable(fun, name):
@@ -450,8 +452,14 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
     _check_axes_spec("in_axes", in_axes)
     _check_axes_spec("out_axes", out_axes)
 
+    compiled = _compiled_vmap_of_jit(fun, in_axes, out_axes, axis_name, axis_size,
+                                     spmd_axis_name)
+
     @functools.wraps(fun)
     def vmap_f(*args, **kwargs):
+        if compiled is not None and type(trace_ctx.trace) is EvalTrace \
+                and not config._values["olympus_disable_jit"]:
+            return compiled(*args, **kwargs)
         if isinstance(in_axes, tuple) and len(in_axes) != len(args):
             raise ValueError(
                 "vmap in_axes must be an int, None, or a tuple of entries corresponding to "
@@ -516,6 +524,34 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
         return tree_util.tree_unflatten(store[0], outs)
 
     return vmap_f
+
+
+def _compiled_vmap_of_jit(fun, in_axes, out_axes, axis_name, axis_size, spmd_axis_name):
+    """For ``vmap(jit(f))`` called outside any trace: ``jit(vmap(f))``, one compiled program
+    (as JAX batches the jitted call), instead of running the batched ops one by one.
+
+    Only for a jitted function without static or donated arguments and hashable axis specs;
+    the compiled wrapper is remembered on the jitted function, so building the same vmap
+    again (e.g. inline in a loop) reuses its executables. None when it does not apply.
+    """
+    state = getattr(fun, "_olympus_jit", None)
+    if state is None or any(state._options[:4]):
+        return None
+    key = (in_axes, out_axes, axis_name, axis_size, spmd_axis_name)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    cache = fun.__dict__.setdefault("_olympus_vmaps", {}) if hasattr(fun, "__dict__") else None
+    if cache is None:
+        return None
+    wrapped = cache.get(key)
+    if wrapped is None:
+        from .jit import jit
+
+        wrapped = cache[key] = jit(vmap(state._fun, in_axes, out_axes, axis_name, axis_size,
+                                        spmd_axis_name))
+    return wrapped
 
 
 def _is_array(x) -> bool:
