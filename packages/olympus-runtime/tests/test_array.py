@@ -189,6 +189,10 @@ def test_deleted_array_raises_clearly():
         with pytest.raises(RuntimeError, match=msg):
             f()
     a.delete()  # deleting twice is fine
+    live = put(np.ones(2, np.float32))
+    ort.check_not_deleted(live, 1.0, np.ones(2), "other values are ignored")
+    with pytest.raises(RuntimeError, match=msg):
+        ort.check_not_deleted(live, a)
 
 
 def test_deleting_keeps_live_views_valid():

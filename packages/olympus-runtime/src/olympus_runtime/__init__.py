@@ -7,7 +7,7 @@ to import into a process where another library (jax) already patched that class.
 
 from . import config
 from .__about__ import __version__
-from .array import Array, register_array_methods
+from .array import Array, check_not_deleted, register_array_methods
 from .backend import (
     PluginInfo,
     default_backend,
@@ -29,7 +29,7 @@ from .transfer import block_until_ready, device_get, device_put, put_numpy
 
 __all__ = [
     "__version__",
-    "Array", "register_array_methods",
+    "Array", "check_not_deleted", "register_array_methods",
     "config", "set_x64", "x64_enabled", "set_num_cpu_devices",
     "get_client", "devices", "local_devices", "device_count", "local_device_count",
     "default_backend", "default_device", "process_index",

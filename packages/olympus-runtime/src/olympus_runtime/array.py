@@ -111,6 +111,15 @@ def _check_if_deleted(self: Any) -> None:
         raise _deleted_error(self)
 
 
+def check_not_deleted(*arrays: Any) -> None:
+    """Raise the runtime's RuntimeError if any of `arrays` (Arrays or other values, which
+    are ignored) was deleted or donated. For callers about to hand them to the C++ jit path,
+    which would otherwise fail with PJRT's INVALID_ARGUMENT ValueError."""
+    for a in arrays:
+        if type(a) is ArrayImpl and a.is_deleted():
+            raise _deleted_error(a)
+
+
 def _value(self: Any) -> np.ndarray:
     """The array's value as a read-only numpy array (zero-copy on CPU)."""
     if self.is_deleted():

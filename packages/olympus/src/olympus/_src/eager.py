@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
+import olympus_runtime as rt
 from olympus_ir.prims.callbacks import debug_callback_p
 from olympus_trace import core as trace_core
 
 from .config import config as _config
+
+_check_not_deleted = rt.check_not_deleted
 
 #: (primitive, params...) -> the jitted function applying that primitive.
 _prim_jits: dict = {}
@@ -67,6 +70,7 @@ def eval_primitive(prim, args, params):
         fn = _prim_jits.get(key)
     if fn is None:
         fn = _prim_jits[key] = _make_prim_jit(prim, params)
+    _check_not_deleted(*args)
     if _config._values["olympus_disable_jit"]:
         return fn._olympus_jit.compiled_call(*args)
     return fn(*args)

@@ -29,6 +29,7 @@ from .config import config
 __all__ = ["operand_ok", "device_scalar", "lane_applies", "jit_lane", "fast_lane", "install", "lane_jits"]
 
 _Array = rt.Array
+_check_not_deleted = rt.check_not_deleted
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 #: Every jitted function the lane made (for compile counts and cache clearing).
@@ -89,9 +90,11 @@ def lane_applies(args: tuple, scalars: bool = True) -> bool:
     operand an Array (or, if `scalars`, an exactly convertible Python scalar)."""
     if type(trace_ctx.trace) is not EvalTrace or config._values["olympus_disable_jit"]:
         return False
-    if scalars:
-        return all(operand_ok(a) for a in args)
-    return all(type(a) is _Array and a.dtype.kind != "b" for a in args)
+    ok = (all(operand_ok(a) for a in args) if scalars
+          else all(type(a) is _Array and a.dtype.kind != "b" for a in args))
+    if ok:
+        _check_not_deleted(*args)
+    return ok
 
 
 def jit_lane(fn: Callable, name: str) -> Callable:
@@ -114,6 +117,8 @@ def fast_lane(slow: Callable, name: str) -> tuple[Callable, Callable]:
     def unary(self):
         if (type(trace_ctx.trace) is EvalTrace and not config._values["olympus_disable_jit"]
                 and self.dtype.kind != "b"):
+            if self.is_deleted():
+                _check_not_deleted(self)
             return jitted(self)
         return slow(self)
 
@@ -123,6 +128,8 @@ def fast_lane(slow: Callable, name: str) -> tuple[Callable, Callable]:
         if (kind != "b" and operand_ok(other, kind)
                 and type(trace_ctx.trace) is EvalTrace
                 and not config._values["olympus_disable_jit"]):
+            if self.is_deleted() or t is _Array and other.is_deleted():
+                _check_not_deleted(self, other)
             return jitted(self, other if t is _Array else device_scalar(other))
         return slow(self, other)
 
