@@ -29,7 +29,8 @@ from .config import config
 __all__ = ["operand_ok", "device_scalar", "lane_applies", "jit_lane", "fast_lane", "install", "lane_jits"]
 
 _Array = rt.Array
-_check_not_deleted = rt.check_not_deleted
+_check_not_deleted = check_not_deleted = rt.check_not_deleted
+_flags = config._values
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
 #: Every jitted function the lane made (for compile counts and cache clearing).
@@ -88,13 +89,11 @@ def device_scalar(v: Any) -> Any:
 def lane_applies(args: tuple, scalars: bool = True) -> bool:
     """Whether a call on `args` may take the lane: eval trace, jit enabled, and every
     operand an Array (or, if `scalars`, an exactly convertible Python scalar)."""
-    if type(trace_ctx.trace) is not EvalTrace or config._values["olympus_disable_jit"]:
+    if type(trace_ctx.trace) is not EvalTrace or _flags["olympus_disable_jit"]:
         return False
-    ok = (all(operand_ok(a) for a in args) if scalars
-          else all(type(a) is _Array and a.dtype.kind != "b" for a in args))
-    if ok:
-        _check_not_deleted(*args)
-    return ok
+    if scalars:
+        return all(operand_ok(a) for a in args)
+    return all(type(a) is _Array and a.dtype.kind != "b" for a in args)
 
 
 def jit_lane(fn: Callable, name: str) -> Callable:
@@ -114,23 +113,35 @@ def fast_lane(slow: Callable, name: str) -> tuple[Callable, Callable]:
     """`slow(a)` and `slow(a, b)`, run through one jitted function when the lane applies."""
     jitted = jit_lane(slow, name)
 
+    # PJRT refuses a deleted (donated) buffer with a ValueError; it is checked for only
+    # then, to turn it into the runtime's RuntimeError without a cost on every call.
     def unary(self):
-        if (type(trace_ctx.trace) is EvalTrace and not config._values["olympus_disable_jit"]
+        if (type(trace_ctx.trace) is EvalTrace and not _flags["olympus_disable_jit"]
                 and self.dtype.kind != "b"):
-            if self.is_deleted():
+            try:
+                return jitted(self)
+            except ValueError:
                 _check_not_deleted(self)
-            return jitted(self)
+                raise
         return slow(self)
 
     def binary(self, other):
         t = type(other)
-        kind = self.dtype.kind
-        if (kind != "b" and operand_ok(other, kind)
-                and type(trace_ctx.trace) is EvalTrace
-                and not config._values["olympus_disable_jit"]):
-            if self.is_deleted() or t is _Array and other.is_deleted():
+        if t is _Array:
+            ok = other.dtype.kind != "b" and self.dtype.kind != "b"
+        elif t is float or t is complex or t is bool:
+            ok = self.dtype.kind != "b"
+        elif t is int:
+            kind = self.dtype.kind
+            ok = kind != "b" and operand_ok(other, kind)
+        else:
+            ok = False
+        if ok and type(trace_ctx.trace) is EvalTrace and not _flags["olympus_disable_jit"]:
+            try:
+                return jitted(self, other if t is _Array else device_scalar(other))
+            except ValueError:
                 _check_not_deleted(self, other)
-            return jitted(self, other if t is _Array else device_scalar(other))
+                raise
         return slow(self, other)
 
     unary.__name__ = binary.__name__ = name

@@ -64,7 +64,11 @@ class ufunc:
         if _eager_ops.lane_applies(args, scalars=self.__name__ not in _VALUE_DEPENDENT):
             if self._lane is None:
                 self._lane = _eager_ops.jit_lane(self._func, self.__name__)
-            return self._lane(*args)
+            try:
+                return self._lane(*args)
+            except ValueError:  # PJRT's answer to a deleted (donated) buffer
+                _eager_ops.check_not_deleted(*args)
+                raise
         return as_output(self._func(*args))
 
     def outer(self, A, B, /, **kwargs):
