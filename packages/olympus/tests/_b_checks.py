@@ -3,22 +3,12 @@ finite differences and the transpose dot-product test, vmap against a Python loo
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 
 import olympus
 from olympus_trace import tree_util
 
-
-@contextlib.contextmanager
-def x64():
-    prev = olympus.config.olympus_enable_x64
-    olympus.config.update("olympus_enable_x64", True)
-    try:
-        yield
-    finally:
-        olympus.config.update("olympus_enable_x64", prev)
+x64 = olympus.enable_x64
 
 
 def _like(rng, a):

@@ -44,12 +44,8 @@ EPS = 1e-6
 
 @pytest.fixture(scope="module", autouse=True)
 def x64():
-    prev = olympus.config.olympus_enable_x64
-    olympus.config.update("olympus_enable_x64", True)
-    try:
+    with olympus.enable_x64():
         yield
-    finally:
-        olympus.config.update("olympus_enable_x64", prev)
 
 
 # --- cases ------------------------------------------------------------------------------------

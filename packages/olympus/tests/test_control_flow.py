@@ -41,12 +41,8 @@ def olympuspr_text(f, *args):
 
 @pytest.fixture
 def x64():
-    prev = olympus.config.olympus_enable_x64
-    olympus.config.update("olympus_enable_x64", True)
-    try:
+    with olympus.enable_x64():
         yield
-    finally:
-        olympus.config.update("olympus_enable_x64", prev)
 
 
 def finite_diff_grad(f, x, eps=1e-6):

@@ -45,8 +45,8 @@ def test_operators_with_scalars_match_the_ordinary_path(dt):
     x = jnp.asarray(np.array([1, 2, 0, 5], dtype=dt))
     for name in OPS:
         for s in SCALARS:
-            fast = _outcome(lambda: getattr(x, name)(s))
-            slow = _outcome(lambda: _slow(name, x, s))
+            fast = _outcome(lambda name=name, s=s: getattr(x, name)(s))
+            slow = _outcome(lambda name=name, s=s: _slow(name, x, s))
             # XLA folds bool->float times a constant into a select, so False * -2.25 is
             # +0.0 compiled (as in JAX) but -0.0 op by op: zero signs differ for bool only.
             assert _same(fast, slow, zero_sign=dt is not np.bool_), (name, s, fast, slow)
@@ -60,8 +60,8 @@ def test_operators_between_arrays_match_the_ordinary_path(dt):
               jnp.asarray(np.int32(4)), jnp.asarray(2.0)]  # weakly typed
     for name in OPS + ["__and__", "__or__", "__floordiv__", "__mod__"]:
         for y in others:
-            assert _same(_outcome(lambda: getattr(x, name)(y)),
-                         _outcome(lambda: _slow(name, x, y))), (name, y)
+            assert _same(_outcome(lambda name=name, y=y: getattr(x, name)(y)),
+                         _outcome(lambda name=name, y=y: _slow(name, x, y))), (name, y)
 
 
 def test_negative_zero_nan_and_bool_int_float_scalars_stay_distinct():

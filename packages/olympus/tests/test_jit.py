@@ -590,7 +590,7 @@ def test_eager_op_on_a_donated_array_raises_runtime_error():
     with pytest.raises(RuntimeError, match="deleted"):
         x.sum()  # op by op
     with pytest.raises(RuntimeError, match="deleted"):
-        -x
+        _ = -x
 
 
 def test_passing_a_donated_array_to_jit_again_raises_a_clean_error():

@@ -21,14 +21,7 @@ ss = pytest.importorskip("scipy.special")
 stats = pytest.importorskip("scipy.stats")
 
 
-@contextlib.contextmanager
-def x64():
-    prev = olympus.config.olympus_enable_x64
-    olympus.config.update("olympus_enable_x64", True)
-    try:
-        yield
-    finally:
-        olympus.config.update("olympus_enable_x64", prev)
+x64 = olympus.enable_x64
 
 
 def _grid():

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
 
 import numpy as np
@@ -16,15 +15,7 @@ from olympus import nn
 from olympus import random as R
 from olympus.nn import initializers as init
 
-
-@contextlib.contextmanager
-def x64():
-    prev = olympus.config.olympus_enable_x64
-    olympus.config.update("olympus_enable_x64", True)
-    try:
-        yield
-    finally:
-        olympus.config.update("olympus_enable_x64", prev)
+x64 = olympus.enable_x64
 
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])

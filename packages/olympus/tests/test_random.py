@@ -19,7 +19,6 @@ order differently are compared to 1 ulp: `APPROX`).
 
 from __future__ import annotations
 
-import contextlib
 import math
 
 import numpy as np
@@ -550,14 +549,7 @@ CASES = {
 APPROX = {"maxwell(k0,(4,))", "multivariate_normal(k0,mean,cov,(3,))"}
 
 
-@contextlib.contextmanager
-def x64():
-    prev = olympus.config.olympus_enable_x64
-    olympus.config.update("olympus_enable_x64", True)
-    try:
-        yield
-    finally:
-        olympus.config.update("olympus_enable_x64", prev)
+x64 = olympus.enable_x64
 
 
 def _check_ref(name, ref):

@@ -4,8 +4,6 @@ with the same key, E[d x / d a] = d E[x] / d a = 1, and log-space consistency.""
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pytest
 
@@ -18,14 +16,7 @@ import olympus.random as R
 A = np.array([0.3, 0.7, 2.5, 6.0])
 
 
-@contextlib.contextmanager
-def x64():
-    prev = olympus.config.olympus_enable_x64
-    olympus.config.update("olympus_enable_x64", True)
-    try:
-        yield
-    finally:
-        olympus.config.update("olympus_enable_x64", prev)
+x64 = olympus.enable_x64
 
 
 def _column_means(sampler, n):

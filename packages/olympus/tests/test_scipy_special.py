@@ -4,8 +4,6 @@ normal-distribution functions, gradients against finite differences, jit and vma
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pytest
 
@@ -16,14 +14,7 @@ from olympus.scipy import special as S
 ss = pytest.importorskip("scipy.special")
 
 
-@contextlib.contextmanager
-def x64():
-    prev = olympus.config.olympus_enable_x64
-    olympus.config.update("olympus_enable_x64", True)
-    try:
-        yield
-    finally:
-        olympus.config.update("olympus_enable_x64", prev)
+x64 = olympus.enable_x64
 
 
 def _rng(seed=0):

@@ -35,7 +35,7 @@ from ._src.api import (
     vmap,
 )
 from ._src.array_methods import install as _install_array_methods
-from ._src.config import config
+from ._src.config import config, enable_x64
 from ._src.jit import jit
 
 _eager.install()
@@ -50,6 +50,7 @@ __all__ = [
     "check_tracer_leaks", "checking_leaks", "grad", "hessian", "jacfwd", "jacrev", "jvp",
     "linearize", "stop_gradient", "value_and_grad", "vjp", "vmap",
     "Array", "ShapeDtypeStruct", "block_until_ready", "config", "device_count", "device_get",
+    "enable_x64",
     "device_put", "devices", "default_backend", "errors", "jit", "lax", "local_devices",
     "make_olympuspr", "numpy", "stages", "tree_util", "__version__",
 ]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import Any
 
 _DEFAULTS = {
@@ -64,3 +66,16 @@ class Config:
 
 
 config = Config()
+
+
+@contextlib.contextmanager
+def enable_x64(new_val: bool = True) -> Iterator[None]:
+    """``with olympus.enable_x64():`` 64-bit dtypes inside the block (or 32-bit with
+    ``False``); the previous setting is restored on exit. Process-wide, like
+    ``config.update("olympus_enable_x64", ...)``."""
+    prev = config._values["olympus_enable_x64"]
+    config.update("olympus_enable_x64", bool(new_val))
+    try:
+        yield
+    finally:
+        config.update("olympus_enable_x64", prev)
