@@ -11,6 +11,27 @@ from olympus_trace import tree_util
 x64 = olympus.enable_x64
 
 
+def assert_same(got, want, dtype=None):
+    """`got` (an olympus Array) equals NumPy's `want` exactly: shape, values, and `dtype`
+    if given."""
+    got_np = np.asarray(got)
+    want = np.asarray(want)
+    assert got_np.shape == want.shape, (got_np.shape, want.shape)
+    if dtype is not None:
+        assert got_np.dtype == np.dtype(dtype), (got_np.dtype, dtype)
+    np.testing.assert_array_equal(got_np, want)
+
+
+def assert_close(got, want, rtol=1e-5, atol=1e-6, dtype=None):
+    """Like `assert_same`, with values within `rtol`/`atol`."""
+    got_np = np.asarray(got)
+    want = np.asarray(want)
+    assert got_np.shape == want.shape, (got_np.shape, want.shape)
+    if dtype is not None:
+        assert got_np.dtype == np.dtype(dtype), (got_np.dtype, dtype)
+    np.testing.assert_allclose(got_np, want, rtol=rtol, atol=atol)
+
+
 def _like(rng, a):
     a = np.asarray(a)
     if np.iscomplexobj(a):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _b_checks import check_vmap
+from _b_checks import assert_same, check_vmap
 
 import olympus
 import olympus.numpy as jnp
@@ -15,13 +15,7 @@ from olympus.errors import ConcretizationTypeError
 rng = np.random.default_rng(0)
 
 
-def _same(got, want, dtype=None):
-    got_np = np.asarray(got)
-    want = np.asarray(want)
-    assert got_np.shape == want.shape, (got_np.shape, want.shape)
-    if dtype is not None:
-        assert got.dtype == np.dtype(dtype), (got.dtype, dtype)
-    np.testing.assert_array_equal(got_np, want)
+_same = assert_same
 
 
 def _data(dtype, shape=(4, 7)):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _b_checks import check_grads, x64
+from _b_checks import assert_close, check_grads, x64
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -20,13 +20,7 @@ SETTINGS = settings(max_examples=25, deadline=None, derandomize=True, database=N
 rng = np.random.default_rng(0)
 
 
-def _close(got, want, rtol=1e-5, atol=1e-6, dtype=None):
-    got_np = np.asarray(got)
-    want = np.asarray(want)
-    assert got_np.shape == want.shape, (got_np.shape, want.shape)
-    if dtype is not None:
-        assert got_np.dtype == np.dtype(dtype), (got_np.dtype, dtype)
-    np.testing.assert_allclose(got_np, want, rtol=rtol, atol=atol)
+_close = assert_close
 
 
 def _check_hist(got, x, bins=10, range=None, weights=None, density=None, dtype=np.float32):  # noqa: A002

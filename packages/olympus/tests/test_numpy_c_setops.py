@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _b_checks import assert_same
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -20,13 +21,7 @@ OPS = ["union1d", "intersect1d", "setdiff1d", "setxor1d"]
 rng = np.random.default_rng(0)
 
 
-def _same(got, want, dtype=None):
-    got_np = np.asarray(got)
-    want = np.asarray(want)
-    assert got_np.shape == want.shape, (got_np.shape, want.shape)
-    if dtype is not None:
-        assert got_np.dtype == np.dtype(dtype), (got_np.dtype, dtype)
-    np.testing.assert_array_equal(got_np, want)
+_same = assert_same
 
 
 def _padded(want, size, fill):

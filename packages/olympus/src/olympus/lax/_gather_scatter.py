@@ -51,7 +51,8 @@ def _indices(name: str, x: Any) -> Any:
     return x
 
 
-def _default_fill(dt: np.dtype) -> Any:
+def default_fill(dt: np.dtype) -> Any:
+    """What a filling gather puts in out-of-bounds windows unless told (as JAX)."""
     if dtypes.is_inexact(dt):
         return np.nan
     if dtypes.is_signed_int(dt):
@@ -76,7 +77,7 @@ def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers,
     dt = get_aval(operand).dtype
     fv = None
     if parsed == GatherScatterMode.FILL_OR_DROP:
-        fv = _default_fill(dt) if fill_value is None else fill_value
+        fv = default_fill(dt) if fill_value is None else fill_value
         if not dtypes.is_inexact(dt) or not isinstance(fv, (bool, int, float)):
             fv = np.array(fv).astype(dt).item()
     return bind(P.gather_p, operand, start_indices,

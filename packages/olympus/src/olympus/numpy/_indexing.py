@@ -28,6 +28,7 @@ from olympus_trace import lax_ops as lax
 from olympus_trace.core import Tracer, bind
 from olympus_trace.errors import ConcretizationTypeError
 
+from ..lax._gather_scatter import default_fill as _default_fill
 from ._util import (
     Array,
     aval_of,
@@ -293,16 +294,6 @@ def _parse_mode(mode, for_get):
     if mode == "promise_in_bounds":
         return GatherScatterMode.PROMISE_IN_BOUNDS
     raise ValueError(f'Unknown gather mode "{mode}"')
-
-
-def _default_fill(dt):
-    if dtypes.is_inexact(dt):
-        return np.nan
-    if dtypes.is_signed_int(dt):
-        return int(np.iinfo(dt).min)
-    if dtypes.is_unsigned_int(dt):
-        return int(np.iinfo(dt).max)
-    return True
 
 
 def _gather(x, idx, *, mode=None, fill_value=None, indices_are_sorted=False,
