@@ -54,5 +54,6 @@ from ._gather_scatter import (  # noqa: F401,E402
     scatter_sub,
 )
 from ._special import igamma, igamma_grad_a, igammac, random_gamma_grad  # noqa: F401,E402
+from ._special2 import bessel_i0e, bessel_i1e, polygamma, regularized_incomplete_beta, zeta  # noqa: F401,E402,E501
 from .collectives import all_gather, axis_index, pmax, pmean, pmin, psum  # noqa: F401
 from .control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401

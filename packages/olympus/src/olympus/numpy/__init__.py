@@ -350,6 +350,7 @@ from ._ufuncs import (  # noqa: F401
     trunc,
     ufunc,
 )
+from ._window import i0, kaiser  # noqa: F401
 
 ndarray = _rt.Array
 newaxis = None

@@ -13,9 +13,10 @@ from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
 
 __all__ = [
-    "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc", "gammaincc",
-    "gammaln", "log_ndtr",
-    "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "softmax", "xlog1py", "xlogy",
+    "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc",
+    "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log_ndtr",
+    "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "polygamma", "softmax", "xlog1py",
+    "xlogy", "zeta",
 ]
 
 
@@ -108,6 +109,66 @@ def gammaincc(a, x):
     from ..lax import igammac
 
     return igammac(*_inexact(a, x))
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b) (NaN outside a, b >= 0,
+    0 <= x <= 1), differentiable in all three arguments."""
+    from ..lax import regularized_incomplete_beta
+
+    a, b, x = _inexact(a, b, x)
+    return regularized_incomplete_beta(a, b, x)
+
+
+def polygamma(n, x):
+    """The n-th derivative of the digamma function, for integer n >= 0 (a concrete `n`
+    that is not a non-negative integer is a ValueError; a traced one gives NaN)."""
+    from ..lax import polygamma as _polygamma
+
+    if not ops.is_tracer(n):
+        nv = np.asarray(n)
+        if nv.size and not (np.all(nv >= 0) and np.all(np.floor(nv) == nv)):
+            raise ValueError(f"polygamma: n must be a non-negative integer, got {n!r}.")
+    n, x = _inexact(n, x)
+    return _polygamma(n, x)
+
+
+def zeta(x, q=None):
+    """The Hurwitz zeta function sum_{k>=0} (k + q)^-x (x > 1), or with q=None the
+    Riemann zeta function for every real x."""
+    from ..lax import zeta as _zeta
+    from ..lax._special2 import riemann_zeta
+
+    if q is None:
+        return riemann_zeta(*_inexact(x))
+    x, q = _inexact(x, q)
+    return _zeta(x, q)
+
+
+def i0e(x):
+    """exp(-|x|) I0(x), the exponentially scaled modified Bessel function of order 0."""
+    from ..lax import bessel_i0e
+
+    return bessel_i0e(*_inexact(x))
+
+
+def i1e(x):
+    """exp(-|x|) I1(x), the exponentially scaled modified Bessel function of order 1."""
+    from ..lax import bessel_i1e
+
+    return bessel_i1e(*_inexact(x))
+
+
+def i0(x):
+    """I0(x), the modified Bessel function of the first kind of order 0."""
+    (x,) = _inexact(x)
+    return ops.multiply(lax.exp(lax.abs(x)), i0e(x))
+
+
+def i1(x):
+    """I1(x), the modified Bessel function of the first kind of order 1."""
+    (x,) = _inexact(x)
+    return ops.multiply(lax.exp(lax.abs(x)), i1e(x))
 
 
 # --- normal distribution ----------------------------------------------------------------------
