@@ -809,3 +809,33 @@ def test_docs_contain_every_line_of_code_of_the_jit_page():
             if line not in doc_lines:
                 missing.append(line)
     assert not missing, missing
+
+
+def test_unused_arguments_are_dropped_unless_keep_unused():
+    """As in JAX: without keep_unused, arguments the computation does not use are not
+    parameters of the lowered module (nor transferred); the call signature is unchanged."""
+    def f(x, y, z):
+        _ = y * 2.0  # dead: y is unused after dead-code elimination
+        return x + z
+
+    x, y, z = jnp.ones(3), jnp.arange(4.0), jnp.full(3, 2.0)
+    lowered = olympus.jit(f).lower(x, y, z)
+    main = [ln for ln in lowered.as_text().splitlines() if "func.func public @main" in ln][0]
+    assert main.count("tensor<3xf32>") == 3 and "tensor<4xf32>" not in main  # 2 args + result
+    kept = olympus.jit(f, keep_unused=True).lower(x, y, z).as_text()
+    assert "%arg2" in kept and "tensor<4xf32>" in kept
+    jf = olympus.jit(f)
+    for _ in range(3):  # Python path, then the C++ fast path with its kept-argument mask
+        check(jf(x, y, z), np.full(3, 3.0))
+    check(lowered.compile()(x, y, z), np.full(3, 3.0))
+    with pytest.raises(TypeError, match="y"):  # unused, still checked by the compiled call
+        lowered.compile()(x, jnp.ones(5), z)
+    # An unused donated argument is dropped, so it is not deleted (JAX does the same).
+    donor = jnp.ones(2)
+    check(olympus.jit(lambda a, b: a * 2, donate_argnums=1)(x, donor), np.full(3, 2.0))
+    assert not donor.is_deleted()
+    # Host callbacks count as uses.
+    seen = []
+    g = olympus.jit(lambda a, b: (olympus.debug.callback(seen.append, b), a)[1])
+    check(g(x, jnp.float32(7.0)), np.ones(3))
+    assert [float(v) for v in seen] == [7.0]

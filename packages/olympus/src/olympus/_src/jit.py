@@ -18,10 +18,12 @@ from jaxlib import _jax
 
 import olympus_runtime as rt
 from olympus_ir.avals import ShapedArray
+from olympus_ir.core import ClosedOlympuspr
 from olympus_ir.dtypes import config as _dtype_config
 from olympus_trace import tree_util
 from olympus_trace.core import EvalTrace, trace_ctx
 from olympus_trace.make_olympuspr import abstractify, arg_names_of, trace_fun
+from olympus_trace.olympuspr_utils import dce_olympuspr
 
 from . import stages
 from .config import config
@@ -136,6 +138,7 @@ class SpecializedCall:
         if len(self.arg_names) != len(self.in_avals):
             self.arg_names = tuple(f"args[{i}]" for i in range(len(self.in_avals)))
         self.donated_mask = self._donation_mask(dyn_args, dyn_kwargs, args, nums)
+        self.kept = self._kept_args(wrapped._options[4])
         self.executable = None
         self.lowered = None
         self._hoisted: list = []
@@ -153,6 +156,17 @@ class SpecializedCall:
             mask += [d] * len(tree_util.tree_leaves(dyn_kwargs[k]))
         return tuple(mask)
 
+    def _kept_args(self, keep_unused: bool):
+        """Indices of the arguments the executable takes, or None for all of them. Without
+        `keep_unused`, arguments the computation does not use (after dead-code elimination)
+        are dropped from the lowered module, as JAX does (a donated unused argument is
+        dropped too, and so not deleted, also as in JAX)."""
+        if keep_unused:
+            return None
+        _, used = dce_olympuspr(self.closed.olympuspr)
+        kept = tuple(i for i, u in enumerate(used) if u)
+        return None if len(kept) == len(used) else kept
+
     # -- stages ---------------------------------------------------------------------------
 
     def result_names(self):
@@ -163,22 +177,32 @@ class SpecializedCall:
     def lower(self):
         if self.lowered is None:
             counters["lower"] += 1
-            donated = tuple(i for i, d in enumerate(self.donated_mask) if d)
+            closed, arg_names, mask = self.closed, self.arg_names, self.donated_mask
+            if self.kept is not None:
+                jpr, _ = dce_olympuspr(closed.olympuspr)
+                jpr = jpr.replace(invars=[jpr.invars[i] for i in self.kept])
+                closed = ClosedOlympuspr(jpr, closed.consts)
+                arg_names = [arg_names[i] for i in self.kept]
+                mask = [mask[i] for i in self.kept]
+            donated = tuple(i for i, d in enumerate(mask) if d)
             self.lowered = lower_olympuspr(
-                self.closed, name=self.name, arg_names=self.arg_names, donated=donated,
+                closed, name=self.name, arg_names=arg_names, donated=donated,
                 result_names=self.result_names())
         return self.lowered
+
+    def _kept(self, items) -> list:
+        return list(items) if self.kept is None else [items[i] for i in self.kept]
 
     def compile(self, lowered=None, options=None):
         if self.executable is None or lowered is not None and lowered is not self.lowered:
             lowered = lowered or self.lower()
             counters["compile"] += 1
-            donated = tuple(i for i, d in enumerate(self.donated_mask) if d)
+            donated = tuple(i for i, d in enumerate(self._kept(self.donated_mask)) if d)
             hoisted = list(getattr(lowered, "hoisted_consts", ()) or ())
             exe = rt.compile(
                 lowered.module,
                 in_avals=[ShapedArray(np.shape(c), np.asarray(c).dtype) for c in hoisted]
-                + list(self.in_avals),
+                + self._kept(self.in_avals),
                 out_avals=list(self.out_avals),
                 donated_args=tuple(len(hoisted) + i for i in donated),
                 options=options,
@@ -209,12 +233,16 @@ class SpecializedCall:
         if self._fastpath is None and not self._hoisted and self.executable is not None:
             exe = self.executable
             n = len(self.in_avals)
+            kept = [True] * n if self.kept is None else [i in self.kept for i in range(n)]
             self._fastpath = FastpathData(
                 exe.loaded, self.out_tree, list(exe.in_shardings), list(exe.out_shardings),
-                list(self.out_avals), [True] * len(self.out_avals), [True] * n, [None] * n, [])
+                list(self.out_avals), [True] * len(self.out_avals), kept,
+                [None] * sum(kept), [])
         return self._fastpath
 
     def execute(self, exe, arrays):
+        if self.kept is not None:
+            arrays = [arrays[i] for i in self.kept]
         if self._hoisted:
             arrays = self._hoisted + list(arrays)
         outs = exe.execute(arrays)
