@@ -7,8 +7,6 @@ dtype, since every new signature costs an XLA compilation."""
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pytest
 
@@ -23,14 +21,8 @@ DTYPES = [np.float32, np.float64]
 RTOL = {np.float32: 3e-6, np.float64: 5e-15}
 
 
-@contextlib.contextmanager
 def precision(dt):
-    prev = olympus.config.olympus_enable_x64
-    olympus.config.update("olympus_enable_x64", dt == np.float64)
-    try:
-        yield
-    finally:
-        olympus.config.update("olympus_enable_x64", prev)
+    return olympus.enable_x64(dt == np.float64)
 
 
 def _assert_rel(got, want, rtol, tiny=0.0):
