@@ -310,32 +310,11 @@ dce_rules: dict[Primitive, Callable] = {}
 
 
 def dce_deep(olympuspr, used_outputs: Sequence[bool], prune_invars: bool = False):
-    """Like `olympuspr_utils.dce_olympuspr`, recursing into primitives with a `dce_rules`
+    """`olympuspr_utils.dce_olympuspr`, recursing into primitives with a `dce_rules`
     entry. Returns (new olympuspr, used flag per original input); the constvars of the
     result are those still used."""
-    outvars = [v for v, u in zip(olympuspr.outvars, used_outputs) if u]
-    live = {id(v) for v in outvars if isinstance(v, Var)}
-    kept = []
-    for eqn in reversed(olympuspr.eqns):
-        used = [id(v) in live for v in eqn.outvars]
-        effectful = eqn.primitive in olympuspr_utils.effectful_primitives or bool(
-            eqn.params and olympuspr_utils.eqn_effects(eqn))
-        if not any(used) and not effectful:
-            continue
-        rule = dce_rules.get(eqn.primitive)
-        if rule is not None and not all(used) and not effectful:
-            eqn, used_in = rule(eqn, used)
-        else:
-            used_in = [True] * len(eqn.invars)
-        kept.append(eqn)
-        live.update(id(v) for v, u in zip(eqn.invars, used_in) if u and isinstance(v, Var))
-    kept.reverse()
-    used_inputs = [id(v) in live for v in olympuspr.invars]
-    invars = [v for v, u in zip(olympuspr.invars, used_inputs) if u] if prune_invars \
-        else olympuspr.invars
-    constvars = [v for v in olympuspr.constvars if id(v) in live]
-    new = olympuspr.replace(constvars=constvars, invars=invars, outvars=outvars, eqns=kept)
-    return new, used_inputs
+    return olympuspr_utils.dce_olympuspr(olympuspr, used_outputs, prune_invars,
+                                         rules=dce_rules)
 
 
 def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence) -> list:

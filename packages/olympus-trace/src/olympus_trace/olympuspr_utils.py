@@ -3,7 +3,7 @@ dead-code elimination, and partial evaluation (the known/unknown split)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from olympus_ir import dtypes
@@ -65,11 +65,14 @@ def inline_closed(closed: ClosedOlympuspr, *args: Any) -> list:
 
 
 def dce_olympuspr(olympuspr: Olympuspr, used_outputs: Sequence[bool] | None = None,
-                  prune_invars: bool = False) -> tuple[Olympuspr, list[bool]]:
+                  prune_invars: bool = False, rules: Mapping | None = None,
+                  ) -> tuple[Olympuspr, list[bool]]:
     """Remove equations whose results are unused.
 
     Returns the new olympuspr and, per input, whether it is used. With `prune_invars` the
-    unused inputs are also dropped from the new olympuspr's signature.
+    unused inputs are also dropped from the new olympuspr's signature. `rules` (primitive ->
+    ``rule(eqn, used_outputs) -> (new eqn, used_inputs)``, e.g. ``ad.dce_rules``) trims an
+    equation of which only some outputs are used; without one the equation stays whole.
     """
     if used_outputs is None:
         used_outputs = [True] * len(olympuspr.outvars)
@@ -77,10 +80,18 @@ def dce_olympuspr(olympuspr: Olympuspr, used_outputs: Sequence[bool] | None = No
     live = {id(v) for v in outvars if isinstance(v, Var)}
     kept: list[Eqn] = []
     for eqn in reversed(olympuspr.eqns):
-        if (eqn.primitive in effectful_primitives or any(id(v) in live for v in eqn.outvars)
-                or (eqn.params and eqn_effects(eqn))):
-            kept.append(eqn)
-            live.update(id(v) for v in eqn.invars if isinstance(v, Var))
+        used = [id(v) in live for v in eqn.outvars]
+        effectful = eqn.primitive in effectful_primitives or bool(
+            eqn.params and eqn_effects(eqn))
+        if not any(used) and not effectful:
+            continue
+        rule = rules.get(eqn.primitive) if rules else None
+        if rule is not None and not all(used) and not effectful:
+            eqn, used_in = rule(eqn, used)
+        else:
+            used_in = [True] * len(eqn.invars)
+        kept.append(eqn)
+        live.update(id(v) for v, u in zip(eqn.invars, used_in) if u and isinstance(v, Var))
     kept.reverse()
     used_inputs = [id(v) in live for v in olympuspr.invars]
     invars = [v for v, u in zip(olympuspr.invars, used_inputs) if u] if prune_invars \
