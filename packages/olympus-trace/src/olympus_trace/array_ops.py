@@ -308,7 +308,8 @@ def canonicalize_axis(axis: int, ndim: int) -> int:
     return axis % ndim if ndim else axis
 
 
-def _axes(axis, ndim):
+def axes_tuple(axis, ndim: int) -> tuple:
+    """axis (None, int or tuple) as a tuple of canonical axes, in the order given."""
     if axis is None:
         return tuple(range(ndim))
     if isinstance(axis, (tuple, list)):
@@ -367,7 +368,7 @@ def squeeze(x, axis=None):
     if axis is None:
         axes = tuple(i for i, d in enumerate(shape) if d == 1)
     else:
-        axes = _axes(axis, len(shape))
+        axes = axes_tuple(axis, len(shape))
         for a in axes:
             if shape[a] != 1:
                 raise ValueError("cannot select an axis to squeeze out which has size not "
@@ -403,7 +404,7 @@ def _reduction(x, axis, keepdims, lax_fn, dtype=None, promote_integers=False,
     kept dims, convert to the result dtype."""
     x = _to_array_operand(x)
     aval = aval_of(x)
-    axes = _axes(axis, aval.ndim)
+    axes = axes_tuple(axis, aval.ndim)
     if dtype is not None:
         result_dtype = dtypes.canonicalize_dtype(dtype)
     else:
@@ -457,7 +458,7 @@ def any(x, axis=None, keepdims=False):  # noqa: A001
 def mean(x, axis=None, dtype=None, keepdims=False):
     x = _to_array_operand(x)
     aval = aval_of(x)
-    axes = _axes(axis, aval.ndim)
+    axes = axes_tuple(axis, aval.ndim)
     n = int(np.prod([aval.shape[a] for a in axes]))
     if dtype is None:
         dtype = aval.dtype if dtypes.is_inexact(aval.dtype) else dtypes.default_float()

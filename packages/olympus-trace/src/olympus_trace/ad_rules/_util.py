@@ -69,9 +69,10 @@ def full_like_aval(value, aval):
 
 
 def take_along_axis(x, idx, axis):
-    """``x[..., idx, ...]`` along `axis` where `idx` (int32) has `x`'s shape: a gather whose
-    transpose is a scatter_add (so it is linear in `x`)."""
-    shape = get_aval(x).shape
+    """``x[..., idx, ...]`` along `axis` where `idx` (int32) has `x`'s shape except,
+    possibly, along `axis` (the result has `idx`'s shape): a gather whose transpose is a
+    scatter_add (so it is linear in `x`)."""
+    shape = get_aval(idx).shape
     r = len(shape)
     cols = []
     for d in range(r):

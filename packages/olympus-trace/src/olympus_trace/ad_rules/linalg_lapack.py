@@ -30,7 +30,6 @@ import numpy as np
 
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
-from olympus_ir.prims.indexing import GatherDimensionNumbers, GatherScatterMode
 from olympus_ir.prims.linalg_lapack import FftType
 
 from .. import lax_ops as lax
@@ -452,18 +451,7 @@ transpose_rules[P.fft_p] = _fft_transpose
 def take_along_last(x, idx):
     """``x[..., idx]`` along the last axis, where `idx` (int32) is ``batch + (k,)`` for `x`
     of shape ``batch + (n,)``: a gather (linear in `x`)."""
-    shape = _shape(idx)
-    r = len(shape)
-    cols = []
-    for d in range(r):
-        c = idx if d == r - 1 else lax.broadcasted_iota(np.int32, shape, d)
-        cols.append(lax.broadcast_in_dim(c, shape + (1,), tuple(range(r))))
-    indices = lax.concatenate(cols, r)
-    dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=tuple(range(r)),
-                                start_index_map=tuple(range(r)))
-    return bind(P.gather_p, x, indices, dimension_numbers=dn, slice_sizes=(1,) * r,
-                indices_are_sorted=False, unique_indices=False,
-                mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)
+    return take_along_axis(x, idx, len(_shape(idx)) - 1)
 
 
 def _top_k_jvp(primals, tangents, *, k):

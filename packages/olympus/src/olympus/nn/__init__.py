@@ -209,7 +209,7 @@ def glu(x, axis=-1):
 
 
 def _axis_tuple(axis, nd):
-    return ops._axes(axis, nd)
+    return ops.axes_tuple(axis, nd)
 
 
 def _masked_max(x, axes, where):

@@ -20,6 +20,7 @@ Array = rt.Array
 
 aval_of = ops.aval_of
 canonicalize_axis = ops.canonicalize_axis
+axes_tuple = ops.axes_tuple
 promote_dtypes = ops.promote_dtypes
 promote_dtypes_inexact = ops.promote_dtypes_inexact
 
@@ -86,16 +87,6 @@ def weak_of(x) -> builtins.bool:
     return aval_of(x).weak_type
 
 
-def axes_tuple(axis, ndim: int) -> tuple:
-    """axis (None, int or tuple) as a sorted-by-appearance tuple of canonical axes."""
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, (tuple, list)):
-        axes = tuple(canonicalize_axis(a, ndim) for a in axis)
-        if len(set(axes)) != len(axes):
-            raise ValueError(f"duplicate value in 'axis': {axis}")
-        return axes
-    return (canonicalize_axis(axis, ndim),)
 
 
 def static_int(x, what: str) -> int:

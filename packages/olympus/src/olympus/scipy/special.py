@@ -273,7 +273,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
         (a,) = _inexact(a)
     aval = ops.aval_of(a)
     nd = aval.ndim
-    dims = ops._axes(axis, nd)
+    dims = ops.axes_tuple(axis, nd)
     masked = a if where is None else ops.where(where, a, _c(a, -np.inf))
     if dtypes.is_complex(aval.dtype):
         masked_real = lax.real(masked)
