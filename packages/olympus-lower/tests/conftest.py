@@ -7,6 +7,8 @@ provides `x64`, which turns on 64-bit types for one test and restores the old se
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from _lower_util import _Cpu, execute, run
 
@@ -39,3 +41,18 @@ def run_fn(cpu):
 @pytest.fixture
 def execute_fn(cpu):
     return execute
+
+
+@pytest.fixture(scope="session")
+def lapack_targets():
+    """Register jaxlib's LAPACK kernels with XLA once per process (what
+    `olympus_runtime.custom_calls.register_lapack_targets` does; not importable here)."""
+    rt = sys.modules.get("olympus_runtime.custom_calls")
+    if rt is not None and getattr(rt, "_registered", False):
+        return
+    import jaxlib.lapack as lapack
+    import jaxlib.xla_client as xc
+
+    for name, fn, api in lapack.registrations()["cpu"]:
+        xc.register_custom_call_target(name, fn, platform="cpu", api_version=api)
+    lapack._lapack.initialize()

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
 from _lower_util import Builder, assert_close, run
@@ -20,22 +18,7 @@ LAPACK_TOL = {np.dtype(np.float32): dict(rtol=2e-4, atol=2e-4),
               np.dtype(np.float64): dict(rtol=1e-10, atol=1e-10)}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def lapack_targets():
-    """Register jaxlib's LAPACK kernels with XLA once per process (what
-    `olympus_runtime.custom_calls.register_lapack_targets` does; not importable here)."""
-    rt = sys.modules.get("olympus_runtime.custom_calls")
-    if rt is not None and getattr(rt, "_registered", False):
-        return
-    if getattr(sys.modules[__name__], "_LAPACK_DONE", False):
-        return
-    import jaxlib.lapack as lapack
-    import jaxlib.xla_client as xc
-
-    for name, fn, api in lapack.registrations()["cpu"]:
-        xc.register_custom_call_target(name, fn, platform="cpu", api_version=api)
-    lapack._lapack.initialize()
-    sys.modules[__name__]._LAPACK_DONE = True
+pytestmark = pytest.mark.usefixtures("lapack_targets")  # conftest.py
 
 
 def _one(prim, *args, **params):

@@ -4,7 +4,6 @@ the executed results satisfy the eigen-equations and match numpy's eigenvalues."
 from __future__ import annotations
 
 import re
-import sys
 
 import numpy as np
 import pytest
@@ -19,23 +18,7 @@ PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
           np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def lapack_targets():
-    """Register jaxlib's LAPACK kernels with XLA once per process (as
-    `olympus_runtime.custom_calls.register_lapack_targets` does; not importable here)."""
-    rt = sys.modules.get("olympus_runtime.custom_calls")
-    if rt is not None and getattr(rt, "_registered", False):
-        return
-    if any(getattr(m, "_LAPACK_DONE", False) for m in list(sys.modules.values())
-           if getattr(m, "__name__", "").startswith("test_")):
-        return
-    import jaxlib.lapack as lapack
-    import jaxlib.xla_client as xc
-
-    for name, fn, api in lapack.registrations()["cpu"]:
-        xc.register_custom_call_target(name, fn, platform="cpu", api_version=api)
-    lapack._lapack.initialize()
-    sys.modules[__name__]._LAPACK_DONE = True
+pytestmark = pytest.mark.usefixtures("lapack_targets")  # conftest.py
 
 
 def _rand(shape, dt):

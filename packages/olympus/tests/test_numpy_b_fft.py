@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _b_checks import check_grads, check_vmap, x64
+from _b_checks import assert_close, check_grads, check_vmap, x64
 
 import olympus
 import olympus.numpy as jnp
@@ -16,12 +16,7 @@ rng = np.random.default_rng(0)
 
 
 def _close(got, want, rtol=2e-5, atol=2e-5, dtype=None):
-    got_np = np.asarray(got)
-    want = np.asarray(want)
-    assert got_np.shape == want.shape, (got_np.shape, want.shape)
-    if dtype is not None:
-        assert got.dtype == np.dtype(dtype), (got.dtype, dtype)
-    np.testing.assert_allclose(got_np, want, rtol=rtol, atol=atol)
+    assert_close(got, want, rtol=rtol, atol=atol, dtype=dtype)
 
 
 def _c64(*shape):
