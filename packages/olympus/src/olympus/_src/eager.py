@@ -70,10 +70,13 @@ def eval_primitive(prim, args, params):
         fn = _prim_jits.get(key)
     if fn is None:
         fn = _prim_jits[key] = _make_prim_jit(prim, params)
-    _check_not_deleted(*args)
     if _config._values["olympus_disable_jit"]:
         return fn._olympus_jit.compiled_call(*args)
-    return fn(*args)
+    try:
+        return fn(*args)
+    except ValueError:  # PJRT's answer to a deleted (donated) buffer: say so clearly
+        _check_not_deleted(*args)
+        raise
 
 
 def install() -> None:
