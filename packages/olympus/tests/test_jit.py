@@ -834,6 +834,11 @@ def test_unused_arguments_are_dropped_unless_keep_unused():
     donor = jnp.ones(2)
     check(olympus.jit(lambda a, b: a * 2, donate_argnums=1)(x, donor), np.full(3, 2.0))
     assert not donor.is_deleted()
+    # A constant used only by dead code goes with it (and a live one stays).
+    c = np.arange(3.0, dtype=np.float32)
+    h = olympus.jit(lambda a, b: (b * c, a * 2 + c)[1])
+    check(h(x, jnp.ones(3)), np.arange(3.0) + 2)
+    check(olympus.jit(lambda a, b: (b * c, a * 2)[1])(x, jnp.ones(3)), np.full(3, 2.0))
     # Host callbacks count as uses.
     seen = []
     g = olympus.jit(lambda a, b: (olympus.debug.callback(seen.append, b), a)[1])

@@ -101,10 +101,11 @@ def dce_olympuspr(olympuspr: Olympuspr, used_outputs: Sequence[bool] | None = No
     return new, used_inputs
 
 
-def dce_closed(closed: ClosedOlympuspr) -> ClosedOlympuspr:
-    """DCE a closed olympuspr, dropping unused constants too."""
+def dce_closed(closed: ClosedOlympuspr, prune_invars: bool = False) -> ClosedOlympuspr:
+    """DCE a closed olympuspr, dropping unused constants too (and unused inputs, with
+    `prune_invars`)."""
     j = closed.olympuspr
-    new, _ = dce_olympuspr(j)
+    new, _ = dce_olympuspr(j, prune_invars=prune_invars)
     keep = {id(v) for v in new.constvars}
     consts = [c for v, c in zip(j.constvars, closed.consts) if id(v) in keep]
     return ClosedOlympuspr(new, consts)

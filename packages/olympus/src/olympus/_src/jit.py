@@ -18,12 +18,11 @@ from jaxlib import _jax
 
 import olympus_runtime as rt
 from olympus_ir.avals import ShapedArray
-from olympus_ir.core import ClosedOlympuspr
 from olympus_ir.dtypes import config as _dtype_config
 from olympus_trace import tree_util
 from olympus_trace.core import EvalTrace, trace_ctx
 from olympus_trace.make_olympuspr import abstractify, arg_names_of, trace_fun
-from olympus_trace.olympuspr_utils import dce_olympuspr
+from olympus_trace.olympuspr_utils import dce_closed
 
 from . import stages
 from .config import config
@@ -161,11 +160,16 @@ class SpecializedCall:
         `keep_unused`, arguments the computation does not use (after dead-code elimination)
         are dropped from the lowered module, as JAX does (a donated unused argument is
         dropped too, and so not deleted, also as in JAX)."""
+        self._pruned = None  # the closed olympuspr without them, for lowering
         if keep_unused:
             return None
-        _, used = dce_olympuspr(self.closed.olympuspr)
-        kept = tuple(i for i, u in enumerate(used) if u)
-        return None if len(kept) == len(used) else kept
+        pruned = dce_closed(self.closed, prune_invars=True)
+        live = {id(v) for v in pruned.olympuspr.invars}
+        invars = self.closed.olympuspr.invars
+        if len(live) == len(invars):
+            return None
+        self._pruned = pruned
+        return tuple(i for i, v in enumerate(invars) if id(v) in live)
 
     # -- stages ---------------------------------------------------------------------------
 
@@ -179,9 +183,7 @@ class SpecializedCall:
             counters["lower"] += 1
             closed, arg_names, mask = self.closed, self.arg_names, self.donated_mask
             if self.kept is not None:
-                jpr, _ = dce_olympuspr(closed.olympuspr)
-                jpr = jpr.replace(invars=[jpr.invars[i] for i in self.kept])
-                closed = ClosedOlympuspr(jpr, closed.consts)
+                closed = self._pruned
                 arg_names = [arg_names[i] for i in self.kept]
                 mask = [mask[i] for i in self.kept]
             donated = tuple(i for i, d in enumerate(mask) if d)
