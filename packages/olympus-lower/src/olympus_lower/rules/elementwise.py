@@ -3,14 +3,14 @@
 Rank-0 operands next to higher-rank ones are broadcast with ``broadcast_in_dim``.
 StableHLO ops are used where StableHLO has one; CHLO (``jaxlib.mlir.dialects.chlo``)
 provides asin, acos, atan, sinh, cosh, asinh, acosh, atanh, erf, erfc, erf_inv, lgamma,
-digamma and nextafter, which XLA legalizes when compiling.
+digamma and nextafter, which XLA legalizes when compiling. The CHLO module is imported
+by the first rule that uses it (it costs ~6 ms to import and most programs never need it).
 """
 
 from __future__ import annotations
 
 import math
 
-from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from olympus_ir import dtypes
@@ -38,6 +38,18 @@ def _nary(name, fn):
     return rule
 
 
+def _chlo(op_name):
+    """The CHLO op builder `op_name`, with jaxlib's chlo module imported on first use."""
+
+    def build(*operands):
+        from jaxlib.mlir.dialects import chlo
+
+        return getattr(chlo, op_name)(*operands)
+
+    build.__name__ = f"chlo_{op_name}"
+    return build
+
+
 # --- plain one-to-one ops ------------------------------------------------------------
 
 for _name, _fn in {
@@ -47,13 +59,12 @@ for _name, _fn in {
     "sin": hlo.sine, "cos": hlo.cosine, "tan": hlo.tan, "sqrt": hlo.sqrt, "rsqrt": hlo.rsqrt,
     "cbrt": hlo.cbrt, "real": hlo.real, "imag": hlo.imag, "not": hlo.not_,
     "population_count": hlo.popcnt, "clz": hlo.count_leading_zeros,
-    "asin": chlo.asin, "acos": chlo.acos, "atan": chlo.atan, "sinh": chlo.sinh,
-    "cosh": chlo.cosh, "asinh": chlo.asinh, "acosh": chlo.acosh, "atanh": chlo.atanh,
-    "erf": chlo.erf, "erfc": chlo.erfc, "erf_inv": chlo.erf_inv, "lgamma": chlo.lgamma,
-    "digamma": chlo.digamma,
+    **{name: _chlo(name) for name in (
+        "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc",
+        "erf_inv", "lgamma", "digamma")},
     "add": hlo.add, "sub": hlo.subtract, "mul": hlo.multiply, "div": hlo.divide,
     "rem": hlo.remainder, "pow": hlo.power, "max": hlo.maximum, "min": hlo.minimum,
-    "atan2": hlo.atan2, "nextafter": chlo.next_after, "and": hlo.and_, "or": hlo.or_,
+    "atan2": hlo.atan2, "nextafter": _chlo("next_after"), "and": hlo.and_, "or": hlo.or_,
     "xor": hlo.xor, "shift_left": hlo.shift_left,
     "shift_right_arithmetic": hlo.shift_right_arithmetic,
     "shift_right_logical": hlo.shift_right_logical,

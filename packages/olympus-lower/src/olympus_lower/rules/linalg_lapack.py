@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import numpy as np
 from jaxlib.mlir import ir
-from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from olympus_ir import ShapedArray, dtypes
@@ -398,6 +397,8 @@ def _top_k_lowering(ctx, x, *, k):
     v_aval, i_aval = ctx.avals_out
     if v_aval.size == 0 or ctx.avals_in[0].size == 0:
         return [mu.zeros_like(v_aval), mu.zeros_like(i_aval)]
+    from jaxlib.mlir.dialects import chlo  # imported on first use (see elementwise.py)
+
     op = chlo.TopKOp(x, int(k), results=[mu.aval_to_ir_type(v_aval),
                                          mu.aval_to_ir_type(i_aval)])
     return list(op.results)
