@@ -4,14 +4,17 @@
 
 Olympus runs with this interpreter (the `nox -s bench` virtualenv, which has no jax); the
 reference jax runs with the interpreter of its own virtualenv (see jaxenv.py). Each round
-runs every selected case once per library, alternating which library goes first. Results go
-to benchmarks/results/latest.json and latest.md.
+runs every selected case once per library, alternating which library goes first; a case
+file with ``RUN_ONCE = True`` (deterministic counts) runs in the first round only, and one
+with ``TIMEOUT = <seconds>`` gets that much time per run. Results go to
+benchmarks/results/latest.json and latest.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import time
@@ -27,12 +30,22 @@ CASES_DIR = HERE / "cases"
 LIBS = ("olympus", "jax")
 # Table order; any other cases/*.py (not starting with "_") run after these.
 ORDER = ["import_time", "dispatch", "eager", "mlp_trace_lower", "mlp_compile", "mlp_run",
-         "elementwise", "matmul", "scan", "retrace", "mlp_memory"]
+         "elementwise", "matmul", "scan", "retrace", "mlp_memory", "instructions"]
 
 
 def discover() -> list[str]:
     found = {p.stem for p in CASES_DIR.glob("*.py") if not p.stem.startswith("_")}
     return [c for c in ORDER if c in found] + sorted(found - set(ORDER))
+
+
+def settings(case: str, default_timeout: float) -> tuple[bool, float]:
+    """(run_once, timeout) of a case, from module-level constants in its file's text:
+    ``RUN_ONCE = True`` (deterministic: first round only) and ``TIMEOUT = <seconds>``
+    (raises the per-case timeout, never lowers it)."""
+    text = (CASES_DIR / f"{case}.py").read_text()
+    once = re.search(r"^RUN_ONCE\s*=\s*True\b", text, re.M) is not None
+    m = re.search(r"^TIMEOUT\s*=\s*(\d+(?:\.\d*)?)", text, re.M)
+    return once, max(default_timeout, float(m.group(1))) if m else default_timeout
 
 
 def select(cases: list[str], spec: str | None) -> list[str]:
@@ -87,13 +100,17 @@ def main(argv: list[str] | None = None) -> int:
     rounds = args.rounds or (2 if args.quick else 5)
     pythons = {"olympus": sys.executable, "jax": args.jax_python or jaxenv.ensure()}
 
+    conf = {c: settings(c, args.timeout) for c in cases}
     results: dict[str, dict[str, list[dict]]] = {c: {lib: [] for lib in LIBS} for c in cases}
     start = time.perf_counter()
     for r in range(rounds):
         order = LIBS if r % 2 == 0 else LIBS[::-1]  # ABBA: neither library always goes first
         for case in cases:
+            once, timeout = conf[case]
+            if once and r > 0:
+                continue
             for lib in order:
-                res = run_case(pythons[lib], case, lib, args.timeout)
+                res = run_case(pythons[lib], case, lib, timeout)
                 results[case][lib].append(res)
                 extra = "" if res["status"] == "ok" else f" ({res.get('reason', '')[:100]})"
                 print(f"[round {r + 1}/{rounds}] {case:<16} {lib:<8} {res['status']}"
@@ -101,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
 
     summary = report.summarize(results)
     summary["meta"] = report.metadata(pythons, rounds, time.perf_counter() - start)
+    summary["meta"]["run_once"] = [c for c in cases if conf[c][0]]
     print()
     print(report.markdown(summary))
     report.write(summary, args.out)
