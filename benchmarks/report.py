@@ -1,5 +1,5 @@
-"""Turning per-run case results into medians, olympus/jax ratios, a geometric mean, and the
-results/latest.json + latest.md files."""
+"""Turning per-run case results into medians, olympus/jax ratios (of the medians, and paired
+per round), geometric means, and the results/latest.json + latest.md files."""
 
 from __future__ import annotations
 
@@ -34,6 +34,34 @@ def _lib_summary(runs: list[dict]) -> dict:
     return out
 
 
+def _value(run: dict, name: str) -> float | None:
+    if run.get("status") != "ok":
+        return None
+    return ((run.get("metrics") or {}).get(name) or {}).get("value")
+
+
+def _paired_ratio(o_runs: list[dict], j_runs: list[dict], name: str) -> float | None:
+    """Median over rounds of olympus/jax of the two runs of the same round.
+
+    Run i of each library is round i's; the two ran back to back, so a slow drift of the
+    machine's speed cancels out of their ratio. Rounds missing either value are left out;
+    a value <= 0 (e.g. a memory growth) makes the ratio meaningless, so gives None.
+    """
+    ratios = []
+    for o_run, j_run in zip(o_runs, j_runs):
+        ov, jv = _value(o_run, name), _value(j_run, name)
+        if ov is None or jv is None:
+            continue
+        if ov <= 0 or jv <= 0:
+            return None
+        ratios.append(ov / jv)
+    return statistics.median(ratios) if ratios else None
+
+
+def _geomean(values: list[float]) -> float | None:
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else None
+
+
 def summarize(results: dict[str, dict[str, list[dict]]]) -> dict:
     cases, rows = {}, []
     for case, by_lib in results.items():
@@ -45,12 +73,14 @@ def summarize(results: dict[str, dict[str, list[dict]]]) -> dict:
             info = o or j
             ov, jv = (o or {}).get("median"), (j or {}).get("median")
             ratio = ov / jv if ov is not None and jv and ov > 0 and jv > 0 else None
+            paired = _paired_ratio(by_lib["olympus"], by_lib["jax"], name)
             rows.append({"case": case, "metric": name, "unit": info["unit"],
                          "better": info["better"], "geomean": info["geomean"],
-                         "olympus": ov, "jax": jv, "ratio": ratio})
+                         "olympus": ov, "jax": jv, "ratio": ratio, "paired_ratio": paired})
     ratios = [r["ratio"] for r in rows if r["geomean"] and r["ratio"] is not None]
-    geomean = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
-    return {"rows": rows, "geomean_ratio": geomean, "geomean_count": len(ratios),
+    paired = [r["paired_ratio"] for r in rows if r["geomean"] and r["paired_ratio"] is not None]
+    return {"rows": rows, "geomean_ratio": _geomean(ratios), "geomean_count": len(ratios),
+            "geomean_paired_ratio": _geomean(paired), "geomean_paired_count": len(paired),
             "cases": cases}
 
 
@@ -99,11 +129,15 @@ def markdown(summary: dict) -> str:
         f"olympus {v.get('olympus', {}).get('olympus', '?')}, "
         f"jax {v.get('jax', {}).get('jax', '?')}, jaxlib {v.get('jax', {}).get('jaxlib', '?')}.",
         "",
-        "Medians over rounds. ratio = olympus / jax: above 1 olympus is slower (or larger) on "
-        "rows where lower is better, faster on ↑ rows. * rows enter the geometric mean.",
+        "Medians over rounds. olympus/jax = ratio of those medians: above 1 olympus is slower "
+        "(or larger) on rows where lower is better, faster on ↑ rows. paired = median over "
+        "rounds of olympus/jax of the same round's two runs, which ran back to back, so the "
+        "machine's slow changes of speed cancel out of it. * rows enter the geometric means."
+        + (f" Run in the first round only (deterministic counts): {', '.join(once)}."
+           if (once := meta.get("run_once")) else ""),
         "",
-        "| case | metric | unit | olympus | jax | olympus/jax |",
-        "|---|---|---|--:|--:|--:|",
+        "| case | metric | unit | olympus | jax | olympus/jax | paired |",
+        "|---|---|---|--:|--:|--:|--:|",
     ]
     cases = summary["cases"]
     for r in summary["rows"]:
@@ -112,10 +146,14 @@ def markdown(summary: dict) -> str:
         o = _fmt(r["olympus"]) if r["olympus"] is not None else cases[r["case"]]["olympus"]["status"]
         j = _fmt(r["jax"]) if r["jax"] is not None else cases[r["case"]]["jax"]["status"]
         lines.append(f"| {r['case']} | {r['metric']}{star} | {unit} | {o} | {j} | "
-                     f"{_fmt(r['ratio'])} |")
+                     f"{_fmt(r['ratio'])} | {_fmt(r.get('paired_ratio'))} |")
     g = summary["geomean_ratio"]
     lines += ["", f"**Geometric mean of olympus/jax over {summary['geomean_count']} * rows: "
               f"{_fmt(g)}**" if g else "**No ratio to average.**"]
+    gp = summary.get("geomean_paired_ratio")
+    if gp:
+        lines += ["", f"**Geometric mean of the paired ratios over "
+                  f"{summary['geomean_paired_count']} * rows: {_fmt(gp)}**"]
     problems = [f"- {case} ({lib}): {s['status']}: {s.get('reason', '')}"
                 for case, libs in cases.items() for lib, s in libs.items() if s["status"] != "ok"]
     if problems:
