@@ -7,9 +7,12 @@ and compiles a one-equation module; later calls only execute it.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 
 import olympus_runtime as rt
+from olympus_ir.core import ClosedOlympuspr, Olympuspr
 from olympus_ir.prims.callbacks import debug_callback_p
 from olympus_trace import core as trace_core
 
@@ -19,6 +22,11 @@ _check_not_deleted = rt.check_not_deleted
 
 #: (primitive, params...) -> the jitted function applying that primitive.
 _prim_jits: dict = {}
+#: The same for params compared by identity (sub-olympusprs, Python callables): a loop
+#: body traced anew each call is a new key each call, so these are kept least recently
+#: used first out, at most `IDENTITY_KEYED_MAX` of them.
+_prim_jits_by_identity: OrderedDict = OrderedDict()
+IDENTITY_KEYED_MAX = 256
 
 
 class _ByIdentity:
@@ -58,6 +66,29 @@ def _make_prim_jit(prim, params):
     return jit(apply)
 
 
+def _by_identity(v) -> bool:
+    """Whether `v` (or an element of it) is a value made afresh per traced call: a
+    sub-olympuspr or a Python callable, both compared by identity."""
+    if isinstance(v, tuple):
+        return any(_by_identity(x) for x in v)
+    return (isinstance(v, (_ByIdentity, Olympuspr, ClosedOlympuspr))
+            or (callable(v) and not isinstance(v, type)))
+
+
+def _identity_keyed_jit(key, prim, params):
+    fn = _prim_jits_by_identity.get(key)
+    if fn is None:
+        fn = _prim_jits_by_identity[key] = _make_prim_jit(prim, params)
+        while len(_prim_jits_by_identity) > IDENTITY_KEYED_MAX:
+            _prim_jits_by_identity.popitem(last=False)
+    else:
+        try:
+            _prim_jits_by_identity.move_to_end(key)
+        except KeyError:  # evicted by another thread meanwhile
+            pass
+    return fn
+
+
 def eval_primitive(prim, args, params):
     if prim is debug_callback_p:  # a host call: run it here, nothing to compile
         params["callback"](*[np.asarray(a, trace_core.get_aval(a).dtype) for a in args])
@@ -69,7 +100,10 @@ def eval_primitive(prim, args, params):
         key = (prim, _freeze(params))
         fn = _prim_jits.get(key)
     if fn is None:
-        fn = _prim_jits[key] = _make_prim_jit(prim, params)
+        if any(_by_identity(v) for v in key[1:]):
+            fn = _identity_keyed_jit(key, prim, params)
+        else:
+            fn = _prim_jits[key] = _make_prim_jit(prim, params)
     if _config._values["olympus_disable_jit"]:
         return fn._olympus_jit.compiled_call(*args)
     try:
@@ -87,4 +121,6 @@ def compile_count() -> int:
     """How many one-primitive executables op-by-op execution has compiled."""
     from .eager_ops import lane_jits
 
-    return sum(len(fn._olympus_jit._calls) for fn in [*_prim_jits.values(), *lane_jits])
+    return sum(len(fn._olympus_jit._calls) for fn in [*_prim_jits.values(),
+                                                       *_prim_jits_by_identity.values(),
+                                                       *lane_jits])

@@ -2,6 +2,8 @@
 
 Each traces its Python callables into closed olympusprs (sub-olympusprs held as params of
 one primitive); values the callables close over become explicit leading operands.
+Traced bodies are remembered per Python function and argument types (`_trace_cache`), so
+calling a loop again with the same function does not trace it again.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ from olympus_trace import lax_ops, tree_util
 from olympus_trace.core import bind, get_aval
 from olympus_trace.make_olympuspr import abstractify
 from olympus_trace.staging import DebugInfo, fun_source_info, trace_to_olympuspr
+
+from . import _trace_cache
+from ._trace_cache import cached_trace, memo_wrapper
 
 
 def _trace_branch(fun, in_tree, in_avals, what):
@@ -91,6 +96,22 @@ def cond(pred, true_fun, false_fun, *operands):
 def _cond_bind(index, branches, operands, what):
     leaves, in_tree = tree_util.tree_flatten(operands)
     in_avals = [abstractify(x) for x in leaves]
+    try:
+        others = tuple(_trace_cache.weak(b) for b in branches[1:])
+    except TypeError:
+        others = None
+    if others is None:
+        joined, consts, out_tree = _trace_branches(branches, in_tree, in_avals, what)[0]
+    else:
+        key = (what, others, in_tree, tuple(in_avals))
+        joined, consts, out_tree = cached_trace(
+            branches[0], key, lambda: _trace_branches(branches, in_tree, in_avals, what))
+    outs = bind(cond_p, index, *consts, *leaves, branches=joined)
+    return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _trace_branches(branches, in_tree, in_avals, what):
+    """((joined branch olympusprs, their consts, the output tree), consts)."""
     traced = [_trace_branch(b, in_tree, in_avals, what) for b in branches]
     out_trees = [t for _, t in traced]
     for i, t in enumerate(out_trees[1:], 1):
@@ -108,8 +129,7 @@ def _cond_bind(index, branches, operands, what):
                 f"{_branch_types(ai)} must have identical types"
             )
     joined, consts = _join_consts(closed)
-    outs = bind(cond_p, index, *consts, *leaves, branches=tuple(joined))
-    return tree_util.tree_unflatten(out_trees[0], outs)
+    return (tuple(joined), consts, out_trees[0]), consts
 
 
 def _closure_convert(closed: ClosedOlympuspr):
@@ -138,6 +158,13 @@ def _carry_type_error(what, tree, in_avals, out_avals, out_tree):
     )
 
 
+def _strengthen(in_avals, out_avals):
+    """The carry types to trace again with: strong where the input was weak and the output
+    strong (`_weaken_to` converts the values to match)."""
+    return [b if a.weak_type and not b.weak_type and (a.shape, a.dtype) == (b.shape, b.dtype)
+            else a for a, b in zip(in_avals, out_avals)]
+
+
 def _weaken_to(leaves, in_avals, out_avals):
     """Where the body's output is strongly typed but the input is weak, make the input
     strong too (JAX's rule), so the loop's carry type is stable."""
@@ -154,12 +181,31 @@ def while_loop(cond_fun, body_fun, init_val):
     if not callable(cond_fun) or not callable(body_fun):
         raise TypeError("lax.while_loop: cond_fun and body_fun arguments should be callable.")
     leaves, tree = tree_util.tree_flatten(init_val)
+    avals0 = tuple(abstractify(x) for x in leaves)
     args_tree = tree_util.tree_structure((init_val,))
+    try:
+        key = ("while_loop", _trace_cache.weak(cond_fun), tree, avals0)
+    except TypeError:
+        key = None
+    if key is None:
+        traced = _trace_while(cond_fun, body_fun, avals0, tree, args_tree)[0]
+    else:
+        traced = cached_trace(
+            body_fun, key, lambda: _trace_while(cond_fun, body_fun, avals0, tree, args_tree))
+    cond, cond_consts, body, body_consts = traced
+    leaves = _weaken_to(leaves, avals0, body.out_avals)
+    outs = bind(while_p, *cond_consts, *body_consts, *leaves, cond_olympuspr=cond,
+                body_olympuspr=body, cond_nconsts=len(cond_consts),
+                body_nconsts=len(body_consts))
+    return tree_util.tree_unflatten(tree, outs)
+
+
+def _trace_while(cond_fun, body_fun, avals, tree, args_tree):
+    """((cond, cond consts, body, body consts), all consts) for a carry of types `avals`
+    (`tree` is the carry's structure, `args_tree` that of the one-argument tuple)."""
     for _ in range(2):
-        avals = [abstractify(x) for x in leaves]
-        body, body_consts, body_tree = _trace_flat(lambda v: body_fun(v), args_tree, avals,
-                                                   "while_loop body")
-        nb = len(body_consts)
+        body, body_consts, body_tree = _trace_flat(lambda v: body_fun(v), args_tree,
+                                                   list(avals), "while_loop body")
         body_out = body.out_avals
         if body_tree != tree:
             raise TypeError(
@@ -168,24 +214,20 @@ def while_loop(cond_fun, body_fun, init_val):
             )
         if _avals_match(avals, body_out) and [a.weak_type for a in avals] != [
                 b.weak_type for b in body_out]:
-            leaves = _weaken_to(leaves, avals, body_out)
+            avals = _strengthen(avals, body_out)
             continue
         break
     if not _avals_match(avals, body_out):
         raise _carry_type_error("body_fun", tree, avals, body_out, body_tree)
-    cond, cond_consts, cond_tree = _trace_flat(lambda v: cond_fun(v), args_tree, avals,
-                                               "while_loop cond")
+    cond, cond_consts, cond_tree = _trace_flat(lambda v: cond_fun(v), args_tree,
+                                               list(avals), "while_loop cond")
     c_out = cond.out_avals
     if len(c_out) != 1 or c_out[0].shape != () or not dtypes.is_bool(c_out[0].dtype):
         raise TypeError(
             "cond_fun must return a boolean scalar, but got output type(s) "
             f"{[a.str_short() for a in c_out]}."
         )
-    del nb
-    outs = bind(while_p, *cond_consts, *body_consts, *leaves, cond_olympuspr=cond,
-                body_olympuspr=body, cond_nconsts=len(cond_consts),
-                body_nconsts=len(body_consts))
-    return tree_util.tree_unflatten(tree, outs)
+    return (cond, cond_consts, body, body_consts), cond_consts + body_consts
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpose=False):
@@ -211,16 +253,32 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         length = lengths.pop()
     init_leaves, init_tree = tree_util.tree_flatten(init)
     x_avals = [abstractify(x) for x in xs_leaves]
-    x_avals = [a.update(shape=a.shape[1:]) for a in x_avals]
+    x_avals = tuple(a.update(shape=a.shape[1:]) for a in x_avals)
+    c_avals0 = tuple(abstractify(x) for x in init_leaves)
+    key = ("scan", init_tree, xs_tree, c_avals0, x_avals)
+    conv, consts, y_tree = cached_trace(
+        f, key, lambda: _trace_scan(f, init_tree, xs_tree, c_avals0, x_avals))
+    n_c = len(c_avals0)
+    init_leaves = _weaken_to(init_leaves, c_avals0, conv.out_avals[:n_c])
+    outs = bind(scan_p, *consts, *init_leaves, *xs_leaves, olympuspr=conv, length=length,
+                reverse=bool(reverse), num_consts=len(consts), num_carry=n_c,
+                linear=(False,) * (len(consts) + n_c + len(xs_leaves)),
+                unroll=int(unroll) if not isinstance(unroll, bool) else int(unroll))
+    carry = tree_util.tree_unflatten(init_tree, outs[:n_c])
+    ys = tree_util.tree_unflatten(y_tree, outs[n_c:])
+    return carry, ys
+
+
+def _trace_scan(f, init_tree, xs_tree, c_avals, x_avals):
+    """((body olympuspr with its consts as leading inputs, consts, ys tree), consts)."""
     carry_out_tree = []
+    n_c = len(c_avals)
     for _ in range(2):
-        c_avals = [abstractify(x) for x in init_leaves]
-        n_c = len(c_avals)
 
         def body(*flat):
             # Traced right away, within this iteration of the retry loop.
-            carry = tree_util.tree_unflatten(init_tree, list(flat[:n_c]))  # noqa: B023
-            x = tree_util.tree_unflatten(xs_tree, list(flat[n_c:]))  # noqa: B023
+            carry = tree_util.tree_unflatten(init_tree, list(flat[:n_c]))
+            x = tree_util.tree_unflatten(xs_tree, list(flat[n_c:]))
             out = f(carry, x)
             if not (isinstance(out, tuple) and len(out) == 2):
                 raise TypeError("scan body output must be a pair, got "
@@ -232,8 +290,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
             return c_leaves + y_leaves
 
         flat_tree = tree_util.tree_structure(tuple(range(n_c + len(x_avals))))
-        closed, _ = _trace_branch(lambda *a: body(*a), flat_tree, c_avals + x_avals,
-                                  "scan body")
+        closed, _ = _trace_branch(lambda *a: body(*a), flat_tree,  # noqa: B023
+                                  list(c_avals) + list(x_avals), "scan body")
         c_tree, y_tree = carry_out_tree
         if c_tree != init_tree:
             raise TypeError(
@@ -244,19 +302,13 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         c_out = closed.out_avals[:n_c]
         if _avals_match(c_avals, c_out) and [a.weak_type for a in c_avals] != [
                 b.weak_type for b in c_out]:
-            init_leaves = _weaken_to(init_leaves, c_avals, c_out)
+            c_avals = _strengthen(c_avals, c_out)
             continue
         break
     if not _avals_match(c_avals, c_out):
         raise _carry_type_error("scan body", init_tree, c_avals, c_out, c_tree)
     conv, consts = _closure_convert(closed)
-    outs = bind(scan_p, *consts, *init_leaves, *xs_leaves, olympuspr=conv, length=length,
-                reverse=bool(reverse), num_consts=len(consts), num_carry=n_c,
-                linear=(False,) * (len(consts) + n_c + len(xs_leaves)),
-                unroll=int(unroll) if not isinstance(unroll, bool) else int(unroll))
-    carry = tree_util.tree_unflatten(init_tree, outs[:n_c])
-    ys = tree_util.tree_unflatten(y_tree, outs[n_c:])
-    return carry, ys
+    return (conv, consts, y_tree), consts
 
 
 def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
@@ -272,30 +324,51 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
         lo, hi = int(lower), int(upper)
         dt = abstractify(lower).dtype if not isinstance(lower, int) else dtypes.default_int()
 
-        def step(carry, _):
-            i, val = carry
-            return (lax_ops.add(i, 1), body_fun(i, val)), None
-
         i0 = np.asarray(lo, dt)[()]
+        step = memo_wrapper("fori_loop scan", body_fun, _fori_scan_step)
         (_, out), _ = scan(step, (i0, init_val), None, length=max(hi - lo, 0),
                            unroll=unroll or 1)
         return out
-
-    def cond_fn(c):
-        return lax_ops.lt(c[0], c[1])
-
-    def body_fn(c):
-        i, hi, val = c
-        return (lax_ops.add(i, 1), hi, body_fun(i, val))
 
     lo_a, hi_a = abstractify(lower), abstractify(upper)
     dt = dtypes.promote_types(lo_a.dtype, hi_a.dtype)
     lower = lax_ops.convert_element_type(lower, dt)
     upper = lax_ops.convert_element_type(upper, dt)
-    return while_loop(cond_fn, body_fn, (lower, upper, init_val))[2]
+    body_fn = memo_wrapper("fori_loop while", body_fun, _fori_while_body)
+    return while_loop(_fori_while_cond, body_fn, (lower, upper, init_val))[2]
+
+
+# The loop bodies fori_loop and map build around the user's function: one per function
+# (`memo_wrapper`), so a second call finds the first call's trace.
+
+def _fori_scan_step(body_fun):
+    def step(carry, _):
+        i, val = carry
+        return (lax_ops.add(i, 1), body_fun(i, val)), None
+
+    return step
+
+
+def _fori_while_cond(c):
+    return lax_ops.lt(c[0], c[1])
+
+
+def _fori_while_body(body_fun):
+    def body_fn(c):
+        i, hi, val = c
+        return (lax_ops.add(i, 1), hi, body_fun(i, val))
+
+    return body_fn
+
+
+def _map_step(f):
+    def step(_, x):
+        return (), f(x)
+
+    return step
 
 
 def map(f, xs):  # noqa: A001
     """``stack([f(x) for x in xs])`` as a scan."""
-    _, ys = scan(lambda _, x: ((), f(x)), (), xs)
+    _, ys = scan(memo_wrapper("map", f, _map_step), (), xs)
     return ys
