@@ -2,6 +2,7 @@
 arrays run as one jitted NumPy-semantics function. Results, dtypes, weak types and errors
 must be exactly those of the ordinary op-by-op path."""
 
+import inspect
 import math
 
 import numpy as np
@@ -139,3 +140,112 @@ def test_lane_respects_disable_jit():
         np.testing.assert_allclose(np.asarray(jnp.exp(x)), np.exp(np.arange(3.0)), rtol=1e-6)
     finally:
         olympus.config.update("olympus_disable_jit", False)
+
+
+# --- whole functions (eager_ops.lane_function) ------------------------------------------------
+
+import olympus.nn as onn  # noqa: E402
+import olympus.scipy.special as osp  # noqa: E402
+
+_F = np.array([[0.5, -1.25, 3.0], [2.0, 0.0, -0.5]], np.float32)
+_I = np.array([[1, -2, 3], [4, 0, 6]], np.int32)
+_B = np.array([[True, False, True], [False, False, True]])
+
+LANE_CASES = [
+    ("sum", jnp.sum, (_F,), {}), ("sum axis", jnp.sum, (_I,), {"axis": 1}),
+    ("sum bool", jnp.sum, (_B,), {"axis": 0}),
+    ("sum dtype keepdims", jnp.sum, (_I,), {"axis": (0,), "dtype": jnp.float32,
+                                           "keepdims": True}),
+    ("sum initial where", jnp.sum, (_F,), {"initial": 1.5, "where": _B}),
+    ("prod", jnp.prod, (_I,), {"axis": 0}), ("max", jnp.max, (_F,), {"axis": -1}),
+    ("min initial", jnp.min, (_I,), {"initial": -5}), ("any", jnp.any, (_B,), {"axis": 1}),
+    ("all", jnp.all, (_F,), {}), ("mean", jnp.mean, (_I,), {}),
+    ("mean axis", jnp.mean, (_F,), {"axis": 1, "keepdims": True}),
+    ("var ddof", jnp.var, (_F,), {"ddof": 1}), ("std", jnp.std, (_F,), {"axis": 0}),
+    ("argmax", jnp.argmax, (_F,), {"axis": 1}), ("argmin", jnp.argmin, (_I,), {}),
+    ("ptp", jnp.ptp, (_F,), {"axis": 0}), ("count_nonzero", jnp.count_nonzero, (_I,), {}),
+    ("nansum", jnp.nansum, (np.array([1.0, np.nan, 2.0], np.float32),), {}),
+    ("nanmean", jnp.nanmean, (np.array([1.0, np.nan, 2.0], np.float32),), {}),
+    ("nanmax", jnp.nanmax, (np.array([1.0, np.nan, 2.0], np.float32),), {}),
+    ("nanstd", jnp.nanstd, (np.array([1.0, np.nan, 2.0], np.float32),), {}),
+    ("where", jnp.where, (_B, _F, 0.0), {}), ("where int", jnp.where, (_B, _I, -1), {}),
+    ("clip", jnp.clip, (_F, -1.0, 1.0), {}), ("clip int", jnp.clip, (_I,), {"max": 3}),
+    ("relu", onn.relu, (_F,), {}), ("relu6 int", onn.relu6, (_I,), {}),
+    ("sigmoid", onn.sigmoid, (_F,), {}), ("softplus", onn.softplus, (_F,), {}),
+    ("silu", onn.silu, (_F,), {}), ("gelu", onn.gelu, (_F,), {}),
+    ("gelu exact", onn.gelu, (_F,), {"approximate": False}), ("elu", onn.elu, (_F, 0.5), {}),
+    ("leaky_relu", onn.leaky_relu, (_F,), {}), ("softmax", onn.softmax, (_F,), {}),
+    ("softmax axis where", onn.softmax, (_F,), {"axis": 0, "where": _B}),
+    ("log_softmax", onn.log_softmax, (_F,), {"axis": (0, 1)}),
+    ("logsumexp", osp.logsumexp, (_F,), {"axis": 1}),
+    ("logsumexp b sign", osp.logsumexp, (_F,), {"b": _F, "return_sign": True}),
+]
+
+
+def _lane_outcome(fn, args, kwargs):
+    try:
+        r = fn(*args, **kwargs)
+    except (TypeError, ValueError) as e:
+        return type(e)
+    leaves = r if isinstance(r, tuple) else (r,)
+    return [(np.asarray(v).tolist(), np.dtype(v.dtype), v.weak_type) for v in leaves]
+
+
+@pytest.mark.parametrize("name,fn,args,kwargs", LANE_CASES, ids=[c[0] for c in LANE_CASES])
+def test_lane_functions_match_the_op_by_op_function(name, fn, args, kwargs):
+    args = tuple(jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+    kwargs = {k: jnp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    fast = _lane_outcome(fn, args, kwargs)
+    slow = _lane_outcome(inspect.unwrap(fn), args, kwargs)  # the undecorated function
+    assert type(fast) is type(slow)
+    if isinstance(fast, type):
+        assert fast is slow
+        return
+    for (fv, fdt, fw), (sv, sdt, sw) in zip(fast, slow, strict=True):
+        assert (fdt, fw) == (sdt, sw), name
+        np.testing.assert_allclose(np.asarray(fv, float), np.asarray(sv, float), rtol=2e-6,
+                                   atol=1e-7, err_msg=name)
+
+
+def test_lane_function_runs_one_executable_per_signature():
+    h = np.linspace(-3, 3, 5 * 11, dtype=np.float32).reshape(5, 11)  # a shape no other
+    x = jnp.asarray(h)                                                 # test uses
+    jnp.mean(x, axis=1)
+    before = eager.compile_count()
+    for _ in range(3):
+        m = jnp.mean(x, axis=1)
+        s = onn.softmax(x)
+    after_one_new = eager.compile_count()
+    assert after_one_new - before == 1  # softmax's first call; mean was compiled already
+    np.testing.assert_allclose(np.asarray(m), h.mean(axis=1), rtol=1e-6, atol=1e-7)
+    e = np.exp(h - h.max(axis=-1, keepdims=True))
+    np.testing.assert_allclose(np.asarray(s), e / e.sum(axis=-1, keepdims=True), rtol=1e-6)
+    jnp.mean(x, axis=0)  # a new static value: one more executable
+    assert eager.compile_count() == after_one_new + 1
+
+
+def test_lane_function_falls_back_for_other_inputs():
+    # A list axis (unhashable), NumPy operands, a tracer, and disable_jit all take the
+    # function's own path, with its own results and errors.
+    np.testing.assert_allclose(np.asarray(jnp.sum(jnp.asarray(_F), axis=[0, 1])), _F.sum(),
+                               rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jnp.mean(_F, axis=0)), _F.mean(axis=0), rtol=1e-6)
+    g = olympus.grad(lambda v: onn.softmax(v)[0, 0])(jnp.asarray(_F))
+    p = np.exp(_F[0]) / np.exp(_F[0]).sum()
+    want = np.zeros_like(_F)
+    want[0] = p[0] * ((np.arange(3) == 0) - p)
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5, atol=1e-7)
+    with pytest.raises(ValueError, match="axis 5 is out of bounds"):
+        jnp.sum(jnp.asarray(_F), axis=5)
+    olympus.config.update("olympus_disable_jit", True)
+    try:
+        np.testing.assert_allclose(np.asarray(jnp.var(jnp.asarray(_F))), _F.var(), rtol=1e-6)
+    finally:
+        olympus.config.update("olympus_disable_jit", False)
+
+
+def test_lane_function_on_a_donated_array_says_deleted():
+    x = jnp.asarray(_F) + 0.0
+    olympus.jit(lambda v: v * 2.0, donate_argnums=0)(x)
+    with pytest.raises(RuntimeError, match="deleted"):
+        jnp.mean(x)

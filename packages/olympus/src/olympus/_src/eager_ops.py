@@ -17,6 +17,8 @@ integer exponent selects exact repeated multiplication, which a traced exponent 
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +28,8 @@ from olympus_trace.core import EvalTrace, trace_ctx
 
 from .config import config
 
-__all__ = ["operand_ok", "device_scalar", "lane_applies", "jit_lane", "fast_lane", "install", "lane_jits"]
+__all__ = ["operand_ok", "device_scalar", "lane_applies", "jit_lane", "fast_lane", "install",
+           "lane_function", "lane_jits"]
 
 _Array = rt.Array
 _check_not_deleted = check_not_deleted = rt.check_not_deleted
@@ -96,9 +99,17 @@ def lane_applies(args: tuple, scalars: bool = True) -> bool:
     return all(type(a) is _Array and a.dtype.kind != "b" for a in args)
 
 
-def jit_lane(fn: Callable, name: str) -> Callable:
-    """`fn` jitted for the lane (and remembered in `lane_jits`)."""
+def jit_lane(fn: Callable, name: str, static_argnames: tuple[str, ...] | None = None
+             ) -> Callable:
+    """`fn` jitted for the lane (and remembered in `lane_jits`). With `static_argnames`
+    (possibly empty), `fn` itself is jitted, keyword arguments and all; without, a
+    positional-only wrapper named `name` is."""
     from .jit import jit
+
+    if static_argnames is not None:
+        jitted = jit(fn, static_argnames=static_argnames)
+        lane_jits.append(jitted)
+        return jitted
 
     def body(*args):
         return fn(*args)
@@ -165,3 +176,63 @@ def install(methods: dict[str, Any]) -> dict[str, Any]:
     for name in _UNARY:
         out[name] = fast_lane(methods[name], name)[0]
     return out
+
+
+# --- whole functions ------------------------------------------------------------------------
+
+
+def _lane_operand(x: Any) -> bool:
+    t = type(x)
+    if t is _Array or x is None or t is float or t is bool or t is complex:
+        return True
+    return t is int and _INT32_MIN <= x <= _INT32_MAX
+
+
+def lane_function(*, static_argnames: tuple[str, ...] = ()) -> Callable[[Callable], Callable]:
+    """Decorator: a NumPy-semantics function that, called outside any trace on concrete
+    operands, runs as one jitted function (one compiled executable per operand signature
+    and static values) instead of one dispatch per primitive, as JAX jits its ``jnp``
+    reductions and ``nn`` functions.
+
+    The parameters named in `static_argnames` are static (they must be hashable, e.g. an
+    axis tuple); every other parameter is an operand and must be an `Array` (any dtype), a
+    Python scalar (an int within int32) or None. Anything else (a list axis, NumPy arrays,
+    tracers, ``disable_jit``) runs the function as it is, with its own results and errors.
+    Only functions whose work does not depend on operand values may be decorated.
+    """
+    static = frozenset(static_argnames)
+
+    def decorate(fn: Callable) -> Callable:
+        names = list(inspect.signature(fn).parameters)
+        static_pos = frozenset(i for i, n in enumerate(names) if n in static)
+        jitted = None
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            nonlocal jitted
+            if type(trace_ctx.trace) is not EvalTrace or _flags["olympus_disable_jit"]:
+                return fn(*args, **kwargs)
+            try:
+                for i, a in enumerate(args):
+                    if i in static_pos:
+                        hash(a)
+                    elif not _lane_operand(a):
+                        return fn(*args, **kwargs)
+                for k, a in kwargs.items():
+                    if k in static:
+                        hash(a)
+                    elif not _lane_operand(a):
+                        return fn(*args, **kwargs)
+            except TypeError:  # an unhashable static value: the function decides
+                return fn(*args, **kwargs)
+            if jitted is None:
+                jitted = jit_lane(fn, fn.__name__, static_argnames=tuple(static))
+            try:
+                return jitted(*args, **kwargs)
+            except ValueError:
+                _check_not_deleted(*args, *kwargs.values())
+                raise
+
+        return call
+
+    return decorate

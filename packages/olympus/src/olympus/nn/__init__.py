@@ -17,6 +17,7 @@ from olympus_ir import dtypes
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
 
+from .._src.eager_ops import lane_function as _lane
 from ..scipy.special import logsumexp
 from . import initializers
 from ._more import dot_product_attention, log1mexp, logmeanexp, sparse_sigmoid
@@ -53,12 +54,14 @@ def identity(x):
     return _arr(x)
 
 
+@_lane()
 def relu(x):
     """max(x, 0), with gradient 0 at x == 0 (as JAX)."""
     x = _arr(x)
     return ops.where(ops.greater(x, _c(x, 0)), x, _zero_keep_nan(x))
 
 
+@_lane()
 def relu6(x):
     """min(max(x, 0), 6), with gradient 0 at 0 and 6 (as JAX)."""
     x = _arr(x)
@@ -67,11 +70,13 @@ def relu6(x):
     return ops.where(inside, x, outside)
 
 
+@_lane()
 def sigmoid(x):
     """1 / (1 + exp(-x))."""
     return lax.logistic(_inexact(x))
 
 
+@_lane()
 def softplus(x):
     """log(1 + exp(x)) = jnp.logaddexp(x, 0), evaluated stably (safe inputs in both
     branches, so gradients are finite everywhere)."""
@@ -83,12 +88,14 @@ def softplus(x):
                      lax.log1p(lax.exp(xn)))
 
 
+@_lane()
 def log_sigmoid(x):
     """log(sigmoid(x)) = -softplus(-x)."""
     x = _inexact(x)
     return lax.neg(softplus(lax.neg(x)))
 
 
+@_lane()
 def silu(x):
     """x * sigmoid(x)."""
     x = _inexact(x)
@@ -98,6 +105,7 @@ def silu(x):
 swish = silu
 
 
+@_lane(static_argnames=("approximate",))
 def gelu(x, approximate: bool = True):
     """Gaussian error linear unit: x * Phi(x) (tanh approximation if `approximate`)."""
     x = _inexact(x)
@@ -111,6 +119,7 @@ def gelu(x, approximate: bool = True):
                         lax.erfc(ops.multiply(lax.neg(x), sqrt_half)))
 
 
+@_lane()
 def elu(x, alpha=1.0):
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
     x = _inexact(x)
@@ -118,6 +127,7 @@ def elu(x, alpha=1.0):
     return ops.where(pos, x, ops.multiply(alpha, lax.expm1(ops.where(pos, _c(x, 0), x))))
 
 
+@_lane()
 def celu(x, alpha=1.0):
     """max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
     x = _inexact(x)
@@ -126,6 +136,7 @@ def celu(x, alpha=1.0):
                                                                  alpha))))
 
 
+@_lane()
 def selu(x):
     """Scaled ELU (lambda * elu(x, alpha) with the self-normalizing constants)."""
     alpha = 1.6732632423543772848170429916717
@@ -133,12 +144,14 @@ def selu(x):
     return ops.multiply(scale, elu(x, alpha))
 
 
+@_lane()
 def leaky_relu(x, negative_slope=1e-2):
     """x for x >= 0, negative_slope * x otherwise."""
     x = _arr(x)
     return ops.where(ops.greater_equal(x, _c(x, 0)), x, ops.multiply(negative_slope, x))
 
 
+@_lane()
 def hard_tanh(x):
     """x clipped to [-1, 1]."""
     x = _arr(x)
@@ -220,6 +233,7 @@ def _masked_max(x, axes, where):
     return ops.max(x, axis=axes, keepdims=True)
 
 
+@_lane(static_argnames=("axis",))
 def softmax(x, axis=-1, where=None):
     """exp(x) / sum(exp(x)) along `axis` (an int, a tuple, or None for all axes); entries
     masked out by `where` are 0. Shifted by the (stop-gradient) maximum for stability."""
@@ -235,6 +249,7 @@ def softmax(x, axis=-1, where=None):
     return result
 
 
+@_lane(static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None):
     """x - logsumexp(x) along `axis`; masked-out entries are -inf."""
     x = _inexact(x)

@@ -28,6 +28,7 @@ from olympus_trace import lax_ops as lax
 from olympus_trace.core import Tracer, bind
 from olympus_trace.errors import ConcretizationTypeError
 
+from .._src.eager_ops import lane_function as _lane
 from ..lax._gather_scatter import default_fill as _default_fill
 from ._util import (
     Array,
@@ -834,6 +835,11 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
                          f"to olympus.numpy.where, got {x} and {y}.")
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value are only supported with a single argument.")
+    return _where3(condition, x, y)
+
+
+@_lane()
+def _where3(condition, x, y):
     condition, x, y = ensure_arraylike("where", condition, x, y)
     return ops.where(condition, x, y)
 

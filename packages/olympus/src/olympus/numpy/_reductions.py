@@ -16,6 +16,7 @@ from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
 from olympus_trace.core import bind
 
+from .._src.eager_ops import lane_function as _lane
 from . import _ufuncs as uf
 from ._util import (
     aval_of,
@@ -135,6 +136,7 @@ def _one_init(dt):
 # --- basic reductions ----------------------------------------------------------------------------
 
 
+@_lane(static_argnames=("axis", "dtype", "out", "keepdims", "initial", "promote_integers"))
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,  # noqa: A001
         promote_integers=True):
     """Sum of elements over the given axes."""
@@ -144,6 +146,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
                       keepdims=keepdims, initial=initial, where=where)
 
 
+@_lane(static_argnames=("axis", "dtype", "out", "keepdims", "initial", "promote_integers"))
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
     """Product of elements over the given axes."""
@@ -153,6 +156,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
                       keepdims=keepdims, initial=initial, where=where)
 
 
+@_lane(static_argnames=("axis", "out", "keepdims", "initial"))
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """Maximum over the given axes (NaN-propagating)."""
     return _reduction(a, "max", lax_op=lax.reduce_max, combine=lax.max, init=_lowest,
@@ -160,6 +164,7 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
                       axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
 
 
+@_lane(static_argnames=("axis", "out", "keepdims", "initial"))
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """Minimum over the given axes (NaN-propagating)."""
     return _reduction(a, "min", lax_op=lax.reduce_min, combine=lax.min, init=_highest,
@@ -171,6 +176,7 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
 amax, amin = max, min
 
 
+@_lane(static_argnames=("axis", "out", "keepdims"))
 def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
     """Whether all elements (over the given axes) are true."""
     a = ensure_arraylike("all", a)
@@ -179,6 +185,7 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
                       out=out, keepdims=keepdims, where=where)
 
 
+@_lane(static_argnames=("axis", "out", "keepdims"))
 def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
     """Whether any element (over the given axes) is true."""
     a = ensure_arraylike("any", a)
@@ -208,6 +215,7 @@ _bitwise_xor_reduce = _bitwise_reduce("bitwise_xor.reduce", lax.reduce_xor,
                                       lax.bitwise_xor, 0)
 
 
+@_lane(static_argnames=("axis", "keepdims"))
 def count_nonzero(a, axis=None, keepdims=False):
     """The number of nonzero elements over the given axes."""
     a = ensure_arraylike("count_nonzero", a)
@@ -215,6 +223,7 @@ def count_nonzero(a, axis=None, keepdims=False):
     return sum(nz, axis=axis, keepdims=keepdims, dtype=dtypes.default_int())
 
 
+@_lane(static_argnames=("axis", "out", "keepdims"))
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range (maximum minus minimum) over the given axes."""
     check_no_out("ptp", out)
@@ -227,6 +236,7 @@ def _axis_size(shape, axes):
     return int(math.prod(shape[ax] for ax in axes))
 
 
+@_lane(static_argnames=("axis", "dtype", "out", "keepdims"))
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over the given axes (integers averaged in the default float)."""
     check_no_out("mean", out)
@@ -259,6 +269,7 @@ def _var_types(a_dtype, dtype):
     return _upcast_f16(comp), dtype
 
 
+@_lane(static_argnames=("axis", "dtype", "out", "ddof", "keepdims", "correction"))
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
     """Variance over the given axes (``ddof``/``correction`` subtracted from the count)."""
@@ -289,6 +300,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     return lax.convert_element_type(ops.true_divide(s, n), dtype, False)
 
 
+@_lane(static_argnames=("axis", "dtype", "out", "ddof", "keepdims", "correction"))
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
     """Standard deviation over the given axes."""
@@ -360,11 +372,13 @@ def _arg_reduce(name, lax_fn, a, axis, out, keepdims):
     return res
 
 
+@_lane(static_argnames=("axis", "out", "keepdims"))
 def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the maximum (the first one, or the first NaN)."""
     return _arg_reduce("argmax", lax.argmax, a, axis, out, keepdims)
 
 
+@_lane(static_argnames=("axis", "out", "keepdims"))
 def argmin(a, axis=None, out=None, keepdims=None):
     """Index of the minimum (the first one, or the first NaN)."""
     return _arg_reduce("argmin", lax.argmin, a, axis, out, keepdims)
@@ -381,6 +395,7 @@ def _replace_nan(a, value):
     return ops.where(uf.isnan(a), lax.convert_element_type(value, aval_of(a).dtype, False), a)
 
 
+@_lane(static_argnames=("axis", "dtype", "out", "keepdims", "initial"))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum treating NaNs as zero."""
     a = ensure_arraylike("nansum", a)
@@ -390,6 +405,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
                where=where)
 
 
+@_lane(static_argnames=("axis", "dtype", "out", "keepdims", "initial"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product treating NaNs as one."""
     a = ensure_arraylike("nanprod", a)
@@ -410,11 +426,13 @@ def _nan_extremum(name, fn, fill, a, axis, out, keepdims, initial, where):
     return ops.where(all_nan, np.array(np.nan, aval_of(res).dtype)[()], res)
 
 
+@_lane(static_argnames=("axis", "out", "keepdims", "initial"))
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Maximum ignoring NaNs (NaN where a slice is all NaN)."""
     return _nan_extremum("nanmax", max, -np.inf, a, axis, out, keepdims, initial, where)
 
 
+@_lane(static_argnames=("axis", "out", "keepdims", "initial"))
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Minimum ignoring NaNs (NaN where a slice is all NaN)."""
     return _nan_extremum("nanmin", min, np.inf, a, axis, out, keepdims, initial, where)
@@ -440,6 +458,7 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
     return _nan_arg("nanargmin", argmin, np.inf, a, axis, out, keepdims)
 
 
+@_lane(static_argnames=("axis", "dtype", "out", "keepdims"))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """Mean ignoring NaNs."""
     check_no_out("nanmean", out)
@@ -453,6 +472,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     return lax.convert_element_type(ops.true_divide(s, n), dt, False)
 
 
+@_lane(static_argnames=("axis", "dtype", "out", "ddof", "keepdims"))
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     """Variance ignoring NaNs."""
     check_no_out("nanvar", out)
@@ -477,6 +497,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     return lax.convert_element_type(ops.true_divide(s, n), dtype, False)
 
 
+@_lane(static_argnames=("axis", "dtype", "out", "ddof", "keepdims"))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     """Standard deviation ignoring NaNs."""
     check_no_out("nanstd", out)

@@ -706,6 +706,7 @@ def round(a, decimals=0, out=None):  # noqa: A001
 around = round
 
 
+@_eager_ops.lane_function()
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  # noqa: A002
     """Limit values to ``[min, max]`` (either may be None)."""
     if arr is None:

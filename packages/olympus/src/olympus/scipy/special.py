@@ -12,6 +12,8 @@ from olympus_ir import dtypes
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
 
+from .._src.eager_ops import lane_function as _lane
+
 __all__ = [
     "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc",
     "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log_ndtr",
@@ -257,6 +259,7 @@ def ndtri(p):
 # --- reductions -------------------------------------------------------------------------------
 
 
+@_lane(static_argnames=("axis", "keepdims", "return_sign"))
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
     """log(sum(b * exp(a))) along `axis`, computed stably (shifted by the maximum).
 
