@@ -141,7 +141,7 @@ def test_cache_does_not_keep_functions_alive():
     lax.scan(body, jnp.zeros((8,), jnp.float32), jnp.ones((2,), jnp.float32))
     lax.cond(True, lambda a: a, other, jnp.zeros((8,), jnp.float32))
     lax.cond(True, other, lambda a: a, jnp.zeros((8,), jnp.float32))
-    lax.fori_loop(0, 2, lambda i, c: other(c), jnp.zeros((8,), jnp.float32))
+    lax.fori_loop(0, 2, lambda i, c, o=other: o(c), jnp.zeros((8,), jnp.float32))
     refs = [weakref.ref(body), weakref.ref(other)]
     del body, other
     gc.collect()
