@@ -310,3 +310,17 @@ def test_error_classes_report_olympus_errors_as_their_module():
         last = traceback.format_exception_only(type(e), e)[0]
     assert last.startswith("olympus.errors.TracerBoolConversionError: Attempted boolean "
                            "conversion of traced array with shape int32[].")
+
+
+def test_staged_equations_name_the_users_line_not_olympus_internals():
+    import olympus.nn as onn
+    import olympus.scipy.special as osp
+
+    def f(v):
+        return osp.logsumexp(onn.softmax(jnp.where(v > 0, v, 1.0)))  # the line to name
+
+    closed = olympus.make_olympuspr(f)(np.ones(3, np.float32))
+    line = f.__code__.co_firstlineno + 1
+    infos = {(e.source_info.file, e.source_info.line, e.source_info.function)
+             for e in closed.olympuspr.eqns}
+    assert infos == {(__file__, line, "f")}

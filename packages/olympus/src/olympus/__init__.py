@@ -4,6 +4,8 @@ jit and the ahead-of-time stages, eager op-by-op execution, olympus.numpy and ol
 built on the olympus-ir / -trace / -lower / -runtime layers.
 """
 
+import os as _os
+
 from olympus_ir.avals import ShapeDtypeStruct
 from olympus_runtime import (
     Array,
@@ -18,6 +20,7 @@ from olympus_runtime import (
 from olympus_trace import tree_util
 from olympus_trace.core import check_tracer_leaks
 from olympus_trace.make_olympuspr import make_olympuspr
+from olympus_trace.staging import register_internal_dir as _register_internal_dir
 
 from . import errors, stages
 from .__about__ import __version__
@@ -37,6 +40,11 @@ from ._src.api import (
 from ._src.array_methods import install as _install_array_methods
 from ._src.config import config, enable_x64
 from ._src.jit import jit
+
+# Source lines of staged equations (StableHLO locations, error messages) name the user's
+# code: frames inside the olympus package (numpy, nn, scipy, lax, the eager lanes) are
+# skipped, as olympus_trace's own are.
+_register_internal_dir(_os.path.join(_os.path.dirname(__file__), ""))
 
 _eager.install()
 _install_array_methods()
