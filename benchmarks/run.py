@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -29,7 +30,7 @@ import report  # noqa: E402
 CASES_DIR = HERE / "cases"
 LIBS = ("olympus", "jax")
 # Table order; any other cases/*.py (not starting with "_") run after these.
-ORDER = ["import_time", "dispatch", "eager", "mlp_trace_lower", "mlp_compile", "mlp_run",
+ORDER = ["import_time", "dispatch", "dispatch_duel", "eager", "mlp_trace_lower", "mlp_compile", "mlp_run",
          "elementwise", "matmul", "scan", "retrace", "mlp_memory", "instructions"]
 
 
@@ -99,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rounds = args.rounds or (2 if args.quick else 5)
     pythons = {"olympus": sys.executable, "jax": args.jax_python or jaxenv.ensure()}
+    os.environ["OLYMPUS_BENCH_JAX_PYTHON"] = pythons["jax"]  # for the dispatch_duel case
 
     conf = {c: settings(c, args.timeout) for c in cases}
     results: dict[str, dict[str, list[dict]]] = {c: {lib: [] for lib in LIBS} for c in cases}
