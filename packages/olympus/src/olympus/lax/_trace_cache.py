@@ -28,7 +28,7 @@ from olympus_trace.core import Tracer
 
 from .._src.config import config as _config
 
-__all__ = ["ENTRIES_PER_FUNCTION", "cached_trace", "clear", "memo_wrapper", "weak"]
+__all__ = ["ENTRIES_PER_FUNCTION", "cached_trace", "clear", "memo_wrapper"]
 
 ENTRIES_PER_FUNCTION = 8
 
@@ -39,27 +39,23 @@ _wrappers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 
-def weak(fun: Callable) -> weakref.ref:
-    """`fun` for a cache key: compared by the function, but not kept alive by the key
-    (raises TypeError when `fun` cannot be weakly referenced)."""
-    return weakref.ref(fun)
-
-
-def cached_trace(fun: Callable, key: tuple,
-                 build: Callable[[], tuple[T, Sequence[Any]]]) -> T:
-    """``build()`` returns ``(result, consts)``; `result` is remembered under (`fun`, `key`)
-    unless a const is a tracer. Functions that cannot be weakly referenced or hashed, and
-    unhashable keys, are simply traced every time. Other functions in `key` should be
-    wrapped with `weak`, so the entry does not keep them (and what they close over) alive."""
-    full_key = (key, tuple(_config._values.values()))
+def cached_trace(fun: Callable, key: tuple, build: Callable[[], tuple[T, Sequence[Any]]],
+                 *, others: Sequence[Callable] = ()) -> T:
+    """``build()`` returns ``(result, consts)``; `result` is remembered under (`fun`, `key`,
+    `others`) unless a const is a tracer. `others` are the call's other functions (e.g. the
+    other branches of a `cond`); the key holds them weakly, so an entry does not keep them
+    (and what they close over) alive. Functions that cannot be weakly referenced or hashed,
+    and unhashable keys, are simply traced every time."""
     try:
+        full_key = (key, tuple(weakref.ref(f) for f in others),
+                    tuple(_config._values.values()))
         with _lock:
             per_fun = _entries.get(fun)
             hit = per_fun.get(full_key) if per_fun is not None else None
             if hit is not None:
                 per_fun.move_to_end(full_key)
                 return hit
-    except TypeError:  # `fun` is not weak-referenceable or hashable, or the key is unhashable
+    except TypeError:  # a function is not weak-referenceable or hashable, or the key is not
         return build()[0]
     result, consts = build()
     if any(isinstance(c, Tracer) for c in consts):

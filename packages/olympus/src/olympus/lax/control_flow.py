@@ -18,7 +18,6 @@ from olympus_trace.core import bind, get_aval
 from olympus_trace.make_olympuspr import abstractify
 from olympus_trace.staging import DebugInfo, fun_source_info, trace_to_olympuspr
 
-from . import _trace_cache
 from ._trace_cache import cached_trace, memo_wrapper
 
 
@@ -96,16 +95,9 @@ def cond(pred, true_fun, false_fun, *operands):
 def _cond_bind(index, branches, operands, what):
     leaves, in_tree = tree_util.tree_flatten(operands)
     in_avals = [abstractify(x) for x in leaves]
-    try:
-        others = tuple(_trace_cache.weak(b) for b in branches[1:])
-    except TypeError:
-        others = None
-    if others is None:
-        joined, consts, out_tree = _trace_branches(branches, in_tree, in_avals, what)[0]
-    else:
-        key = (what, others, in_tree, tuple(in_avals))
-        joined, consts, out_tree = cached_trace(
-            branches[0], key, lambda: _trace_branches(branches, in_tree, in_avals, what))
+    joined, consts, out_tree = cached_trace(
+        branches[0], (what, in_tree, tuple(in_avals)),
+        lambda: _trace_branches(branches, in_tree, in_avals, what), others=branches[1:])
     outs = bind(cond_p, index, *consts, *leaves, branches=joined)
     return tree_util.tree_unflatten(out_tree, outs)
 
@@ -183,16 +175,9 @@ def while_loop(cond_fun, body_fun, init_val):
     leaves, tree = tree_util.tree_flatten(init_val)
     avals0 = tuple(abstractify(x) for x in leaves)
     args_tree = tree_util.tree_structure((init_val,))
-    try:
-        key = ("while_loop", _trace_cache.weak(cond_fun), tree, avals0)
-    except TypeError:
-        key = None
-    if key is None:
-        traced = _trace_while(cond_fun, body_fun, avals0, tree, args_tree)[0]
-    else:
-        traced = cached_trace(
-            body_fun, key, lambda: _trace_while(cond_fun, body_fun, avals0, tree, args_tree))
-    cond, cond_consts, body, body_consts = traced
+    cond, cond_consts, body, body_consts = cached_trace(
+        body_fun, ("while_loop", tree, avals0),
+        lambda: _trace_while(cond_fun, body_fun, avals0, tree, args_tree), others=(cond_fun,))
     leaves = _weaken_to(leaves, avals0, body.out_avals)
     outs = bind(while_p, *cond_consts, *body_consts, *leaves, cond_olympuspr=cond,
                 body_olympuspr=body, cond_nconsts=len(cond_consts),
