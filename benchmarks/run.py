@@ -30,8 +30,8 @@ import report  # noqa: E402
 CASES_DIR = HERE / "cases"
 LIBS = ("olympus", "jax")
 # Table order; any other cases/*.py (not starting with "_") run after these.
-ORDER = ["import_time", "dispatch", "dispatch_duel", "eager", "mlp_trace_lower", "mlp_compile", "mlp_run",
-         "elementwise", "matmul", "scan", "retrace", "mlp_memory", "instructions"]
+ORDER = ["import_time", "dispatch", "dispatch_duel", "eager", "mlp_trace_lower", "mlp_compile",
+         "mlp_run", "elementwise", "matmul", "scan", "retrace", "mlp_memory", "instructions"]
 
 
 def discover() -> list[str]:

@@ -16,47 +16,19 @@ import argparse
 import json
 import os
 
-import numpy as np
-
 from _common import load
+from _workloads import EAGER_OPS, dispatch_calls, eager_chain
 
 WARMUP = 50
 CALLS = 1000  # dispatch-type loops
-EAGER_OPS = 200  # ops per eager chain, as in eager.py
 EAGER_CHAINS = 5
 
 
 def workloads(lib, jnp) -> list[tuple[str, object, int]]:
     """(name, fn, units): ``fn()`` runs the loop body once and covers ``units`` units."""
-    a = lib.device_put(np.float32(1.0))
-    b = lib.device_put(np.float32(2.0))
-    add = lib.jit(lambda x, y: x + y)
-
-    tree = {f"x{i:02d}": lib.device_put(np.full((8,), i, np.float32)) for i in range(20)}
-    double = lib.jit(lambda d: {k: v * 2.0 for k, v in d.items()})
-
-    xs = [lib.device_put(np.full((8,), i, np.float32)) for i in range(10)]
-
-    def combine(x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, *, scale, shift):
-        return (x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7 + x8 + x9) * scale + shift
-
-    many = lib.jit(combine)
-
-    x = jnp.asarray(np.linspace(-1, 1, 64, dtype=np.float32))
-    ops = [lambda y: y + 1.0, lambda y: y * 0.5, jnp.tanh, lambda y: y - 0.25, jnp.abs]
-
-    def chain():
-        y = x
-        for i in range(EAGER_OPS):
-            y = ops[i % len(ops)](y)
-        return y
-
-    return [
-        ("scalar_add", lambda: add(a, b), 1),
-        ("pytree20", lambda: double(tree), 1),
-        ("args10_kwargs", lambda: many(*xs, scale=a, shift=b), 1),
-        ("eager_op", chain, EAGER_OPS),
-    ]
+    chain, _ = eager_chain(jnp)
+    return [*((name, call, 1) for name, call in dispatch_calls(lib).items()),
+            ("eager_op", chain, EAGER_OPS)]
 
 
 def main() -> None:

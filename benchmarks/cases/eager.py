@@ -4,23 +4,12 @@ made of several primitives (reductions, `where`, softmax, logsumexp), per call."
 
 import importlib
 
-import numpy as np
-
 from _common import metric, run, seconds_per_call
-
-N_OPS = 200
+from _workloads import EAGER_OPS, eager_chain
 
 
 def measure(lib, jnp):
-    x = jnp.asarray(np.linspace(-1, 1, 64, dtype=np.float32))
-    ops = [lambda y: y + 1.0, lambda y: y * 0.5, jnp.tanh, lambda y: y - 0.25, jnp.abs]
-
-    def chain():
-        y = x
-        for i in range(N_OPS):
-            y = ops[i % len(ops)](y)
-        return y
-
+    chain, x = eager_chain(jnp)
     lib.block_until_ready(chain())  # compiles each op once
     t = seconds_per_call(chain, number=1, repeats=9, block=lib.block_until_ready)
 
@@ -38,7 +27,7 @@ def measure(lib, jnp):
 
     lib.block_until_ready(composite_chain())
     tc = seconds_per_call(composite_chain, number=20, repeats=7, block=lib.block_until_ready)
-    return {"eager_op_us": metric(1e6 * t / N_OPS, "us"),
+    return {"eager_op_us": metric(1e6 * t / EAGER_OPS, "us"),
             "eager_function_us": metric(1e6 * tc / len(composites), "us", geomean=False)}
 
 
