@@ -183,3 +183,41 @@ def test_host_callback_and_runtime_error():
     # An error raised while the program runs surfaces as a Python exception.
     with pytest.raises(ort.XlaRuntimeError, match="negative input to the callback"):
         exe.execute([f32(-1, 0, 0)]).__getitem__(0).block_until_ready()
+
+
+def test_executable_cache_holds_unused_executables_weakly_beyond_the_recent_ones():
+    import gc
+    import weakref
+
+    exes = []
+    for k in range(compiler.KEEP_RECENT + 8):  # distinct programs: x * k
+        module = parse(f"""
+        func.func public @main(%x: tensor<f32>) -> tensor<f32> {{
+          %c = stablehlo.constant dense<{k}.0> : tensor<f32>
+          %y = stablehlo.multiply %x, %c : tensor<f32>
+          return %y : tensor<f32>
+        }}""")
+        exes.append(weakref.ref(ort.compile(module)))
+    gc.collect()
+    alive = [r() is not None for r in exes]
+    # Nobody else holds them: only the most recent KEEP_RECENT stay.
+    assert alive[-compiler.KEEP_RECENT:] == [True] * compiler.KEEP_RECENT
+    assert alive[:8] == [False] * 8
+
+
+def test_once_map_weak_values_and_recent_strong_refs():
+    import gc
+
+    from olympus_runtime._once import OnceMap
+
+    class V:
+        pass
+
+    m = OnceMap(weak=True, keep=1)
+    a = m.get_or_create("a", V)
+    m.get_or_create("b", V)  # "a" is no longer among the recent ones...
+    assert "a" in m  # ...but still used by us, so still there
+    del a
+    gc.collect()
+    assert "a" not in m and m.get("b") is not None  # "b" is held as the recent one
+    assert m.get_or_create("a", V) is not None  # built again on demand

@@ -3,11 +3,18 @@
 Used by the compile caches: when several threads ask for the same missing key, one of
 them builds the value and the others wait for it (or for its exception), so an
 executable is compiled once. Different keys build in parallel.
+
+With ``weak=True`` the map holds its values weakly (they live as long as someone else
+uses them) plus, strongly, the `keep` most recently built or found: a cache that never
+grows beyond what the program still uses, yet still serves a value asked for again soon
+after its last user let go of it.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
 
@@ -25,16 +32,32 @@ class _Pending:
 
 
 class OnceMap:
-    def __init__(self) -> None:
-        self._values: dict[Hashable, Any] = {}
+    def __init__(self, *, weak: bool = False, keep: int = 0) -> None:
+        self._values: Any = weakref.WeakValueDictionary() if weak else {}
+        self._recent: OrderedDict | None = OrderedDict() if weak and keep > 0 else None
+        self._keep = keep
         self._pending: dict[Hashable, _Pending] = {}
         self._lock = threading.Lock()
 
+    def _touch(self, key: Hashable, value: Any) -> None:
+        """Hold `value` strongly as one of the `keep` most recent (weak maps only)."""
+        recent = self._recent
+        if recent is None:
+            return
+        with self._lock:
+            recent[key] = value
+            recent.move_to_end(key)
+            while len(recent) > self._keep:
+                recent.popitem(last=False)
+
     def get(self, key: Hashable) -> Any:
-        return self._values.get(key)
+        value = self._values.get(key)
+        if value is not None and self._recent is not None:
+            self._touch(key, value)
+        return value
 
     def get_or_create(self, key: Hashable, factory: Callable[[], Any]) -> Any:
-        value = self._values.get(key)
+        value = self.get(key)
         if value is not None:
             return value
         me = threading.get_ident()
@@ -64,6 +87,7 @@ class OnceMap:
         with self._lock:
             self._values[key] = value
             del self._pending[key]
+        self._touch(key, value)
         pending.value = value
         pending.event.set()
         return value
@@ -71,6 +95,8 @@ class OnceMap:
     def clear(self) -> None:
         with self._lock:
             self._values.clear()
+            if self._recent is not None:
+                self._recent.clear()
 
     def __len__(self) -> int:
         return len(self._values)

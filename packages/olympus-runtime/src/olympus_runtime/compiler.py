@@ -61,8 +61,27 @@ _DTYPE_OF_ELEMENT_TYPE = {v: k for k, v in _MLIR_ELEMENT_TYPES.items()}
 
 _DONATION_ATTRS = ("tf.aliasing_output", "jax.buffer_donor")
 
-_loaded_cache = OnceMap()  # compile key -> (LoadedExecutable, donated arg indices)
-_executables = OnceMap()  # (compile key, avals, committed) -> Executable
+#: How many executables are kept after their last user (a jitted function's cache entry,
+#: the eager lane) let go of them: a function made afresh with the same program (a new
+#: lambda each call) finds its executable here instead of compiling again.
+KEEP_RECENT = 64
+
+
+class _Loaded:
+    """A compiled XLA executable and the host callbacks it calls (kept alive with it)."""
+
+    __slots__ = ("loaded", "callbacks", "__weakref__")
+
+    def __init__(self, loaded: Any, callbacks: tuple):
+        self.loaded = loaded
+        self.callbacks = callbacks
+
+
+# Both caches hold their values weakly: an executable lives while an `Executable` (held by
+# a jitted function's signature cache or the eager lane) uses it, plus the `KEEP_RECENT`
+# most recent ones, so compiling programs without end keeps memory bounded.
+_loaded_cache = OnceMap(weak=True)  # compile key -> _Loaded
+_executables = OnceMap(weak=True, keep=KEEP_RECENT)  # (compile key, avals, committed) -> Executable
 _count_lock = threading.Lock()
 _compile_count = 0
 
@@ -321,7 +340,7 @@ def compile(
     key = (fingerprint(module), device_ids, num_partitions, donated, opts,
            tuple(id(cb) for cb in callbacks))
 
-    def build_loaded() -> tuple[Any, tuple]:
+    def build_loaded() -> _Loaded:
         global _compile_count
         client = backend.get_client()
         loaded = client.compile_and_load(
@@ -333,14 +352,14 @@ def compile(
         )
         with _count_lock:
             _compile_count += 1
-        return loaded, callbacks  # keeps the callbacks (and so their ids) alive
+        return _Loaded(loaded, callbacks)  # keeps the callbacks (and so their ids) alive
 
-    loaded, _ = _loaded_cache.get_or_create(key, build_loaded)
     exe_key = (key, tuple(in_avals), tuple(out_avals), bool(committed))
     return _executables.get_or_create(
         exe_key,
-        lambda: Executable(loaded, in_avals, out_avals, devices, key[0], donated,
-                           num_partitions, bool(committed), name),
+        lambda: Executable(_loaded_cache.get_or_create(key, build_loaded), in_avals,
+                           out_avals, devices, key[0], donated, num_partitions,
+                           bool(committed), name),
     )
 
 
@@ -357,7 +376,7 @@ class Executable:
     """A compiled program with prebuilt output handlers and argument checks."""
 
     __slots__ = (
-        "loaded", "in_avals", "out_avals", "out_handlers", "devices", "fingerprint",
+        "_holder", "loaded", "in_avals", "out_avals", "out_handlers", "devices", "fingerprint",
         "donated_args", "num_partitions", "committed", "name", "in_shardings",
         "out_shardings", "_in_specs", "_execute_sharded", "_donated_set", "__weakref__",
     )
@@ -366,6 +385,10 @@ class Executable:
                  out_avals: Sequence[ShapedArray], devices: Sequence[Any], fingerprint: str,
                  donated_args: Sequence[int], num_partitions: int, committed: bool,
                  name: str):
+        if isinstance(loaded, _Loaded):  # keep the shared holder (and its callbacks) alive
+            self._holder, loaded = loaded, loaded.loaded
+        else:
+            self._holder = None
         self.loaded = loaded
         self.in_avals = tuple(in_avals)
         self.out_avals = tuple(out_avals)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -33,7 +35,13 @@ _PY_SCALARS = (bool, int, float, complex)
 
 #: fun -> {(options, signature): SpecializedCall}; entries die with their function.
 _cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_cache_by_id: dict = {}  # for callables that cannot be weakly referenced
+#: How many signatures (over all jitted functions) the Python and C++ caches keep.
+CACHE_CAPACITY = 4096
+#: Every live signature, oldest first: (id of its function's dict, key) -> weakref to
+#: that dict. Past `CACHE_CAPACITY` entries the oldest is forgotten, so a program that
+#: keeps making new signatures (new shapes, new closures) holds a bounded set of them.
+_order: OrderedDict = OrderedDict()
+_order_lock = threading.Lock()
 
 #: Counters for tests and benchmarks: how many traces, lowerings and compiles happened.
 counters = {"trace": 0, "lower": 0, "compile": 0}
@@ -55,17 +63,37 @@ class FastpathData(NamedTuple):
 
 #: One C++ executable cache for every jit: keyed by (function, options), so `jit(f)` made
 #: again in a loop reuses what an earlier `jit(f)` compiled.
-_cpp_cache = _jax.PjitFunctionCache(4096)
+_cpp_cache = _jax.PjitFunctionCache(CACHE_CAPACITY)
 
 
-def _per_fun_cache(fun) -> dict:
+class _Calls(dict):
+    """One function's signatures (a dict subclass: weakly referenceable)."""
+
+    __slots__ = ("__weakref__",)
+
+
+def _per_fun_cache(fun) -> _Calls:
+    """The signature cache shared by every `jit` of `fun` (a fresh one, owned by the single
+    `jit` object, for a callable that cannot be weakly referenced)."""
     try:
         d = _cache.get(fun)
         if d is None:
-            d = _cache[fun] = {}
+            d = _cache[fun] = _Calls()
         return d
     except TypeError:
-        return _cache_by_id.setdefault(id(fun), {})
+        return _Calls()
+
+
+def _remember(calls: _Calls, key, call) -> None:
+    """Add a signature, forgetting the oldest one (of any function) past the capacity."""
+    calls[key] = call
+    with _order_lock:
+        _order[(id(calls), key)] = weakref.ref(calls)
+        while len(_order) > CACHE_CAPACITY:
+            (_, old_key), ref = _order.popitem(last=False)
+            owner = ref()
+            if owner is not None:
+                owner.pop(old_key, None)
 
 
 def _normalize_static(fun, static_argnums, static_argnames):
@@ -120,7 +148,8 @@ class SpecializedCall:
     """Everything about one (function, signature): olympuspr, module, executable."""
 
     def __init__(self, wrapped: Jitted, args, kwargs, in_avals=None):
-        self.wrapped = wrapped
+        # No reference to `wrapped` (or its function) is kept: this object lives in a cache
+        # weakly keyed by the function, and a value that refers to its key keeps it alive.
         self.name = getattr(wrapped._fun, "__name__", "fun")
         counters["trace"] += 1
         nums, names = wrapped._static_argnums, wrapped._static_argnames
@@ -136,24 +165,12 @@ class SpecializedCall:
         self.arg_names = arg_names_of(wrapped._fun, args, kwargs, nums, names)
         if len(self.arg_names) != len(self.in_avals):
             self.arg_names = tuple(f"args[{i}]" for i in range(len(self.in_avals)))
-        self.donated_mask = self._donation_mask(dyn_args, dyn_kwargs, args, nums)
+        self.donated_mask = _donation_mask(wrapped, dyn_args, dyn_kwargs, args, nums)
         self.kept = self._kept_args(wrapped._options[4])
         self.executable = None
         self.lowered = None
         self._hoisted: list = []
         self._fastpath = None
-
-    def _donation_mask(self, dyn_args, dyn_kwargs, args, nums):
-        w = self.wrapped
-        mask = []
-        dyn_positions = [i for i in range(len(args)) if i not in nums]
-        for pos, a in zip(dyn_positions, dyn_args):
-            d = pos in w._donate_argnums
-            mask += [d] * len(tree_util.tree_leaves(a))
-        for k in sorted(dyn_kwargs):
-            d = k in w._donate_argnames
-            mask += [d] * len(tree_util.tree_leaves(dyn_kwargs[k]))
-        return tuple(mask)
 
     def _kept_args(self, keep_unused: bool):
         """Indices of the arguments the executable takes, or None for all of them. Without
@@ -251,6 +268,19 @@ class SpecializedCall:
         return tree_util.tree_unflatten(self.out_tree, outs)
 
 
+def _donation_mask(w: Jitted, dyn_args, dyn_kwargs, args, nums) -> tuple[bool, ...]:
+    """Per flat dynamic leaf: is it donated?"""
+    mask = []
+    dyn_positions = [i for i in range(len(args)) if i not in nums]
+    for pos, a in zip(dyn_positions, dyn_args):
+        d = pos in w._donate_argnums
+        mask += [d] * len(tree_util.tree_leaves(a))
+    for k in sorted(dyn_kwargs):
+        d = k in w._donate_argnames
+        mask += [d] * len(tree_util.tree_leaves(dyn_kwargs[k]))
+    return tuple(mask)
+
+
 def _leaf_aval(x) -> ShapedArray:
     if type(x) is _Array:
         return x.aval
@@ -314,7 +344,8 @@ class Jitted:
             key = key + (tuple(in_avals),)
         call = self._calls.get(key)
         if call is None:
-            call = self._calls[key] = SpecializedCall(self, args, kwargs, in_avals)
+            call = SpecializedCall(self, args, kwargs, in_avals)
+            _remember(self._calls, key, call)
         return call, leaves
 
     def python_call(self, *args, **kwargs):
@@ -404,15 +435,33 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
     except AttributeError:  # pragma: no cover - exotic callables
         pass
     wrapped._olympus_jit = state
-    wrapped.trace = state.trace
-    wrapped.lower = state.lower
-    wrapped.eval_shape = state.eval_shape
-    cpp_clear = wrapped._clear_cache
-
-    def clear_cache():
-        """Forget every compiled signature (both the Python and the C++ caches)."""
-        state.clear_cache()
-        cpp_clear()
-
-    wrapped.clear_cache = clear_cache
     return wrapped
+
+
+# The stages API and `clear_cache` are methods of the PjitFunction class (as JAX defines
+# them), reading the instance's `_olympus_jit`. Per-instance attributes that refer back to
+# the instance (a bound method, a closure over it) would form a cycle through the C++
+# object's __dict__, which Python's cycle collector cannot see into: every jitted function
+# and all it compiled would then live forever.
+def _trace(self, *args, **kwargs) -> stages.Traced:
+    return self._olympus_jit.trace(*args, **kwargs)
+
+
+def _lower(self, *args, **kwargs) -> stages.Lowered:
+    return self._olympus_jit.lower(*args, **kwargs)
+
+
+def _eval_shape(self, *args, **kwargs):
+    return self._olympus_jit.eval_shape(*args, **kwargs)
+
+
+def _clear_cache(self) -> None:
+    """Forget every compiled signature (both the Python and the C++ caches)."""
+    self._olympus_jit.clear_cache()
+    self._clear_cache()
+
+
+Wrapped.trace = _trace
+Wrapped.lower = _lower
+Wrapped.eval_shape = _eval_shape
+Wrapped.clear_cache = _clear_cache
