@@ -20,7 +20,9 @@ _PY_SCALARS = (bool, int, float, builtins.complex)
 
 
 def _scalar_like(x: Any, dt: np.dtype, weak: bool):
-    """A Python scalar `x` as a constant of dtype `dt` (kept as a Python scalar if weak)."""
+    """A Python scalar `x` as a constant of dtype `dt` (kept as a Python scalar if weak).
+    An int converted to a narrower integer type wraps around, as XLA's conversion (and so
+    JAX: ``uint8_array + 300``) does."""
     if weak:
         if dtypes.is_bool(dt):
             return bool(x)
@@ -29,6 +31,8 @@ def _scalar_like(x: Any, dt: np.dtype, weak: bool):
         if dtypes.is_inexact(dt):
             return float(x)
         return int(x)
+    if type(x) is int and dt.kind in "iu":
+        return np.array(x).astype(dt)[()]
     return np.array(x, dtype=dt)[()]
 
 
@@ -141,8 +145,7 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
     """Convert `x` to `new_dtype`; a no-op (no equation) when nothing changes."""
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
     if isinstance(x, _PY_SCALARS) and not isinstance(x, Tracer):
-        return _scalar_like(x, new_dtype, weak_type) if weak_type else np.array(
-            x, dtype=new_dtype)[()]
+        return _scalar_like(x, new_dtype, weak_type)
     aval = get_aval(x)
     if aval.dtype == new_dtype and aval.weak_type == weak_type:
         return x

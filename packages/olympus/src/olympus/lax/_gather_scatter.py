@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+import olympus.numpy as jnp
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.prims.indexing import (
@@ -21,7 +22,7 @@ from olympus_ir.prims.indexing import (
     GatherScatterMode,
     ScatterDimensionNumbers,
 )
-from olympus_trace import array_ops as ops
+from olympus_trace import promotion as prom
 from olympus_trace.core import bind, get_aval
 
 __all__ = ["GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather",
@@ -30,7 +31,7 @@ __all__ = ["GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbe
 
 
 def _operand(name: str, what: str, x: Any) -> Any:
-    x = ops._to_array_operand(x)
+    x = prom.to_operand(x)
     if isinstance(x, (bool, int, float, complex)):
         x = np.asarray(x, dtypes.python_scalar_dtype(x))
     try:
@@ -131,6 +132,6 @@ def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
                 indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
     """XLA's scatter with subtraction: a scatter_add of the negated updates."""
     updates = _operand("scatter_sub", "updates", updates)
-    return scatter_add(operand, scatter_indices, ops.negative(updates), dimension_numbers,
+    return scatter_add(operand, scatter_indices, jnp.negative(updates), dimension_numbers,
                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                        mode=mode)

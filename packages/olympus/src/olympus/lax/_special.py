@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
+import olympus.numpy as jnp
 from olympus_ir import dtypes
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
+from olympus_trace import promotion as prom
 
 from .._src.custom_derivatives import custom_jvp
 from .._src.jit import jit
@@ -46,11 +47,11 @@ def _float_args(name, *args):
     """Arrays of one floating dtype broadcast to one shape. Python scalars take the dtype of
     the array arguments; mixing array dtypes or passing non-float arrays is a TypeError."""
     arrays = [a for a in args if not isinstance(a, _PY_SCALARS)]
-    arrays = [ops._to_array_operand(a) for a in arrays]
+    arrays = [prom.to_operand(a) for a in arrays]
     if not arrays:
-        args = ops.promote_dtypes_inexact(*args)
+        args = prom.promote_dtypes_inexact(*args)
     else:
-        dts = {ops.aval_of(a).dtype for a in arrays}
+        dts = {prom.aval_of(a).dtype for a in arrays}
         if len(dts) != 1:
             raise TypeError(f"lax.{name} requires arguments of the same dtype, got "
                             f"{', '.join(sorted(str(d) for d in dts))}.")
@@ -59,8 +60,8 @@ def _float_args(name, *args):
             raise TypeError(f"lax.{name} requires floating-point arguments, got {dt}.")
         it = iter(arrays)
         args = [np.asarray(a, dt) if isinstance(a, _PY_SCALARS) else next(it) for a in args]
-    shape = ops.broadcast_shapes(*[ops.aval_of(a).shape for a in args])
-    return [ops.broadcast_to(a, shape) for a in args]
+    shape = prom.broadcast_shapes(*[prom.aval_of(a).shape for a in args])
+    return [prom.broadcast_to(a, shape) for a in args]
 
 
 def _compute_dtype(dt):
@@ -68,7 +69,7 @@ def _compute_dtype(dt):
 
 
 def _upcast(*args):
-    dt = ops.aval_of(args[0]).dtype
+    dt = prom.aval_of(args[0]).dtype
     cdt = _compute_dtype(dt)
     if cdt == dt:
         return dt, list(args)
@@ -76,7 +77,7 @@ def _upcast(*args):
 
 
 def _downcast(dt, *outs):
-    res = [o if ops.aval_of(o).dtype == dt else lax.convert_element_type(o, dt) for o in outs]
+    res = [o if prom.aval_of(o).dtype == dt else lax.convert_element_type(o, dt) for o in outs]
     return res if len(res) > 1 else res[0]
 
 
@@ -84,24 +85,24 @@ def _downcast(dt, *outs):
 
 
 def _k(x, v):
-    return np.asarray(v, ops.aval_of(x).dtype)
+    return np.asarray(v, prom.aval_of(x).dtype)
 
 
 def _where(c, a, b):
-    return ops.where(c, a, b)
+    return jnp.where(c, a, b)
 
 
 def _and(*ms):
     out = ms[0]
     for m in ms[1:]:
-        out = ops.bitwise_and(out, m)
+        out = jnp.bitwise_and(out, m)
     return out
 
 
 def _or(*ms):
     out = ms[0]
     for m in ms[1:]:
-        out = ops.bitwise_or(out, m)
+        out = jnp.bitwise_or(out, m)
     return out
 
 
@@ -114,7 +115,7 @@ def _masked_loop(active, state, step, converged):
     freezes once ``converged(old, new)`` holds for it."""
     def cond(carry):
         n, done, _ = carry
-        return lax.bitwise_and(lax.lt(n, np.int32(_MAX_ITERS)), ops.any(_not(done)))
+        return lax.bitwise_and(lax.lt(n, np.int32(_MAX_ITERS)), jnp.any(_not(done)))
 
     def body(carry):
         n, done, st = carry
@@ -129,23 +130,23 @@ def _masked_loop(active, state, step, converged):
 
 
 def _small(d, s, eps):
-    return ops.less_equal(lax.abs(d), ops.multiply(lax.abs(s), eps))
+    return jnp.less_equal(lax.abs(d), jnp.multiply(lax.abs(s), eps))
 
 
 def _series_p(a, x, active, grad):
     """sum_n x^n / ((a+1)...(a+n)) and its derivative with respect to a."""
-    eps = _k(a, np.finfo(ops.aval_of(a).dtype).eps)
-    one, zero = ops.add(ops.multiply(a, _k(a, 0)), _k(a, 1)), ops.multiply(a, _k(a, 0))
+    eps = _k(a, np.finfo(prom.aval_of(a).dtype).eps)
+    one, zero = jnp.add(jnp.multiply(a, _k(a, 0)), _k(a, 1)), jnp.multiply(a, _k(a, 0))
 
     def step(n, st):
         t, dt, s, ds = st
-        apn = ops.add(a, lax.convert_element_type(n, ops.aval_of(a).dtype))
-        r = ops.true_divide(x, apn)
-        t2 = ops.multiply(t, r)
+        apn = jnp.add(a, lax.convert_element_type(n, prom.aval_of(a).dtype))
+        r = jnp.true_divide(x, apn)
+        t2 = jnp.multiply(t, r)
         if not grad:
-            return t2, dt, ops.add(s, t2), ds
-        dt2 = ops.subtract(ops.multiply(dt, r), ops.true_divide(t2, apn))
-        return t2, dt2, ops.add(s, t2), ops.add(ds, dt2)
+            return t2, dt, jnp.add(s, t2), ds
+        dt2 = jnp.subtract(jnp.multiply(dt, r), jnp.true_divide(t2, apn))
+        return t2, dt2, jnp.add(s, t2), jnp.add(ds, dt2)
 
     def converged(old, new):
         t, dt, s, ds = new
@@ -157,23 +158,23 @@ def _series_p(a, x, active, grad):
 
 def _series_q(a, x, active, grad):
     """sum_{n>=1} (-x)^n / (n! (a+n)) and its derivative with respect to a."""
-    eps = _k(a, np.finfo(ops.aval_of(a).dtype).eps)
-    one, zero = ops.add(ops.multiply(a, _k(a, 0)), _k(a, 1)), ops.multiply(a, _k(a, 0))
+    eps = _k(a, np.finfo(prom.aval_of(a).dtype).eps)
+    one, zero = jnp.add(jnp.multiply(a, _k(a, 0)), _k(a, 1)), jnp.multiply(a, _k(a, 0))
 
     def step(n, st):
         fac, s, ds = st
-        nf = lax.convert_element_type(n, ops.aval_of(a).dtype)
-        fac = ops.multiply(fac, ops.true_divide(lax.neg(x), nf))
-        apn = ops.add(a, nf)
-        term = ops.true_divide(fac, apn)
+        nf = lax.convert_element_type(n, prom.aval_of(a).dtype)
+        fac = jnp.multiply(fac, jnp.true_divide(lax.neg(x), nf))
+        apn = jnp.add(a, nf)
+        term = jnp.true_divide(fac, apn)
         if not grad:
-            return fac, ops.add(s, term), ds
-        dterm = lax.neg(ops.true_divide(term, apn))
-        return fac, ops.add(s, term), ops.add(ds, dterm)
+            return fac, jnp.add(s, term), ds
+        dterm = lax.neg(jnp.true_divide(term, apn))
+        return fac, jnp.add(s, term), jnp.add(ds, dterm)
 
     def converged(old, new):
-        ok = _small(ops.subtract(new[1], old[1]), new[1], eps)
-        return _and(ok, _small(ops.subtract(new[2], old[2]), new[2], eps)) if grad else ok
+        ok = _small(jnp.subtract(new[1], old[1]), new[1], eps)
+        return _and(ok, _small(jnp.subtract(new[2], old[2]), new[2], eps)) if grad else ok
 
     _, s, ds = _masked_loop(active, (one, zero, zero), step, converged)
     return s, ds
@@ -183,46 +184,46 @@ def _cont_frac_q(a, x, active, grad):
     """h = 1/(b1 + a2/(b2 + a3/(b3 + ...))) with b_n = x + 2n - 1 - a,
     a_n = (n-1)(a-n+1), and dh/da, through the continuants A_n / B_n (renormalized so that
     B_n = 1 after every step)."""
-    dt_ = ops.aval_of(a).dtype
+    dt_ = prom.aval_of(a).dtype
     eps = _k(a, np.finfo(dt_).eps)
-    zero = ops.multiply(a, _k(a, 0))
-    one = ops.add(zero, _k(a, 1))
-    b1 = ops.subtract(ops.add(x, _k(a, 1)), a)
+    zero = jnp.multiply(a, _k(a, 0))
+    one = jnp.add(zero, _k(a, 1))
+    b1 = jnp.subtract(jnp.add(x, _k(a, 1)), a)
     # n = 1: A_0 = 0, A_1 = 1, B_0 = 1, B_1 = b1; d/da: dB_1 = -1, the rest 0.
-    inv_b1 = ops.true_divide(one, b1)
+    inv_b1 = jnp.true_divide(one, b1)
     state = (zero, inv_b1, inv_b1, one,  # A_{n-1}, A_n, B_{n-1}, B_n (scaled by 1/b1)
              zero, zero, zero, lax.neg(inv_b1),  # their derivatives (scaled)
-             inv_b1, ops.multiply(inv_b1, inv_b1))  # h, dh
+             inv_b1, jnp.multiply(inv_b1, inv_b1))  # h, dh
 
     def step(n, st):
         am1, a_, bm1, b_, dam1, da_, dbm1, db_, _, _ = st
         # the loop counts from 1; this is term n + 1 (term 1 is the initial state)
         nm1 = lax.convert_element_type(n, dt_)
-        an = ops.multiply(nm1, ops.subtract(a, nm1))
-        bn = ops.subtract(ops.add(x, ops.subtract(ops.multiply(_k(a, 2), nm1), _k(a, -1))), a)
-        a_new = ops.add(ops.multiply(bn, a_), ops.multiply(an, am1))
-        b_new = ops.add(ops.multiply(bn, b_), ops.multiply(an, bm1))
+        an = jnp.multiply(nm1, jnp.subtract(a, nm1))
+        bn = jnp.subtract(jnp.add(x, jnp.subtract(jnp.multiply(_k(a, 2), nm1), _k(a, -1))), a)
+        a_new = jnp.add(jnp.multiply(bn, a_), jnp.multiply(an, am1))
+        b_new = jnp.add(jnp.multiply(bn, b_), jnp.multiply(an, bm1))
         if not grad:
-            sc = ops.true_divide(one, _where(ops.equal(b_new, zero), one, b_new))
-            a_new, a_, b_ = (ops.multiply(v, sc) for v in (a_new, a_, b_))
+            sc = jnp.true_divide(one, _where(jnp.equal(b_new, zero), one, b_new))
+            a_new, a_, b_ = (jnp.multiply(v, sc) for v in (a_new, a_, b_))
             return a_, a_new, b_, one, dam1, da_, dbm1, db_, a_new, st[9]
-        da_new = ops.add(ops.add(ops.subtract(ops.multiply(bn, da_), a_),
-                                 ops.multiply(nm1, am1)), ops.multiply(an, dam1))
-        db_new = ops.add(ops.add(ops.subtract(ops.multiply(bn, db_), b_),
-                                 ops.multiply(nm1, bm1)), ops.multiply(an, dbm1))
-        sc = ops.true_divide(one, _where(ops.equal(b_new, zero), one, b_new))
-        a_new, b_new, da_new, db_new = (ops.multiply(v, sc) for v in
+        da_new = jnp.add(jnp.add(jnp.subtract(jnp.multiply(bn, da_), a_),
+                                 jnp.multiply(nm1, am1)), jnp.multiply(an, dam1))
+        db_new = jnp.add(jnp.add(jnp.subtract(jnp.multiply(bn, db_), b_),
+                                 jnp.multiply(nm1, bm1)), jnp.multiply(an, dbm1))
+        sc = jnp.true_divide(one, _where(jnp.equal(b_new, zero), one, b_new))
+        a_new, b_new, da_new, db_new = (jnp.multiply(v, sc) for v in
                                         (a_new, b_new, da_new, db_new))
-        a_, b_, da_, db_ = (ops.multiply(v, sc) for v in (a_, b_, da_, db_))
-        h = ops.true_divide(a_new, b_new)
-        dh = ops.true_divide(ops.subtract(ops.multiply(da_new, b_new),
-                                          ops.multiply(a_new, db_new)),
-                             ops.multiply(b_new, b_new))
+        a_, b_, da_, db_ = (jnp.multiply(v, sc) for v in (a_, b_, da_, db_))
+        h = jnp.true_divide(a_new, b_new)
+        dh = jnp.true_divide(jnp.subtract(jnp.multiply(da_new, b_new),
+                                          jnp.multiply(a_new, db_new)),
+                             jnp.multiply(b_new, b_new))
         return a_, a_new, b_, b_new, da_, da_new, db_, db_new, h, dh
 
     def converged(old, new):
-        ok = _small(ops.subtract(new[8], old[8]), new[8], eps)
-        return _and(ok, _small(ops.subtract(new[9], old[9]), new[9], eps)) if grad else ok
+        ok = _small(jnp.subtract(new[8], old[8]), new[8], eps)
+        return _and(ok, _small(jnp.subtract(new[9], old[9]), new[9], eps)) if grad else ok
 
     st = _masked_loop(active, state, step, converged)
     return st[8], st[9]
@@ -233,12 +234,12 @@ def _cont_frac_q(a, x, active, grad):
 
 def _domain(a, x, zero_x_inside=False):
     """(interior mask, a and x replaced by 1 outside the interior, nan mask)."""
-    x_ok = (ops.greater_equal if zero_x_inside else ops.greater)(x, _k(x, 0))
-    interior = _and(ops.greater(a, _k(a, 0)), x_ok, lax.is_finite(a), lax.is_finite(x))
-    nan = _or(ops.not_equal(a, a), ops.not_equal(x, x), ops.less(a, _k(a, 0)),
-              ops.less(x, _k(x, 0)),
-              _and(ops.equal(a, _k(a, 0)), ops.equal(x, _k(x, 0))),
-              _and(ops.equal(lax.abs(a), _k(a, np.inf)), ops.equal(x, _k(x, np.inf))))
+    x_ok = (jnp.greater_equal if zero_x_inside else jnp.greater)(x, _k(x, 0))
+    interior = _and(jnp.greater(a, _k(a, 0)), x_ok, lax.is_finite(a), lax.is_finite(x))
+    nan = _or(jnp.not_equal(a, a), jnp.not_equal(x, x), jnp.less(a, _k(a, 0)),
+              jnp.less(x, _k(x, 0)),
+              _and(jnp.equal(a, _k(a, 0)), jnp.equal(x, _k(x, 0))),
+              _and(jnp.equal(lax.abs(a), _k(a, np.inf)), jnp.equal(x, _k(x, np.inf))))
     a_s = _where(interior, a, _k(a, 1))
     x_s = _where(interior, x, _k(x, 1))
     return interior, a_s, x_s, nan
@@ -247,18 +248,18 @@ def _domain(a, x, zero_x_inside=False):
 def _p_regions(a, x):
     """Lanes where P comes from the power series; of the others, those that use the
     continued fraction for Q (the rest use Q's small-x series)."""
-    use_s = _or(ops.less_equal(x, _k(x, 1)), ops.less_equal(x, a))
-    use_c = _and(_not(use_s), ops.greater(x, _k(x, 1.1)))
+    use_s = _or(jnp.less_equal(x, _k(x, 1)), jnp.less_equal(x, a))
+    use_c = _and(_not(use_s), jnp.greater(x, _k(x, 1.1)))
     return use_s, use_c
 
 
 def _q_regions(a, x):
-    big_x = ops.greater(x, _k(x, 1.1))
-    small_x = ops.less_equal(x, _k(x, 0.5))
+    big_x = jnp.greater(x, _k(x, 1.1))
+    small_x = jnp.less_equal(x, _k(x, 0.5))
     safe_logx = lax.log(_where(small_x, x, _k(x, 0.5)))
-    use_s = _where(big_x, ops.less(x, a),
-                   _where(small_x, ops.greater(a, ops.true_divide(_k(x, -0.4), safe_logx)),
-                          ops.less(ops.multiply(x, _k(x, 1.1)), a)))
+    use_s = _where(big_x, jnp.less(x, a),
+                   _where(small_x, jnp.greater(a, jnp.true_divide(_k(x, -0.4), safe_logx)),
+                          jnp.less(jnp.multiply(x, _k(x, 1.1)), a)))
     use_c = _and(big_x, _not(use_s))
     return use_s, use_c
 
@@ -277,11 +278,11 @@ def _igamma_parts(a, x, regions, zero_x_inside=False, grad=True):
 def _log1p(t):
     """log(1 + t) to about an ulp (XLA's float64 log1p is off by up to ~100 ulps for
     moderate t): log(u) * t / (u - 1) with u = 1 + t rounded, which cancels the rounding."""
-    u = ops.add(t, _k(t, 1))
-    um1 = ops.subtract(u, _k(t, 1))
-    exact = ops.equal(um1, _k(t, 0))
-    ratio = ops.true_divide(t, _where(exact, _k(t, 1), um1))
-    return _where(exact, t, ops.multiply(lax.log(u), ratio))
+    u = jnp.add(t, _k(t, 1))
+    um1 = jnp.subtract(u, _k(t, 1))
+    exact = jnp.equal(um1, _k(t, 0))
+    ratio = jnp.true_divide(t, _where(exact, _k(t, 1), um1))
+    return _where(exact, t, jnp.multiply(lax.log(u), ratio))
 
 
 def _zeta_int(k, n=12):
@@ -308,17 +309,17 @@ def _lgamma1p(a):
     def taylor(e):
         acc = _k(e, 0)
         for c in reversed(_LGAM1P_COEFS):
-            acc = ops.add(ops.multiply(acc, e), _k(e, c))
+            acc = jnp.add(jnp.multiply(acc, e), _k(e, c))
         return acc
 
-    near0 = ops.less_equal(lax.abs(a), _k(a, 0.2))
-    near1 = ops.less_equal(lax.abs(ops.subtract(a, _k(a, 1))), _k(a, 0.2))
+    near0 = jnp.less_equal(lax.abs(a), _k(a, 0.2))
+    near1 = jnp.less_equal(lax.abs(jnp.subtract(a, _k(a, 1))), _k(a, 0.2))
     e0 = _where(near0, a, _k(a, 0))
-    e1 = _where(near1, ops.subtract(a, _k(a, 1)), _k(a, 0))
+    e1 = _where(near1, jnp.subtract(a, _k(a, 1)), _k(a, 0))
     a1 = _where(near1, a, _k(a, 1))
     return _where(near0, taylor(e0),
-                  _where(near1, ops.add(lax.log(a1), taylor(e1)),
-                         lax.lgamma(ops.add(a, _k(a, 1)))))
+                  _where(near1, jnp.add(lax.log(a1), taylor(e1)),
+                         lax.lgamma(jnp.add(a, _k(a, 1)))))
 
 
 _STIRLING = (1.0 / 12, -1.0 / 360, 1.0 / 1260, -1.0 / 1680, 1.0 / 1188)
@@ -329,19 +330,19 @@ def _log_prefactor(a, x, lx, lgam):
     """a log x - x - lgamma(a). For large a the three terms nearly cancel, so there it is
     rewritten with Stirling's series lgamma(a) = (a - 1/2) log a - a + log(2 pi) / 2 + c(a)
     as a (log1p(t) - t) + log(a) / 2 - log(2 pi) / 2 - c(a) with t = (x - a) / a."""
-    direct = ops.subtract(ops.subtract(ops.multiply(a, lx), x), lgam)
-    big = ops.greater_equal(a, _k(a, _STIRLING_FROM))
+    direct = jnp.subtract(jnp.subtract(jnp.multiply(a, lx), x), lgam)
+    big = jnp.greater_equal(a, _k(a, _STIRLING_FROM))
     ab = _where(big, a, _k(a, _STIRLING_FROM))
-    inv = ops.true_divide(_k(a, 1), ab)
-    inv2 = ops.multiply(inv, inv)
+    inv = jnp.true_divide(_k(a, 1), ab)
+    inv2 = jnp.multiply(inv, inv)
     corr = _k(a, 0)
     for c in reversed(_STIRLING):
-        corr = ops.add(ops.multiply(corr, inv2), _k(a, c))
-    corr = ops.multiply(corr, inv)
-    t = ops.true_divide(ops.subtract(x, ab), ab)
-    stirling = ops.add(ops.multiply(ab, ops.subtract(_log1p(t), t)),
-                       ops.subtract(ops.multiply(_k(a, 0.5), lax.log(ab)),
-                                    ops.add(_k(a, 0.5 * np.log(2 * np.pi)), corr)))
+        corr = jnp.add(jnp.multiply(corr, inv2), _k(a, c))
+    corr = jnp.multiply(corr, inv)
+    t = jnp.true_divide(jnp.subtract(x, ab), ab)
+    stirling = jnp.add(jnp.multiply(ab, jnp.subtract(_log1p(t), t)),
+                       jnp.subtract(jnp.multiply(_k(a, 0.5), lax.log(ab)),
+                                    jnp.add(_k(a, 0.5 * np.log(2 * np.pi)), corr)))
     return _where(big, stirling, direct)
 
 
@@ -352,41 +353,41 @@ def _p_and_q(a, x, want, grad=True):
     interior, a_s, x_s, nan, use_s, use_c, (s, ds), (h, dh), (t, dt) = _igamma_parts(
         a, x, regions, grad=grad)
     lx = lax.log(x_s)
-    lgam = _lgamma1p(ops.subtract(a_s, _k(a_s, 1)))  # exact zeros at a = 1, 2
-    psi, psi1 = lax.digamma(a_s), lax.digamma(ops.add(a_s, _k(a_s, 1)))
-    alx = ops.multiply(a_s, lx)
+    lgam = _lgamma1p(jnp.subtract(a_s, _k(a_s, 1)))  # exact zeros at a = 1, 2
+    psi, psi1 = lax.digamma(a_s), lax.digamma(jnp.add(a_s, _k(a_s, 1)))
+    alx = jnp.multiply(a_s, lx)
     lpre = _log_prefactor(a_s, x_s, lx, lgam)  # log(x^a e^-x / Gamma(a))
     # power series: P
-    pre_s = lax.exp(ops.subtract(lpre, lax.log(a_s)))
-    p_s = ops.multiply(pre_s, s)
-    dp_s = ops.multiply(pre_s, ops.add(ops.multiply(s, ops.subtract(lx, psi1)), ds))
+    pre_s = lax.exp(jnp.subtract(lpre, lax.log(a_s)))
+    p_s = jnp.multiply(pre_s, s)
+    dp_s = jnp.multiply(pre_s, jnp.add(jnp.multiply(s, jnp.subtract(lx, psi1)), ds))
     # continued fraction: Q
     pre_c = lax.exp(lpre)
-    q_c = ops.multiply(pre_c, h)
-    dq_c = ops.multiply(pre_c, ops.add(ops.multiply(h, ops.subtract(lx, psi)), dh))
+    q_c = jnp.multiply(pre_c, h)
+    dq_c = jnp.multiply(pre_c, jnp.add(jnp.multiply(h, jnp.subtract(lx, psi)), dh))
     # small-x series: Q
-    u = ops.subtract(alx, _lgamma1p(a_s))
-    ev = lax.exp(ops.subtract(alx, lgam))
-    q_t = ops.subtract(lax.neg(lax.expm1(u)), ops.multiply(ev, t))
-    dq_t = ops.subtract(lax.neg(ops.multiply(lax.exp(u), ops.subtract(lx, psi1))),
-                        ops.multiply(ev, ops.add(ops.multiply(ops.subtract(lx, psi), t), dt)))
+    u = jnp.subtract(alx, _lgamma1p(a_s))
+    ev = lax.exp(jnp.subtract(alx, lgam))
+    q_t = jnp.subtract(lax.neg(lax.expm1(u)), jnp.multiply(ev, t))
+    dq_t = jnp.subtract(lax.neg(jnp.multiply(lax.exp(u), jnp.subtract(lx, psi1))),
+                        jnp.multiply(ev, jnp.add(jnp.multiply(jnp.subtract(lx, psi), t), dt)))
     q_other = _where(use_c, q_c, q_t)
     dq_other = _where(use_c, dq_c, dq_t)
     one = _k(a, 1)
     if want == "p":
-        val = _where(use_s, p_s, ops.subtract(one, q_other))
+        val = _where(use_s, p_s, jnp.subtract(one, q_other))
         dval = _where(use_s, dp_s, lax.neg(dq_other))
     else:
-        val = _where(use_s, ops.subtract(one, p_s), q_other)
+        val = _where(use_s, jnp.subtract(one, p_s), q_other)
         dval = _where(use_s, lax.neg(dp_s), dq_other)
     # edges: P(0, x>0) = 1, P(a>0, 0) = 0, P(a, inf) = 1, P(inf, x) = 0.
-    p_edge = _where(_or(ops.equal(a, _k(a, 0)), ops.equal(x, _k(x, np.inf))), one,
+    p_edge = _where(_or(jnp.equal(a, _k(a, 0)), jnp.equal(x, _k(x, np.inf))), one,
                     _k(a, 0))
-    edge = p_edge if want == "p" else ops.subtract(one, p_edge)
+    edge = p_edge if want == "p" else jnp.subtract(one, p_edge)
     nan_v = _k(a, np.nan)
     val = _where(nan, nan_v, _where(interior, val, edge))
     # d/da is 0 on the edges x = 0, x = inf, a = inf; undefined at a = 0.
-    dval = _where(_or(nan, ops.equal(a, _k(a, 0))), nan_v,
+    dval = _where(_or(nan, jnp.equal(a, _k(a, 0))), nan_v,
                   _where(interior, dval, _k(a, 0)))
     return val, dval
 
@@ -398,12 +399,12 @@ def _gamma_dlogx_da(a, x, lx, zero_x_inside=False):
     interior, a_s, x_s, nan, use_s, use_c, (s, ds), (h, dh), (t, dt) = _igamma_parts(
         a, x, _p_regions, zero_x_inside)
     lx = _where(interior, lx, _k(lx, 0))
-    psi, psi1 = lax.digamma(a_s), lax.digamma(ops.add(a_s, _k(a_s, 1)))
-    g_s = lax.neg(ops.true_divide(ops.add(ops.multiply(s, ops.subtract(lx, psi1)), ds), a_s))
-    g_c = ops.add(ops.multiply(h, ops.subtract(lx, psi)), dh)
-    g_t = lax.neg(ops.multiply(lax.exp(x_s), ops.add(
-        ops.true_divide(ops.subtract(lx, psi1), a_s),
-        ops.add(ops.multiply(ops.subtract(lx, psi), t), dt))))
+    psi, psi1 = lax.digamma(a_s), lax.digamma(jnp.add(a_s, _k(a_s, 1)))
+    g_s = lax.neg(jnp.true_divide(jnp.add(jnp.multiply(s, jnp.subtract(lx, psi1)), ds), a_s))
+    g_c = jnp.add(jnp.multiply(h, jnp.subtract(lx, psi)), dh)
+    g_t = lax.neg(jnp.multiply(lax.exp(x_s), jnp.add(
+        jnp.true_divide(jnp.subtract(lx, psi1), a_s),
+        jnp.add(jnp.multiply(jnp.subtract(lx, psi), t), dt))))
     g = _where(use_s, g_s, _where(use_c, g_c, g_t))
     return g, interior, nan
 
@@ -413,9 +414,9 @@ def _gamma_dlogx_da(a, x, lx, zero_x_inside=False):
 
 def _log_pdf(a, x):
     """log of the Gamma(a, 1) density, (a-1) log x - x - lgamma(a), with 0 log 0 = 0."""
-    am1 = ops.subtract(a, _k(a, 1))
-    xl = _where(ops.equal(am1, _k(a, 0)), _k(a, 0), ops.multiply(am1, lax.log(x)))
-    return ops.subtract(ops.subtract(xl, x), _lgamma1p(ops.subtract(a, _k(a, 1))))
+    am1 = jnp.subtract(a, _k(a, 1))
+    xl = _where(jnp.equal(am1, _k(a, 0)), _k(a, 0), jnp.multiply(am1, lax.log(x)))
+    return jnp.subtract(jnp.subtract(xl, x), _lgamma1p(jnp.subtract(a, _k(a, 1))))
 
 
 def _make_incomplete(want):
@@ -431,7 +432,7 @@ def _make_incomplete(want):
         dx = lax.exp(_log_pdf(a, x))
         if want == "q":
             dx = lax.neg(dx)
-        return val, ops.add(ops.multiply(ta, dval), ops.multiply(tx, dx))
+        return val, jnp.add(jnp.multiply(ta, dval), jnp.multiply(tx, dx))
 
     return f
 
@@ -454,11 +455,11 @@ _igamma_grad_a_jit = _compute(lambda a, x: _p_and_q(a, x, "p")[1])
 
 
 def _random_gamma_grad_impl(a, x):
-    lx = lax.log(_where(ops.equal(x, _k(x, 0)), _k(x, 1), x))
+    lx = lax.log(_where(jnp.equal(x, _k(x, 0)), _k(x, 1), x))
     g, interior, nan = _gamma_dlogx_da(a, x, lx)
-    out = _where(interior, ops.multiply(x, g), _k(a, 0))
-    bad = _or(nan, ops.equal(a, _k(a, 0)), ops.equal(lax.abs(a), _k(a, np.inf)),
-              ops.equal(x, _k(x, np.inf)))
+    out = _where(interior, jnp.multiply(x, g), _k(a, 0))
+    bad = _or(nan, jnp.equal(a, _k(a, 0)), jnp.equal(lax.abs(a), _k(a, np.inf)),
+              jnp.equal(x, _k(x, np.inf)))
     return _where(bad, _k(a, np.nan), out)
 
 

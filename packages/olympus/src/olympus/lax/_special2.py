@@ -32,8 +32,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from olympus_trace import array_ops as ops
+import olympus.numpy as jnp
 from olympus_trace import lax_ops as lax
+from olympus_trace import promotion as prom
+from olympus_trace.core import Tracer
 
 from .._src.custom_derivatives import custom_jvp
 from .._src.jit import jit
@@ -64,16 +66,16 @@ def _nan_like(x):
 
 
 def _zeros(x):
-    return ops.multiply(x, _k(x, 0))
+    return jnp.multiply(x, _k(x, 0))
 
 
 def _ones_like(x):
     """Ones of x's shape (and batching), whatever the values of x."""
-    return _where(ops.equal(x, x), _k(x, 1), _k(x, 1))
+    return _where(jnp.equal(x, x), _k(x, 1), _k(x, 1))
 
 
 def _is_int(x):
-    return ops.equal(lax.floor(x), x)
+    return jnp.equal(lax.floor(x), x)
 
 
 # --- regularized incomplete beta ----------------------------------------------------------------
@@ -82,68 +84,68 @@ def _is_int(x):
 def _beta_cf(a, b, x, active, grad):
     """The continued fraction h = 1/(1 + d1/(1 + d2/(1 + ...))) and dh/da, dh/db, through
     the continuants A_n / B_n (A_n = A_{n-1} + d_{n-1} A_{n-2}, the same for B)."""
-    dt_ = ops.aval_of(a).dtype
+    dt_ = prom.aval_of(a).dtype
     eps = _k(a, np.finfo(dt_).eps)
     zero = _zeros(a)
-    one = ops.add(zero, _k(a, 1))
-    apb = ops.add(a, b)
+    one = jnp.add(zero, _k(a, 1))
+    apb = jnp.add(a, b)
 
     def push(st, d, dda, ddb):
         a0, a1, b0, b1, da0, da1, db0, db1, ea0, ea1, eb0, eb1 = st
-        a2 = ops.add(a1, ops.multiply(d, a0))
-        b2 = ops.add(b1, ops.multiply(d, b0))
+        a2 = jnp.add(a1, jnp.multiply(d, a0))
+        b2 = jnp.add(b1, jnp.multiply(d, b0))
         if not grad:
             return a1, a2, b1, b2, da0, da1, db0, db1, ea0, ea1, eb0, eb1
         # d/da of the continuants (da*, db*) and d/db (ea*, eb*)
-        da2 = ops.add(ops.add(da1, ops.multiply(dda, a0)), ops.multiply(d, da0))
-        db2 = ops.add(ops.add(db1, ops.multiply(dda, b0)), ops.multiply(d, db0))
-        ea2 = ops.add(ops.add(ea1, ops.multiply(ddb, a0)), ops.multiply(d, ea0))
-        eb2 = ops.add(ops.add(eb1, ops.multiply(ddb, b0)), ops.multiply(d, eb0))
+        da2 = jnp.add(jnp.add(da1, jnp.multiply(dda, a0)), jnp.multiply(d, da0))
+        db2 = jnp.add(jnp.add(db1, jnp.multiply(dda, b0)), jnp.multiply(d, db0))
+        ea2 = jnp.add(jnp.add(ea1, jnp.multiply(ddb, a0)), jnp.multiply(d, ea0))
+        eb2 = jnp.add(jnp.add(eb1, jnp.multiply(ddb, b0)), jnp.multiply(d, eb0))
         return a1, a2, b1, b2, da1, da2, db1, db2, ea1, ea2, eb1, eb2
 
     def step(n, st):
-        k = lax.convert_element_type(ops.subtract(n, np.int32(1)), dt_)
-        k1 = ops.add(k, _k(a, 1))
+        k = lax.convert_element_type(jnp.subtract(n, np.int32(1)), dt_)
+        k1 = jnp.add(k, _k(a, 1))
         # odd term d_{2k+1} = -(a+k)(a+b+k) x / ((a+2k)(a+2k+1))
-        p, r = ops.add(a, k), ops.add(apb, k)
-        u = ops.add(a, ops.multiply(_k(a, 2), k))
-        den = ops.multiply(u, ops.add(u, _k(a, 1)))
-        num = lax.neg(ops.multiply(ops.multiply(p, r), x))
-        d = ops.true_divide(num, den)
+        p, r = jnp.add(a, k), jnp.add(apb, k)
+        u = jnp.add(a, jnp.multiply(_k(a, 2), k))
+        den = jnp.multiply(u, jnp.add(u, _k(a, 1)))
+        num = lax.neg(jnp.multiply(jnp.multiply(p, r), x))
+        d = jnp.true_divide(num, den)
         dda = ddb = None
         if grad:
-            dnum = lax.neg(ops.multiply(ops.add(p, r), x))
-            dden = ops.add(ops.multiply(_k(a, 2), u), _k(a, 1))
-            dda = ops.true_divide(ops.subtract(dnum, ops.multiply(d, dden)), den)
-            ddb = lax.neg(ops.true_divide(ops.multiply(p, x), den))
+            dnum = lax.neg(jnp.multiply(jnp.add(p, r), x))
+            dden = jnp.add(jnp.multiply(_k(a, 2), u), _k(a, 1))
+            dda = jnp.true_divide(jnp.subtract(dnum, jnp.multiply(d, dden)), den)
+            ddb = lax.neg(jnp.true_divide(jnp.multiply(p, x), den))
         st = push(st[:12], d, dda, ddb)
         # even term d_{2k'} = k'(b-k') x / ((a+2k'-1)(a+2k')) with k' = k + 1
-        v = ops.add(a, ops.multiply(_k(a, 2), k1))
-        vm1 = ops.subtract(v, _k(a, 1))
-        den = ops.multiply(vm1, v)
-        d = ops.true_divide(ops.multiply(ops.multiply(k1, ops.subtract(b, k1)), x), den)
+        v = jnp.add(a, jnp.multiply(_k(a, 2), k1))
+        vm1 = jnp.subtract(v, _k(a, 1))
+        den = jnp.multiply(vm1, v)
+        d = jnp.true_divide(jnp.multiply(jnp.multiply(k1, jnp.subtract(b, k1)), x), den)
         if grad:
-            dda = lax.neg(ops.multiply(d, ops.add(ops.true_divide(_k(a, 1), vm1),
-                                                  ops.true_divide(_k(a, 1), v))))
-            ddb = ops.true_divide(ops.multiply(k1, x), den)
+            dda = lax.neg(jnp.multiply(d, jnp.add(jnp.true_divide(_k(a, 1), vm1),
+                                                  jnp.true_divide(_k(a, 1), v))))
+            ddb = jnp.true_divide(jnp.multiply(k1, x), den)
         st = push(st, d, dda, ddb)
         # renormalize so that B_n = 1
-        sc = ops.true_divide(one, _where(ops.equal(st[3], zero), one, st[3]))
-        st = tuple(ops.multiply(v_, sc) for v_ in st)
+        sc = jnp.true_divide(one, _where(jnp.equal(st[3], zero), one, st[3]))
+        st = tuple(jnp.multiply(v_, sc) for v_ in st)
         h = st[1]
         if not grad:
             return st + (h, zero, zero)
         # h = A/B with B = 1: dh = dA - A dB
-        dha = ops.subtract(st[5], ops.multiply(h, st[7]))
-        dhb = ops.subtract(st[9], ops.multiply(h, st[11]))
+        dha = jnp.subtract(st[5], jnp.multiply(h, st[7]))
+        dhb = jnp.subtract(st[9], jnp.multiply(h, st[11]))
         return st + (h, dha, dhb)
 
     def converged(old, new):
-        ok = _small(ops.subtract(new[12], old[12]), new[12], eps)
+        ok = _small(jnp.subtract(new[12], old[12]), new[12], eps)
         if not grad:
             return ok
-        return _and(ok, _small(ops.subtract(new[13], old[13]), new[13], eps),
-                    _small(ops.subtract(new[14], old[14]), new[14], eps))
+        return _and(ok, _small(jnp.subtract(new[13], old[13]), new[13], eps),
+                    _small(jnp.subtract(new[14], old[14]), new[14], eps))
 
     init = (zero, one, one, one) + (zero,) * 8 + (one, zero, zero)
     st = _masked_loop(active, init, step, converged)
@@ -151,22 +153,22 @@ def _beta_cf(a, b, x, active, grad):
 
 
 def _lbeta(a, b):
-    return ops.subtract(ops.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(ops.add(a, b)))
+    return jnp.subtract(jnp.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(jnp.add(a, b)))
 
 
 def _stirling_corr(z):
     """lgamma(z) - ((z - 1/2) log z - z + log(2 pi) / 2), for z >= _STIRLING_FROM."""
-    inv = ops.true_divide(_k(z, 1), z)
-    inv2 = ops.multiply(inv, inv)
+    inv = jnp.true_divide(_k(z, 1), z)
+    inv2 = jnp.multiply(inv, inv)
     acc = _zeros(z)
     for c in reversed(_STIRLING):
-        acc = ops.add(ops.multiply(acc, inv2), _k(z, c))
-    return ops.multiply(acc, inv)
+        acc = jnp.add(jnp.multiply(acc, inv2), _k(z, c))
+    return jnp.multiply(acc, inv)
 
 
 def _log1pmx(t):
     """log(1 + t) - t."""
-    return ops.subtract(_log1p(t), t)
+    return jnp.subtract(_log1p(t), t)
 
 
 def _log_beta_prefactor(a, b, x, lx, ly):
@@ -178,76 +180,76 @@ def _log_beta_prefactor(a, b, x, lx, ly):
     - log(2 pi) / 2 - c(a) - c(b) + c(s) with c the Stirling correction."""
     one = _k(a, 1)
     lim = _k(a, _STIRLING_FROM)
-    big_a, big_b = ops.greater_equal(a, lim), ops.greater_equal(b, lim)
-    direct = ops.subtract(ops.subtract(ops.add(ops.multiply(a, lx), ops.multiply(b, ly)),
+    big_a, big_b = jnp.greater_equal(a, lim), jnp.greater_equal(b, lim)
+    direct = jnp.subtract(jnp.subtract(jnp.add(jnp.multiply(a, lx), jnp.multiply(b, ly)),
                                        lax.log(a)), _lbeta(a, b))
     # one of a, b large: lgamma(big) - lgamma(s) = -(big - 1/2) log1p(small/big)
     #   - small log s + small + c(big) - c(s)
     small, big = _where(big_a, b, a), _where(big_a, a, b)
     big = _where(_or(big_a, big_b), big, lim)
-    s1 = ops.add(small, big)
+    s1 = jnp.add(small, big)
     cs = _stirling_corr(_where(_or(big_a, big_b), s1, lim))
-    diff = ops.add(ops.subtract(ops.add(
-        lax.neg(ops.multiply(ops.subtract(big, _k(a, 0.5)), _log1p(ops.true_divide(small, big)))),
-        small), ops.multiply(small, lax.log(s1))), ops.subtract(_stirling_corr(big), cs))
-    one_big = ops.subtract(ops.subtract(ops.add(ops.multiply(a, lx), ops.multiply(b, ly)),
+    diff = jnp.add(jnp.subtract(jnp.add(
+        lax.neg(jnp.multiply(jnp.subtract(big, _k(a, 0.5)), _log1p(jnp.true_divide(small, big)))),
+        small), jnp.multiply(small, lax.log(s1))), jnp.subtract(_stirling_corr(big), cs))
+    one_big = jnp.subtract(jnp.subtract(jnp.add(jnp.multiply(a, lx), jnp.multiply(b, ly)),
                                         lax.log(a)),
-                           ops.add(lax.lgamma(_where(_and(big_a, big_b), one, small)), diff))
+                           jnp.add(lax.lgamma(_where(_and(big_a, big_b), one, small)), diff))
     # both large
-    y = ops.subtract(one, x)
+    y = jnp.subtract(one, x)
     a_s = _where(big_a, a, lim)
     b_s = _where(big_b, b, lim)
-    ss_ = ops.add(a_s, b_s)
-    t = ops.true_divide(ops.subtract(ops.multiply(x, b_s), ops.multiply(y, a_s)), a_s)
-    u = ops.true_divide(ops.subtract(ops.multiply(y, a_s), ops.multiply(x, b_s)), b_s)
-    both = ops.add(ops.add(ops.multiply(a_s, _log1pmx(t)), ops.multiply(b_s, _log1pmx(u))),
-                   ops.subtract(ops.multiply(_k(a, 0.5), lax.log(
-                       ops.true_divide(b_s, ops.multiply(a_s, ss_)))),
+    ss_ = jnp.add(a_s, b_s)
+    t = jnp.true_divide(jnp.subtract(jnp.multiply(x, b_s), jnp.multiply(y, a_s)), a_s)
+    u = jnp.true_divide(jnp.subtract(jnp.multiply(y, a_s), jnp.multiply(x, b_s)), b_s)
+    both = jnp.add(jnp.add(jnp.multiply(a_s, _log1pmx(t)), jnp.multiply(b_s, _log1pmx(u))),
+                   jnp.subtract(jnp.multiply(_k(a, 0.5), lax.log(
+                       jnp.true_divide(b_s, jnp.multiply(a_s, ss_)))),
                        _k(a, 0.5 * np.log(2 * np.pi))))
-    both = ops.subtract(both, ops.subtract(ops.add(_stirling_corr(a_s), _stirling_corr(b_s)),
+    both = jnp.subtract(both, jnp.subtract(jnp.add(_stirling_corr(a_s), _stirling_corr(b_s)),
                                            _stirling_corr(ss_)))
     return _where(_and(big_a, big_b), both, _where(_or(big_a, big_b), one_big, direct))
 
 
 def _betainc_parts(a, b, x, grad):
     """(I_x(a, b), dI/da, dI/db) (the derivatives only with `grad`)."""
-    interior = _and(ops.greater(a, _k(a, 0)), ops.greater(b, _k(b, 0)),
-                    ops.greater(x, _k(x, 0)), ops.less(x, _k(x, 1)),
+    interior = _and(jnp.greater(a, _k(a, 0)), jnp.greater(b, _k(b, 0)),
+                    jnp.greater(x, _k(x, 0)), jnp.less(x, _k(x, 1)),
                     lax.is_finite(a), lax.is_finite(b))
     one = _k(a, 1)
     a_s = _where(interior, a, one)
     b_s = _where(interior, b, one)
     x_s = _where(interior, x, _k(x, 0.5))
     lx, ly = lax.log(x_s), _log1p(lax.neg(x_s))
-    swap = ops.greater(x_s, ops.true_divide(ops.add(a_s, one),
-                                            ops.add(ops.add(a_s, b_s), _k(a, 2))))
+    swap = jnp.greater(x_s, jnp.true_divide(jnp.add(a_s, one),
+                                            jnp.add(jnp.add(a_s, b_s), _k(a, 2))))
     a2, b2 = _where(swap, b_s, a_s), _where(swap, a_s, b_s)
-    x2 = _where(swap, ops.subtract(one, x_s), x_s)
+    x2 = _where(swap, jnp.subtract(one, x_s), x_s)
     lx2, ly2 = _where(swap, ly, lx), _where(swap, lx, ly)
     h, dha, dhb = _beta_cf(a2, b2, x2, interior, grad)
     lpre = _log_beta_prefactor(a2, b2, x2, lx2, ly2)
     pre = lax.exp(lpre)
-    j = ops.multiply(pre, h)
-    val = _where(swap, ops.subtract(one, j), j)
+    j = jnp.multiply(pre, h)
+    val = _where(swap, jnp.subtract(one, j), j)
     # edges (as SciPy): I_0 = 0, I_1 = 1; a = 0 (b > 0) or b = inf: 1 for x > 0;
     # b = 0 (a > 0) or a = inf: 0 for x < 1
     zero = _k(a, 0)
-    a0 = _or(ops.equal(a, zero), ops.equal(b, _k(b, np.inf)))
-    b0 = _or(ops.equal(b, zero), ops.equal(a, _k(a, np.inf)))
-    edge = _where(ops.equal(x, zero), zero,
-                  _where(ops.equal(x, one), one, _where(a0, one, zero)))
-    nan = _or(ops.not_equal(a, a), ops.not_equal(b, b), ops.not_equal(x, x),
-              ops.less(a, zero), ops.less(b, zero), ops.less(x, zero), ops.greater(x, one),
+    a0 = _or(jnp.equal(a, zero), jnp.equal(b, _k(b, np.inf)))
+    b0 = _or(jnp.equal(b, zero), jnp.equal(a, _k(a, np.inf)))
+    edge = _where(jnp.equal(x, zero), zero,
+                  _where(jnp.equal(x, one), one, _where(a0, one, zero)))
+    nan = _or(jnp.not_equal(a, a), jnp.not_equal(b, b), jnp.not_equal(x, x),
+              jnp.less(a, zero), jnp.less(b, zero), jnp.less(x, zero), jnp.greater(x, one),
               _and(a0, b0))
     val = _where(nan, _nan_like(a), _where(interior, val, edge))
     if not grad:
         return val, None, None
-    psab = lax.digamma(ops.add(a2, b2))
-    ga = ops.add(ops.subtract(ops.subtract(lx2, ops.true_divide(one, a2)),
+    psab = lax.digamma(jnp.add(a2, b2))
+    ga = jnp.add(jnp.subtract(jnp.subtract(lx2, jnp.true_divide(one, a2)),
                               lax.digamma(a2)), psab)
-    gb = ops.add(ops.subtract(ly2, lax.digamma(b2)), psab)
-    dja = ops.multiply(pre, ops.add(ops.multiply(h, ga), dha))
-    djb = ops.multiply(pre, ops.add(ops.multiply(h, gb), dhb))
+    gb = jnp.add(jnp.subtract(ly2, lax.digamma(b2)), psab)
+    dja = jnp.multiply(pre, jnp.add(jnp.multiply(h, ga), dha))
+    djb = jnp.multiply(pre, jnp.add(jnp.multiply(h, gb), dhb))
     da = _where(swap, lax.neg(djb), dja)
     db = _where(swap, lax.neg(dja), djb)
     da = _where(nan, _nan_like(a), _where(interior, da, zero))
@@ -258,11 +260,11 @@ def _betainc_parts(a, b, x, grad):
 def _beta_log_pdf(a, b, x):
     """log of the Beta(a, b) density at x, with 0 log 0 = 0."""
     one = _k(a, 1)
-    am1, bm1 = ops.subtract(a, one), ops.subtract(b, one)
-    lx = _where(ops.equal(am1, _k(a, 0)), _k(a, 0), ops.multiply(am1, lax.log(x)))
-    ly = _where(ops.equal(bm1, _k(a, 0)), _k(a, 0),
-                ops.multiply(bm1, _log1p(lax.neg(x))))
-    return ops.subtract(ops.add(lx, ly), _lbeta(a, b))
+    am1, bm1 = jnp.subtract(a, one), jnp.subtract(b, one)
+    lx = _where(jnp.equal(am1, _k(a, 0)), _k(a, 0), jnp.multiply(am1, lax.log(x)))
+    ly = _where(jnp.equal(bm1, _k(a, 0)), _k(a, 0),
+                jnp.multiply(bm1, _log1p(lax.neg(x))))
+    return jnp.subtract(jnp.add(lx, ly), _lbeta(a, b))
 
 
 @custom_jvp
@@ -275,10 +277,10 @@ def _betainc_jvp(primals, tangents):
     a, b, x = primals
     ta, tb, tx = tangents
     val, da, db = _betainc_parts(a, b, x, grad=True)
-    inside = _and(ops.greater_equal(x, _k(x, 0)), ops.less_equal(x, _k(x, 1)))
+    inside = _and(jnp.greater_equal(x, _k(x, 0)), jnp.less_equal(x, _k(x, 1)))
     dx = lax.exp(_beta_log_pdf(a, b, _where(inside, x, _k(x, 0.5))))
     dx = _where(inside, dx, _nan_like(x))
-    out = ops.add(ops.add(ops.multiply(ta, da), ops.multiply(tb, db)), ops.multiply(tx, dx))
+    out = jnp.add(jnp.add(jnp.multiply(ta, da), jnp.multiply(tb, db)), jnp.multiply(tx, dx))
     return val, out
 
 
@@ -332,55 +334,55 @@ def _zeta_core(s, q, grad):
 
     def cond(carry):
         i, w, _, _ = carry
-        more = _or(ops.less(i, np.int32(_EM_SHIFT)), ops.less_equal(w, shift))
-        return lax.bitwise_and(lax.lt(i, np.int32(_MAX_ITERS)), ops.any(more))
+        more = _or(jnp.less(i, np.int32(_EM_SHIFT)), jnp.less_equal(w, shift))
+        return lax.bitwise_and(lax.lt(i, np.int32(_MAX_ITERS)), jnp.any(more))
 
     def body(carry):
         i, w, acc, dacc = carry
-        more = _or(ops.less(i, np.int32(_EM_SHIFT)), ops.less_equal(w, shift))
+        more = _or(jnp.less(i, np.int32(_EM_SHIFT)), jnp.less_equal(w, shift))
         term = lax.pow(w, lax.neg(s))
-        acc = _where(more, ops.add(acc, term), acc)
+        acc = _where(more, jnp.add(acc, term), acc)
         if grad:
-            dterm = lax.neg(ops.multiply(term, lax.log(w)))
-            dacc = _where(more, ops.add(dacc, dterm), dacc)
-        w = _where(more, ops.add(w, _k(s, 1)), w)
+            dterm = lax.neg(jnp.multiply(term, lax.log(w)))
+            dacc = _where(more, jnp.add(dacc, dterm), dacc)
+        w = _where(more, jnp.add(w, _k(s, 1)), w)
         return lax.add(i, np.int32(1)), w, acc, dacc
 
     _, w, acc, dacc = while_loop(cond, body, (np.int32(0), q, zero, zero))
-    short = ops.less_equal(w, shift)
-    w = _where(short, ops.add(zero, _k(s, 10)), w)
+    short = jnp.less_equal(w, shift)
+    w = _where(short, jnp.add(zero, _k(s, 10)), w)
     lw = lax.log(w)
     one = _k(s, 1)
-    sm1 = ops.subtract(s, one)
+    sm1 = jnp.subtract(s, one)
     wms = lax.pow(w, lax.neg(s))  # w^-s
-    inv_w = ops.true_divide(one, w)
-    inv_w2 = ops.multiply(inv_w, inv_w)
-    tail = ops.add(ops.true_divide(ops.multiply(wms, w), sm1), ops.multiply(wms, _k(s, 0.5)))
+    inv_w = jnp.true_divide(one, w)
+    inv_w2 = jnp.multiply(inv_w, inv_w)
+    tail = jnp.add(jnp.true_divide(jnp.multiply(wms, w), sm1), jnp.multiply(wms, _k(s, 0.5)))
     # w^-s sum_j c_j r_j with r_j = P_j(s) w^(1-2j), P_j(s) = s (s+1) ... (s+2j-2) (the
     # ratio r_j is carried, not P_j, which overflows float32 for large s)
-    r, dr = ops.multiply(s, inv_w), inv_w  # dr = dP_j/ds w^(1-2j)
+    r, dr = jnp.multiply(s, inv_w), inv_w  # dr = dP_j/ds w^(1-2j)
     corr, dcorr = zero, zero
     for j, c in enumerate(_EM_COEFS, start=1):
-        corr = ops.add(corr, ops.multiply(_k(s, c), r))
+        corr = jnp.add(corr, jnp.multiply(_k(s, c), r))
         if grad:
-            dcorr = ops.add(dcorr, ops.multiply(_k(s, c), ops.subtract(dr, ops.multiply(r, lw))))
-        f1, f2 = ops.add(s, _k(s, 2 * j - 1)), ops.add(s, _k(s, 2 * j))
-        g = ops.multiply(ops.multiply(f1, f2), inv_w2)
+            dcorr = jnp.add(dcorr, jnp.multiply(_k(s, c), jnp.subtract(dr, jnp.multiply(r, lw))))
+        f1, f2 = jnp.add(s, _k(s, 2 * j - 1)), jnp.add(s, _k(s, 2 * j))
+        g = jnp.multiply(jnp.multiply(f1, f2), inv_w2)
         if grad:
-            dr = ops.add(ops.multiply(dr, g), ops.multiply(r, ops.multiply(ops.add(f1, f2),
+            dr = jnp.add(jnp.multiply(dr, g), jnp.multiply(r, jnp.multiply(jnp.add(f1, f2),
                                                                            inv_w2)))
-        r = ops.multiply(r, g)
-    corr = ops.multiply(corr, wms)
-    dcorr = ops.multiply(dcorr, wms)
-    val = ops.add(ops.add(acc, tail), corr)
+        r = jnp.multiply(r, g)
+    corr = jnp.multiply(corr, wms)
+    dcorr = jnp.multiply(dcorr, wms)
+    val = jnp.add(jnp.add(acc, tail), corr)
     if not grad:
         return val, None, short
     # d/ds [w^(1-s) / (s-1)] = -log(w) w^(1-s)/(s-1) - w^(1-s)/(s-1)^2
-    w1ms = ops.multiply(wms, w)
-    dtail = ops.subtract(lax.neg(ops.multiply(lw, ops.add(ops.true_divide(w1ms, sm1),
-                                                          ops.multiply(wms, _k(s, 0.5))))),
-                         ops.true_divide(w1ms, ops.multiply(sm1, sm1)))
-    dval = ops.add(ops.add(dacc, dtail), dcorr)
+    w1ms = jnp.multiply(wms, w)
+    dtail = jnp.subtract(lax.neg(jnp.multiply(lw, jnp.add(jnp.true_divide(w1ms, sm1),
+                                                          jnp.multiply(wms, _k(s, 0.5))))),
+                         jnp.true_divide(w1ms, jnp.multiply(sm1, sm1)))
+    dval = jnp.add(jnp.add(dacc, dtail), dcorr)
     return val, dval, short
 
 
@@ -390,10 +392,10 @@ def _zeta_parts(s, q, grad, riemann=False):
     non-positive integer q, NaN for negative q with non-integer s."""
     one = _k(s, 1)
     zero = _k(s, 0)
-    q_nonpos_int = _and(ops.less_equal(q, zero), _is_int(q))
-    neg_q = ops.less(q, zero)
+    q_nonpos_int = _and(jnp.less_equal(q, zero), _is_int(q))
+    neg_q = jnp.less(q, zero)
     lo = zero if riemann else one
-    ok = _and(ops.greater_equal(s, lo), ops.not_equal(s, one), lax.is_finite(s),
+    ok = _and(jnp.greater_equal(s, lo), jnp.not_equal(s, one), lax.is_finite(s),
               lax.is_finite(q), _not(q_nonpos_int),
               _or(_not(neg_q), _is_int(s)))
     s_s = _where(ok, s, _k(s, 2))
@@ -401,20 +403,20 @@ def _zeta_parts(s, q, grad, riemann=False):
     val, dval, short = _zeta_core(s_s, q_s, grad)
     inf = _k(s, np.inf)
     nan = _nan_like(s)
-    s_inf = ops.equal(s, inf)
+    s_inf = jnp.equal(s, inf)
     # s = inf: q^-inf; q = inf (s > 1): 0
-    edge = _where(_and(s_inf, ops.greater(q, zero)),
-                  _where(ops.greater(q, one), zero, _where(ops.equal(q, one), one, inf)),
-                  _where(_and(ops.equal(q, inf), ops.greater(s, one)), zero, nan))
-    edge = _where(_and(_or(ops.equal(s, one), q_nonpos_int), ops.greater_equal(s, lo),
+    edge = _where(_and(s_inf, jnp.greater(q, zero)),
+                  _where(jnp.greater(q, one), zero, _where(jnp.equal(q, one), one, inf)),
+                  _where(_and(jnp.equal(q, inf), jnp.greater(s, one)), zero, nan))
+    edge = _where(_and(_or(jnp.equal(s, one), q_nonpos_int), jnp.greater_equal(s, lo),
                        _not(s_inf)), inf, edge)
-    bad = _or(ops.not_equal(s, s), ops.not_equal(q, q), short)
+    bad = _or(jnp.not_equal(s, s), jnp.not_equal(q, q), short)
     val = _where(bad, nan, _where(ok, val, edge))
     if not grad:
         return val, None
     # on q < 0 the function is only defined at integer s, so d/ds is taken as 0 there
     dval = _where(_and(ok, _not(neg_q), _not(short)), dval,
-                  _where(_and(_not(bad), _or(ok, ops.greater(q, zero))), zero, nan))
+                  _where(_and(_not(bad), _or(ok, jnp.greater(q, zero))), zero, nan))
     return val, dval
 
 
@@ -428,8 +430,8 @@ def _zeta_jvp(primals, tangents):
     s, q = primals
     ts, tq = tangents
     val, ds = _zeta_parts(s, q, grad=True)
-    dq = lax.neg(ops.multiply(s, _zeta_cj(ops.add(s, _k(s, 1)), q)))
-    return val, ops.add(ops.multiply(ts, ds), ops.multiply(tq, dq))
+    dq = lax.neg(jnp.multiply(s, _zeta_cj(jnp.add(s, _k(s, 1)), q)))
+    return val, jnp.add(jnp.multiply(ts, ds), jnp.multiply(tq, dq))
 
 
 @custom_jvp
@@ -443,28 +445,28 @@ def _riemann_nonneg_jvp(primals, tangents):
     (s,), (ts,) = primals, tangents
     q = _ones_like(s)
     val, ds = _zeta_parts(s, q, grad=True, riemann=True)
-    return val, ops.multiply(ts, ds)
+    return val, jnp.multiply(ts, ds)
 
 
 def _riemann_impl(s):
     """Riemann zeta for all real s: Euler-Maclaurin for s >= 0, the functional equation
     zeta(s) = 2^s pi^(s-1) sin(pi s / 2) Gamma(1-s) zeta(1-s) for s < 0."""
     zero = _k(s, 0)
-    neg = ops.less(s, zero)
+    neg = jnp.less(s, zero)
     s_pos = _where(neg, zero, s)
     s_neg = _where(neg, s, _k(s, -1))
     direct = _riemann_nonneg_cj(s_pos)
-    t = ops.subtract(_k(s, 1), s_neg)  # > 1
+    t = jnp.subtract(_k(s, 1), s_neg)  # > 1
     zt = _zeta_cj(t, _ones_like(t))
-    logmag = ops.add(ops.add(ops.multiply(s_neg, _k(s, np.log(2.0))),
-                             ops.multiply(ops.subtract(s_neg, _k(s, 1)), _k(s, np.log(np.pi)))),
-                     ops.add(lax.lgamma(t), lax.log(zt)))
+    logmag = jnp.add(jnp.add(jnp.multiply(s_neg, _k(s, np.log(2.0))),
+                             jnp.multiply(jnp.subtract(s_neg, _k(s, 1)), _k(s, np.log(np.pi)))),
+                     jnp.add(lax.lgamma(t), lax.log(zt)))
     # sin(pi s / 2) with s reduced mod 4 first (exact), exactly 0 at the even integers
-    r = ops.subtract(s_neg, ops.multiply(_k(s, 4), lax.floor(ops.multiply(s_neg, _k(s, 0.25)))))
-    sn = lax.sin(ops.multiply(r, _k(s, np.pi / 2)))
-    sn = _where(_and(_is_int(s_neg), ops.equal(lax.rem(s_neg, _k(s, 2)), zero)), zero, sn)
-    refl = ops.multiply(sn, lax.exp(logmag))
-    refl = _where(ops.equal(sn, zero), zero, refl)
+    r = jnp.subtract(s_neg, jnp.multiply(_k(s, 4), lax.floor(jnp.multiply(s_neg, _k(s, 0.25)))))
+    sn = lax.sin(jnp.multiply(r, _k(s, np.pi / 2)))
+    sn = _where(_and(_is_int(s_neg), jnp.equal(lax.rem(s_neg, _k(s, 2)), zero)), zero, sn)
+    refl = jnp.multiply(sn, lax.exp(logmag))
+    refl = _where(jnp.equal(sn, zero), zero, refl)
     return _where(neg, refl, direct)
 
 
@@ -499,14 +501,14 @@ def riemann_zeta(x):
 
 def _polygamma_impl(m, x):
     one = _k(x, 1)
-    valid = _and(ops.greater_equal(m, _k(m, 0)), _is_int(m))
-    pos = _and(valid, ops.greater_equal(m, one))
+    valid = _and(jnp.greater_equal(m, _k(m, 0)), _is_int(m))
+    pos = _and(valid, jnp.greater_equal(m, one))
     m_s = _where(pos, m, one)
-    n1 = ops.add(m_s, one)
-    odd = ops.equal(lax.rem(m_s, _k(x, 2)), one)
+    n1 = jnp.add(m_s, one)
+    odd = jnp.equal(lax.rem(m_s, _k(x, 2)), one)
     sign = _where(odd, one, _k(x, -1))
     fact = lax.exp(lax.lgamma(n1))
-    hi = ops.multiply(ops.multiply(sign, fact), _zeta_cj(n1, x))
+    hi = jnp.multiply(jnp.multiply(sign, fact), _zeta_cj(n1, x))
     return _where(valid, _where(pos, hi, lax.digamma(x)), _nan_like(x))
 
 
@@ -521,7 +523,7 @@ def _polygamma_jvp(primals, tangents):
     m, x = primals
     _, tx = tangents
     val = _polygamma_cj(m, x)
-    return val, ops.multiply(tx, _polygamma_cj(ops.add(m, _k(m, 1)), x))
+    return val, jnp.multiply(tx, _polygamma_cj(jnp.add(m, _k(m, 1)), x))
 
 
 _polygamma_jit = _compute(_polygamma_cj)
@@ -531,7 +533,7 @@ def polygamma(m, x):
     """The polygamma function psi^(m)(x), the m-th derivative of digamma, for integer
     m >= 0: digamma for m = 0, (-1)^(m+1) m! zeta(m+1, x) otherwise. A concrete `m` that
     is not a non-negative integer is a ValueError; a traced one gives NaN."""
-    if not ops.is_tracer(m):
+    if not isinstance(m, Tracer):
         mv = np.asarray(m)
         if mv.dtype.kind in "fiub" and mv.size and not (
                 np.all(mv >= 0) and np.all(np.floor(mv) == mv)):
@@ -597,33 +599,33 @@ def _bessel_coefs():
 
 
 def _clenshaw(y, coefs):
-    dt_ = ops.aval_of(y).dtype
+    dt_ = prom.aval_of(y).dtype
     cs = list(coefs)
     if dt_ != np.float64:  # drop the terms below float32 resolution
         big = max(abs(c) for c in cs)
         while len(cs) > 2 and abs(cs[-1]) < 1e-9 * big:
             cs.pop()
-    y2 = ops.multiply(y, _k(y, 2))
+    y2 = jnp.multiply(y, _k(y, 2))
     b1 = b2 = _zeros(y)
     for c in reversed(cs[1:]):
-        b1, b2 = ops.add(ops.subtract(ops.multiply(y2, b1), b2), _k(y, c)), b1
-    return ops.add(ops.subtract(ops.multiply(y, b1), b2), _k(y, cs[0]))
+        b1, b2 = jnp.add(jnp.subtract(jnp.multiply(y2, b1), b2), _k(y, c)), b1
+    return jnp.add(jnp.subtract(jnp.multiply(y, b1), b2), _k(y, cs[0]))
 
 
 def _bessel_parts(x):
     """(i0e(x), i1e(x), i1e(x)/x), the last finite at x = 0."""
     c0, c1, g0, g1 = _bessel_coefs()
     ax = lax.abs(x)
-    small = ops.less_equal(ax, _k(x, _SPLIT))
-    ys = _where(small, ops.subtract(ops.multiply(ax, _k(x, 0.25)), _k(x, 1)), _zeros(x))
+    small = jnp.less_equal(ax, _k(x, _SPLIT))
+    ys = _where(small, jnp.subtract(jnp.multiply(ax, _k(x, 0.25)), _k(x, 1)), _zeros(x))
     axl = _where(small, _k(x, 2 * _SPLIT), ax)
-    yl = ops.subtract(ops.true_divide(_k(x, 16), axl), _k(x, 1))
+    yl = jnp.subtract(jnp.true_divide(_k(x, 16), axl), _k(x, 1))
     rl = lax.rsqrt(axl)
-    i0 = _where(small, _clenshaw(ys, c0), ops.multiply(_clenshaw(yl, g0), rl))
+    i0 = _where(small, _clenshaw(ys, c0), jnp.multiply(_clenshaw(yl, g0), rl))
     r1_small = _clenshaw(ys, c1)
-    i1_large = ops.multiply(ops.multiply(_clenshaw(yl, g1), rl), lax.sign(x))
-    i1 = _where(small, ops.multiply(x, r1_small), i1_large)
-    i1_over_x = _where(small, r1_small, ops.true_divide(i1_large, _where(small, _k(x, 1), x)))
+    i1_large = jnp.multiply(jnp.multiply(_clenshaw(yl, g1), rl), lax.sign(x))
+    i1 = _where(small, jnp.multiply(x, r1_small), i1_large)
+    i1_over_x = _where(small, r1_small, jnp.true_divide(i1_large, _where(small, _k(x, 1), x)))
     return i0, i1, i1_over_x
 
 
@@ -638,25 +640,25 @@ def _i1e_cj(x):
 
 
 def _i1e_over_x(x):
-    small = ops.less_equal(lax.abs(x), _k(x, _SPLIT))
+    small = jnp.less_equal(lax.abs(x), _k(x, _SPLIT))
     xs = _where(small, _k(x, 1), x)
-    return _where(small, _bessel_parts(x)[2], ops.true_divide(_i1e_cj(x), xs))
+    return _where(small, _bessel_parts(x)[2], jnp.true_divide(_i1e_cj(x), xs))
 
 
 @_i0e_cj.defjvp
 def _i0e_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
     i0 = _i0e_cj(x)
-    d = ops.subtract(_i1e_cj(x), ops.multiply(lax.sign(x), i0))
-    return i0, ops.multiply(t, d)
+    d = jnp.subtract(_i1e_cj(x), jnp.multiply(lax.sign(x), i0))
+    return i0, jnp.multiply(t, d)
 
 
 @_i1e_cj.defjvp
 def _i1e_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
     i1 = _i1e_cj(x)
-    d = ops.subtract(ops.subtract(_i0e_cj(x), ops.multiply(lax.sign(x), i1)), _i1e_over_x(x))
-    return i1, ops.multiply(t, d)
+    d = jnp.subtract(jnp.subtract(_i0e_cj(x), jnp.multiply(lax.sign(x), i1)), _i1e_over_x(x))
+    return i1, jnp.multiply(t, d)
 
 
 _i0e_jit = _compute1(_i0e_cj)

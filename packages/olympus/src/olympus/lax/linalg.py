@@ -8,8 +8,8 @@ import numpy as np
 
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
-from olympus_trace import array_ops as _ops
 from olympus_trace import lax_ops as _lax
+from olympus_trace import promotion as prom
 from olympus_trace.core import bind, get_aval
 
 __all__ = ["cholesky", "triangular_solve", "lu", "qr", "eigh", "eig", "svd", "symmetrize"]
@@ -35,8 +35,8 @@ def cholesky(x, *, symmetrize_input: bool = True):
 
 def _broadcast_batch(a, b):
     sa, sb = get_aval(a).shape, get_aval(b).shape
-    batch = _ops.broadcast_shapes(sa[:-2], sb[:-2])
-    return (_ops.broadcast_to(a, batch + sa[-2:]), _ops.broadcast_to(b, batch + sb[-2:]))
+    batch = prom.broadcast_shapes(sa[:-2], sb[:-2])
+    return (prom.broadcast_to(a, batch + sa[-2:]), prom.broadcast_to(b, batch + sb[-2:]))
 
 
 def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,

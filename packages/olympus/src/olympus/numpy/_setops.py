@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from olympus_ir import primitives as P
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
+from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer, bind
 from olympus_trace.errors import ConcretizationTypeError
 
@@ -64,7 +64,7 @@ def _count(name, keep):
 def _fill_operand(fill_value, dt):
     if fill_value is None:
         return None
-    fv = ops._to_array_operand(ensure_arraylike("fill_value", fill_value))
+    fv = prom.to_operand(ensure_arraylike("fill_value", fill_value))
     if len(_shape(fv)) != 0:
         raise ValueError(f"fill_value must be a scalar, got an array of shape {_shape(fv)}.")
     return lax.convert_element_type(fv, dt, False)
@@ -135,7 +135,7 @@ def _finish(name, keep, size, resort, vals, extras=(), fill_value=None, extra_fi
 
 
 def _promote(a, b):
-    a, b = ops.promote_dtypes(a, b)
+    a, b = prom.promote_dtypes(a, b)
     return (lax.convert_element_type(a, _dt(a), False),
             lax.convert_element_type(b, _dt(b), False))
 

@@ -18,8 +18,8 @@ import numpy as np
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.prims.indexing import GatherDimensionNumbers, GatherScatterMode
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
+from olympus_trace import promotion as prom
 from olympus_trace.ad_rules.linalg_lapack import take_along_last  # noqa: F401  (re-exported)
 from olympus_trace.batching import moveaxis
 from olympus_trace.core import Tracer, bind
@@ -56,7 +56,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable=True, descen
     nd = len(_shape(a))
     if nd == 0:
         raise ValueError("sort: axis out of bounds for a 0-d array; use axis=None.")
-    axis = ops.canonicalize_axis(axis, nd)
+    axis = prom.canonicalize_axis(axis, nd)
     if descending:
         return lax.rev(sort(lax.rev(a, (axis,)), axis), (axis,))
     return _sort_along([a], axis)[0]
@@ -72,7 +72,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable=True,
     nd = len(_shape(a))
     if nd == 0:
         raise ValueError("argsort: axis out of bounds for a 0-d array; use axis=None.")
-    axis = ops.canonicalize_axis(axis, nd)
+    axis = prom.canonicalize_axis(axis, nd)
     n = _shape(a)[axis]
     if descending:
         idx = argsort(lax.rev(a, (axis,)), axis)
@@ -91,7 +91,7 @@ def lexsort(keys, axis: int = -1):
         raise ValueError("all keys need to be the same shape")
     if len(shape) == 0:
         return np.int32(0)
-    axis = ops.canonicalize_axis(axis, len(shape))
+    axis = prom.canonicalize_axis(axis, len(shape))
     iota = lax.broadcasted_iota(np.int32, shape, axis)
     outs = _sort_along(list(reversed(keys)) + [iota], axis, num_keys=len(keys))
     return outs[-1]
@@ -129,7 +129,7 @@ def _partition_core(a, kth, axis):
     nd = len(_shape(a))
     if nd == 0:
         raise TypeError("partition requires an array of rank >= 1")
-    axis = ops.canonicalize_axis(axis, nd)
+    axis = prom.canonicalize_axis(axis, nd)
     n = _shape(a)[axis]
     kth = int(kth)
     if kth < 0:
@@ -208,7 +208,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
 def _searchsorted_core(a, v, sorter, side):
     if sorter is not None:
         a = _gather_1d(a, sorter)
-    a, v = ops.promote_dtypes(a, v)
+    a, v = prom.promote_dtypes(a, v)
     a = lax.convert_element_type(a, _dt(a), False)
     v = lax.convert_element_type(v, _dt(v), False)
     n = _shape(a)[0]
@@ -258,7 +258,7 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
     shape = _shape(ar)
     if axis is not None:
         nd = len(shape)
-        if nd == 1 and ops.canonicalize_axis(axis, 1) == 0:
+        if nd == 1 and prom.canonicalize_axis(axis, 1) == 0:
             axis = None
         else:
             raise NotImplementedError("olympus.numpy.unique supports axis=None (or axis=0 of a "
@@ -287,7 +287,7 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
         m = np.asarray(mask.to_concrete_value() if isinstance(mask, Tracer) else mask)
         size = int(m.sum())
     if fill_value is not None:
-        fill_value = lax.convert_element_type(ops._to_array_operand(fill_value), _dt(s))
+        fill_value = lax.convert_element_type(prom.to_operand(fill_value), _dt(s))
     outs = _unique_core(s, perm, mask, fill_value, int(size), bool(return_index),
                         bool(return_inverse), bool(return_counts))
     if return_inverse:

@@ -37,10 +37,11 @@ import operator
 
 import numpy as np
 
+import olympus.numpy as jnp
 import olympus_runtime as _rt
+from olympus.numpy._indexing import getitem as _getitem
 from olympus_ir import dtypes
 from olympus_ir.primitives import threefry2x32_p
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
 from olympus_trace import tree_util
 from olympus_trace.core import Tracer, bind, get_aval
@@ -169,7 +170,7 @@ class PRNGKeyArray:
             idx = (idx,)
         if not any(i is Ellipsis for i in idx):
             idx = idx + (Ellipsis,)
-        return PRNGKeyArray(ops.getitem(self._base, idx + (slice(None),)))
+        return PRNGKeyArray(_getitem(self._base, idx + (slice(None),)))
 
     def reshape(self, *shape):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -178,7 +179,7 @@ class PRNGKeyArray:
         if -1 in shape:
             known = math.prod(d for d in shape if d != -1)
             shape[shape.index(-1)] = self.size // max(known, 1)
-        return PRNGKeyArray(ops.reshape(self._base, tuple(shape) + (2,)))
+        return PRNGKeyArray(jnp.reshape(self._base, tuple(shape) + (2,)))
 
     def ravel(self):
         return self.reshape(self.size)
@@ -187,10 +188,10 @@ class PRNGKeyArray:
 
     def _compare(self, other, fn):
         other = other._base if isinstance(other, PRNGKeyArray) else other
-        return fn(ops.equal(self._base, other), axis=-1)
+        return fn(jnp.equal(self._base, other), axis=-1)
 
     def __eq__(self, other):
-        return self._compare(other, ops.all)
+        return self._compare(other, jnp.all)
 
     def __ne__(self, other):
         return lax.bitwise_not(self.__eq__(other))
@@ -248,7 +249,7 @@ def _wrap(data, typed: bool):
 
 
 def _k12(key):
-    return ops.getitem(key, 0), ops.getitem(key, 1)
+    return _getitem(key, 0), _getitem(key, 1)
 
 
 def threefry_2x32(key, count):
@@ -305,7 +306,7 @@ def _split_raw(key, shape: tuple):
 def _split_n(key, num: int = 2):
     """`num` raw keys as a list (for internal use)."""
     keys = _split_raw(key, (num,))
-    return [ops.getitem(keys, i) for i in range(num)]
+    return [_getitem(keys, i) for i in range(num)]
 
 
 def _fold_in_raw(key, data):

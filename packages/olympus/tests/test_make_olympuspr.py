@@ -13,9 +13,9 @@ import textwrap
 import numpy as np
 import pytest
 
+import olympus.numpy as jnp
 import olympus_trace
 from olympus_ir.avals import ShapedArray, ShapeDtypeStruct
-from olympus_trace import array_ops as jnp
 from olympus_trace import lax_ops as lax
 from olympus_trace import make_olympuspr
 

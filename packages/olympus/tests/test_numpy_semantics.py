@@ -1,19 +1,30 @@
-"""NumPy semantics of array_ops, checked against NumPy itself.
+"""NumPy semantics of traced olympus.numpy code, checked against NumPy itself: promotion
+(JAX's weak-type lattice, not NumPy's), broadcasting, reductions, indexing, matmul, division.
 
-Functions are traced with make_olympuspr and the olympuspr is evaluated with the NumPy
-reference evaluator from conftest.py (no jaxlib needed): promotion (JAX's weak-type lattice,
-not NumPy's), broadcasting, reductions, indexing, matmul, division semantics.
-"""
+Functions are traced with make_olympuspr (result types) and run under jit (values)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from olympus_trace import array_ops as jnp
-from olympus_trace import make_olympuspr
+import olympus
+import olympus.numpy as jnp
+from olympus import make_olympuspr
 
 RNG = np.random.default_rng(0)
+
+
+@pytest.fixture
+def numpy_eval():
+    """Run `fun(*args)` compiled; its outputs (a value or a tuple) as a list of NumPy
+    arrays."""
+
+    def run(fun, *args):
+        out = olympus.jit(fun)(*args)
+        return [np.asarray(o) for o in (out if isinstance(out, (tuple, list)) else [out])]
+
+    return run
 
 
 def out_aval(fun, *args):
