@@ -90,8 +90,10 @@ def test_in_avals_are_checked_against_the_module():
         ort.compile(binary_module("add"), out_avals=[ShapedArray((4,), np.float32)])
     with pytest.raises(ValueError, match="1 in_avals were given but the module's main function has 2"):
         ort.compile(binary_module("add"), in_avals=[ShapedArray((3,), np.float32)])
-    with pytest.raises(TypeError, match="expected a jaxlib.mlir.ir.Module, got str"):
+    with pytest.raises(ValueError, match="in_avals and out_avals are required for MLIR text"):
         ort.compile("module {}")
+    with pytest.raises(TypeError, match="expected a jaxlib.mlir.ir.Module or MLIR text, got bytes"):
+        ort.compile(b"module {}")
     with pytest.raises(ValueError, match="num_partitions=3 but there are only 2 devices"):
         ort.compile(binary_module("add"), num_partitions=3)
     with pytest.raises(ValueError, match="1 devices given for num_partitions=2"):
@@ -221,3 +223,17 @@ def test_once_map_weak_values_and_recent_strong_refs():
     gc.collect()
     assert "a" not in m and m.get("b") is not None  # "b" is held as the recent one
     assert m.get_or_create("a", V) is not None  # built again on demand
+
+
+def test_compile_mlir_text_without_a_context():
+    """MLIR text compiles as it is (the runtime builds no MLIR context), cached by content."""
+    text = """
+    func.func public @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+      %y = stablehlo.add %x, %x : tensor<3xf32>
+      return %y : tensor<3xf32>
+    }"""
+    aval = ShapedArray((3,), np.float32)
+    exe = ort.compile(text, in_avals=[aval], out_avals=[aval])
+    assert ort.compile(text, in_avals=[aval], out_avals=[aval]) is exe
+    out = exe.execute([ort.device_put(np.array([1, 2, 3], np.float32))])[0]
+    np.testing.assert_array_equal(np.asarray(out), [2, 4, 6])

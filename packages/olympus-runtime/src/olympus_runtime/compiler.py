@@ -261,7 +261,7 @@ def _normalize_options(options: Mapping[str, Any] | None) -> tuple[tuple[str, An
 
 
 def compile(
-    module: ir.Module,
+    module: ir.Module | str,
     *,
     devices: Sequence[Any] | None = None,
     num_partitions: int = 1,
@@ -284,29 +284,18 @@ def compile(
     `host_callbacks` are passed to ``compile_and_load`` (index k is the module's
     ``mhlo.backend_config = {index = k}``). Cached: compiling the same module again
     returns the same `Executable`.
+
+    `module` may also be MLIR text, compiled as it is (no MLIR context is built): then
+    `in_avals` and `out_avals` are required, nothing is donated, no host callbacks are
+    passed, and every result must carry its sharding (XLA chooses none).
     """
+    if isinstance(module, str):
+        return _compile_text(module, devices, num_partitions, in_avals, out_avals, options,
+                             committed)
     if not isinstance(module, ir.Module):
-        raise TypeError(f"compile: expected a jaxlib.mlir.ir.Module, got {type(module).__name__}")
-    if isinstance(num_partitions, bool) or not isinstance(num_partitions, int) or (
-        num_partitions < 1
-    ):
-        raise ValueError(f"compile: num_partitions must be a positive int, got {num_partitions!r}")
-    if devices is None:
-        client_devices = backend.devices()
-        if num_partitions > len(client_devices):
-            raise ValueError(
-                f"compile: num_partitions={num_partitions} but there are only "
-                f"{len(client_devices)} devices (set olympus_num_cpu_devices)"
-            )
-        devices = client_devices[:num_partitions]
-    devices = tuple(devices)
-    if len(devices) != num_partitions:
-        raise ValueError(
-            f"compile: {len(devices)} devices given for num_partitions={num_partitions}; "
-            "pass one device per partition"
-        )
-    if len(set(devices)) != len(devices):
-        raise ValueError(f"compile: devices must be distinct, got {list(devices)}")
+        raise TypeError(
+            f"compile: expected a jaxlib.mlir.ir.Module or MLIR text, got {type(module).__name__}")
+    devices = _check_devices(devices, num_partitions)
 
     main = _main_function(module)
     in_specs, out_specs = _signature(main)
@@ -360,6 +349,62 @@ def compile(
         lambda: Executable(_loaded_cache.get_or_create(key, build_loaded), in_avals,
                            out_avals, devices, key[0], donated, num_partitions,
                            bool(committed), name),
+    )
+
+
+def _check_devices(devices: Sequence[Any] | None, num_partitions: Any) -> tuple:
+    """The devices a program runs on: one per partition, distinct (default: the first)."""
+    if isinstance(num_partitions, bool) or not isinstance(num_partitions, int) or (
+        num_partitions < 1
+    ):
+        raise ValueError(f"compile: num_partitions must be a positive int, got {num_partitions!r}")
+    if devices is None:
+        client_devices = backend.devices()
+        if num_partitions > len(client_devices):
+            raise ValueError(
+                f"compile: num_partitions={num_partitions} but there are only "
+                f"{len(client_devices)} devices (set olympus_num_cpu_devices)"
+            )
+        devices = client_devices[:num_partitions]
+    devices = tuple(devices)
+    if len(devices) != num_partitions:
+        raise ValueError(
+            f"compile: {len(devices)} devices given for num_partitions={num_partitions}; "
+            "pass one device per partition"
+        )
+    if len(set(devices)) != len(devices):
+        raise ValueError(f"compile: devices must be distinct, got {list(devices)}")
+    return devices
+
+
+def _compile_text(text: str, devices, num_partitions, in_avals, out_avals, options,
+                  committed) -> Executable:
+    """`compile` of MLIR text: through jaxlib's text overload, cached by its sha256."""
+    if in_avals is None or out_avals is None:
+        raise ValueError("compile: in_avals and out_avals are required for MLIR text")
+    devices = _check_devices(devices, num_partitions)
+    in_avals = [_to_aval(a) for a in in_avals]
+    out_avals = [_to_aval(a) for a in out_avals]
+    opts = _normalize_options(options)
+    device_ids = tuple(d.id for d in devices)
+    key = (hashlib.sha256(text.encode()).hexdigest(), device_ids, num_partitions, (), opts, ())
+
+    def build_loaded() -> _Loaded:
+        global _compile_count
+        loaded = backend.get_client().compile_and_load(
+            text, _jax.DeviceList(devices),
+            _compile_options(device_ids, num_partitions, opts, "sdy.mesh" in text,
+                             [False] * len(out_avals)))
+        with _count_lock:
+            _compile_count += 1
+        return _Loaded(loaded, ())
+
+    exe_key = (key, tuple(in_avals), tuple(out_avals), bool(committed))
+    return _executables.get_or_create(
+        exe_key,
+        lambda: Executable(_loaded_cache.get_or_create(key, build_loaded), in_avals,
+                           out_avals, devices, key[0], (), num_partitions, bool(committed),
+                           "main"),
     )
 
 
