@@ -42,7 +42,7 @@ class _LazyMlirIr:
 ir: Any = _LazyMlirIr()
 
 __all__ = ["compile", "Executable", "compile_count", "clear_cache", "XlaRuntimeError",
-           "fingerprint"]
+           "fingerprint", "check_argument_types"]
 
 #: The exception jaxlib raises for runtime and compile errors (``JaxRuntimeError``).
 XlaRuntimeError = _jax.JaxRuntimeError
@@ -465,44 +465,27 @@ class Executable:
 
     def execute(self, args: Sequence[Any]) -> list[Any]:
         """Run on `args` (device Arrays matching `in_avals`); return the output Arrays."""
+        check_argument_types([f"args[{i}]" for i in range(len(args))], self.in_avals, args)
+        return self.run(args)
+
+    __call__ = execute
+
+    def run(self, args: Sequence[Any]) -> list[Any]:
+        """`execute` for a caller that has checked the argument types itself (the jit layer,
+        with its argument names): what would crash or silently misbehave inside jaxlib
+        (an array on other devices or with another sharding, a deleted one, a donated one
+        passed twice) is still refused here, before C++."""
         specs = self._in_specs
-        if len(args) != len(specs):
-            raise TypeError(
-                f"Executable {self.name} takes {len(specs)} arguments, got {len(args)}"
-            )
         for i, (a, spec) in enumerate(zip(args, specs, strict=True)):
-            if type(a) is not ArrayImpl:
-                self._bad_arg(i, a)
-            aval = a.aval
-            if aval.shape != spec[0] or aval.dtype != spec[1] or a._sharding is not spec[2]:
-                self._bad_arg(i, a)
-            if a.is_deleted():
+            if a._sharding is not spec[2] or a.is_deleted():
                 self._bad_arg(i, a)
         if self._donated_set:
             self._check_donation(args)
         return self._execute_sharded(args).consume_with_handlers(self.out_handlers)
 
-    __call__ = execute
-
     def _bad_arg(self, i: int, a: Any) -> None:
-        expected = self.in_avals[i]
         where = f"Executable {self.name}: argument {i}"
-        if type(a) is not ArrayImpl:
-            raise TypeError(
-                f"{where} must be an olympus Array of type {expected.str_short()}, got "
-                f"{type(a).__name__}"
-            )
         aval = a.aval
-        if aval.dtype != expected.dtype:
-            raise TypeError(
-                f"{where} has type {aval.str_short()}, but the executable was compiled for "
-                f"{expected.str_short()}"
-            )
-        if tuple(aval.shape) != tuple(expected.shape):
-            raise ValueError(
-                f"{where} has type {aval.str_short()}, but the executable was compiled for "
-                f"{expected.str_short()}"
-            )
         if a.is_deleted():
             raise RuntimeError(
                 f"{where} ({aval.str_short()}) has been deleted: it was deleted with "
@@ -556,6 +539,30 @@ class Executable:
         ins = ", ".join(a.str_short() for a in self.in_avals)
         outs = ", ".join(a.str_short() for a in self.out_avals)
         return f"Executable({self.name}: ({ins}) -> ({outs}) on {_devices_str(self.devices)})"
+
+
+def check_argument_types(names: Sequence[str], expected: Sequence[Any],
+                         args: Sequence[Any]) -> None:
+    """TypeError unless `args` are device Arrays of the `expected` shapes and dtypes (weak
+    types may differ), naming every mismatched argument (by `names`)."""
+    if len(args) != len(expected):
+        raise TypeError(
+            f"Compiled function expected {len(expected)} arguments, got {len(args)}.")
+    bad = []
+    for i, (a, e) in enumerate(zip(args, expected)):
+        if type(a) is not ArrayImpl:
+            raise TypeError(
+                f"Argument '{names[i]}' of type {type(a).__name__} is not an olympus Array "
+                f"(the computation was compiled for {e.str_short(short_dtypes=False)})")
+        aval = a.aval
+        if aval.shape != e.shape or aval.dtype != e.dtype:
+            bad.append((names[i], e, aval))
+    if bad:
+        lines = [f"Argument '{n}' compiled with {e.str_short(short_dtypes=False)} and called "
+                 f"with {g.str_short(short_dtypes=False)}" for n, e, g in bad]
+        raise TypeError(
+            "Argument types differ from the types for which this computation was compiled. "
+            "The mismatches are:\n" + "\n".join(lines))
 
 
 def _devices_str(devices: Sequence[Any]) -> str:

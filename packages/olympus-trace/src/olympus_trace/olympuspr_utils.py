@@ -169,3 +169,22 @@ def partial_eval_olympuspr(
     unknown_out = [v for v, u in zip(olympuspr.outvars, out_unknowns) if u]
     unknown = Olympuspr([], residuals + unknown_in, unknown_out, unknown_eqns)
     return known, unknown, out_unknowns, len(residuals)
+
+
+def join_consts(closed_list):
+    """Rewrite closed olympusprs (e.g. cond branches) to take every one's constants (then
+    their own inputs) as inputs, so they share one signature. Returns (new, consts)."""
+    all_consts, all_avals = [], []
+    for c in closed_list:
+        all_consts += list(c.consts)
+        all_avals += [v.aval for v in c.olympuspr.constvars]
+    out, off = [], 0
+    for c in closed_list:
+        j = c.olympuspr
+        n = len(j.constvars)
+        const_in = [Var(a) for a in all_avals]
+        const_in[off:off + n] = j.constvars
+        off += n
+        out.append(ClosedOlympuspr(Olympuspr([], const_in + list(j.invars), j.outvars, j.eqns,
+                                             j.effects, j.debug_info), []))
+    return out, all_consts

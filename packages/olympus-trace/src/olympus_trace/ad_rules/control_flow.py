@@ -28,7 +28,12 @@ from ..ad import (
     transpose_rules,
 )
 from ..core import bind, get_aval
-from ..olympuspr_utils import eval_olympuspr, partial_eval_olympuspr, partial_eval_rules
+from ..olympuspr_utils import (
+    eval_olympuspr,
+    join_consts,
+    partial_eval_olympuspr,
+    partial_eval_rules,
+)
 from ..staging import trace_to_olympuspr
 
 
@@ -38,25 +43,6 @@ def hoist_consts(closed: ClosedOlympuspr) -> tuple[ClosedOlympuspr, list]:
     conv = Olympuspr([], list(j.constvars) + list(j.invars), j.outvars, j.eqns, j.effects,
                      j.debug_info)
     return ClosedOlympuspr(conv, []), list(closed.consts)
-
-
-def join_consts(closed_list):
-    """Rewrite closed olympusprs (e.g. cond branches) to take every one's constants (then
-    their own inputs) as inputs, so they share one signature. Returns (new, consts)."""
-    all_consts, all_avals = [], []
-    for c in closed_list:
-        all_consts += list(c.consts)
-        all_avals += [v.aval for v in c.olympuspr.constvars]
-    out, off = [], 0
-    for c in closed_list:
-        j = c.olympuspr
-        n = len(j.constvars)
-        const_in = [Var(a) for a in all_avals]
-        const_in[off:off + n] = j.constvars
-        off += n
-        out.append(ClosedOlympuspr(Olympuspr([], const_in + list(j.invars), j.outvars, j.eqns,
-                                             j.effects, j.debug_info), []))
-    return out, all_consts
 
 
 def _jvp_body(closed: ClosedOlympuspr, in_nz, instantiate_out=None):

@@ -490,18 +490,11 @@ def _index_to_gather(shape, idx, normalize=True) -> _Indexer:
 
 
 def _parse_mode(mode, for_get):
+    """NumPy indexing's default mode (reads clamp, updates drop), else the mode given."""
     if mode is None:
         return GatherScatterMode.PROMISE_IN_BOUNDS if for_get else \
             GatherScatterMode.FILL_OR_DROP
-    if isinstance(mode, GatherScatterMode):
-        return mode
-    if mode in ("fill", "drop"):
-        return GatherScatterMode.FILL_OR_DROP
-    if mode == "clip":
-        return GatherScatterMode.CLIP
-    if mode == "promise_in_bounds":
-        return GatherScatterMode.PROMISE_IN_BOUNDS
-    raise ValueError(f'Unknown gather mode "{mode}"')
+    return GatherScatterMode.from_any(mode)
 
 
 def _gather(x, idx, *, mode=None, fill_value=None, indices_are_sorted=False,
