@@ -51,6 +51,7 @@ __all__ = [
     "is_tree_node",
     "keystr",
     "olympus_registry",
+    "prefix_errors",
     "python_registry",
     "register_dataclass",
     "register_pytree_node",
