@@ -19,12 +19,11 @@ from olympus_runtime import (
     local_devices,
 )
 from olympus_trace import core as _trace_core
-from olympus_trace import tree_util
 from olympus_trace.core import check_tracer_leaks
 from olympus_trace.make_olympuspr import make_olympuspr
 from olympus_trace.staging import register_internal_dir as _register_internal_dir
 
-from . import errors, stages
+from . import errors, stages, tree, tree_util
 from .__about__ import __version__
 from ._src import eager as _eager
 from ._src.api import (
@@ -63,17 +62,17 @@ __all__ = [
     "Array", "ShapeDtypeStruct", "block_until_ready", "config", "device_count", "device_get",
     "enable_x64",
     "device_put", "devices", "default_backend", "errors", "jit", "lax", "local_devices",
-    "make_olympuspr", "numpy", "stages", "tree_util", "__version__",
+    "make_olympuspr", "numpy", "stages", "tree", "tree_util", "__version__",
 ]
 from . import debug  # noqa: E402,F401
 
-__all__ += ["nn", "random", "scipy", "threefry_partitionable"]
+__all__ += ["flatten_util", "nn", "random", "scipy", "threefry_partitionable"]
 from ._src.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  # noqa: E402
 
 __all__ += ["checkpoint", "custom_jvp", "custom_vjp", "remat"]
 
 # Submodules that most programs never touch are imported on first access.
-_LAZY_SUBMODULES = {"nn", "random", "scipy"}
+_LAZY_SUBMODULES = {"flatten_util", "nn", "random", "scipy"}
 
 
 def __getattr__(name: str):

@@ -424,19 +424,7 @@ def _flatten_axes(what, tree, axes):
     per leaf of `tree`."""
     if axes is None or isinstance(axes, (int, np.integer)):
         return [None if axes is None else int(axes)] * tree.num_leaves
-    axes_tree = tree_util.tree_structure(axes, is_leaf=lambda a: a is None)
-    value = tree_util.tree_unflatten(tree, [object()] * tree.num_leaves)
-    try:
-        subtrees = axes_tree.flatten_up_to(value)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{what} specification must be a tree prefix of the corresponding value, got "
-            f"specification {axes} for value tree {tree}."
-        ) from None
-    out = []
-    for ax, sub in zip(_axes_leaves(axes), subtrees):
-        out.extend([None if ax is None else int(ax)] * len(tree_util.tree_leaves(sub)))
-    return out
+    return [None if ax is None else int(ax) for ax in tree_util.flatten_axes(what, tree, axes)]
 
 
 def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None,
