@@ -125,15 +125,21 @@ def positional(fn: Callable, name: str, *, scalars: bool = True) -> Callable:
 
     def call(*args):
         nonlocal jitted
-        if type(trace_ctx.trace) is EvalTrace and not _flags["olympus_disable_jit"]:
-            for a in args:
-                if type(a) is not _Array and (not scalars or not operand_ok(a)):
+        if type(trace_ctx.trace) is not EvalTrace or _flags["olympus_disable_jit"]:
+            return fn(*args)
+        for a in args:
+            if type(a) is not _Array:  # a Python scalar becomes a cached device scalar
+                if not scalars or not all(type(b) is _Array or operand_ok(b) for b in args):
                     return fn(*args)
-            if jitted is None:
-                jitted = _jit(fn, name)
-            return _run(jitted, tuple(a if type(a) is _Array else device_scalar(a)
-                                      for a in args))
-        return fn(*args)
+                args = tuple(b if type(b) is _Array else device_scalar(b) for b in args)
+                break
+        if jitted is None:
+            jitted = _jit(fn, name)
+        try:
+            return jitted(*args)
+        except ValueError:  # PJRT's answer to a deleted (donated) buffer: say so clearly
+            _check_not_deleted(*args)
+            raise
 
     call.__name__ = call.__qualname__ = name
     call.__doc__ = fn.__doc__
@@ -190,14 +196,26 @@ def operator(fn: Callable, name: str, *, swap: bool = False, scalars: bool = Tru
     def method(self, other):
         nonlocal jitted
         t = type(other)
-        if t is _Array or (scalars and other is not None and operand_ok(other)):
-            if type(trace_ctx.trace) is EvalTrace and not _flags["olympus_disable_jit"]:
-                if jitted is None:
-                    jitted = _jit(fn, name)
-                other = other if t is _Array else device_scalar(other)
-                return _run(jitted, (other, self) if swap else (self, other))
-        elif not accepts(other):
+        if t is _Array:
+            lane = True
+        elif t is float or t is bool or t is complex:
+            lane = scalars
+        elif t is int:
+            lane = scalars and operand_ok(other)
+        elif accepts(other):
+            lane = False
+        else:
             return NotImplemented
+        if lane and type(trace_ctx.trace) is EvalTrace and not _flags["olympus_disable_jit"]:
+            if jitted is None:
+                jitted = _jit(fn, name)
+            if t is not _Array:
+                other = device_scalar(other)
+            try:
+                return jitted(other, self) if swap else jitted(self, other)
+            except ValueError:  # PJRT's answer to a deleted (donated) buffer
+                _check_not_deleted(self, other)
+                raise
         return fn(other, self) if swap else fn(self, other)
 
     method.__name__ = method.__qualname__ = name
