@@ -307,6 +307,23 @@ HAPPY = [
     ("closed_call", "f32[2]* i32[]", dict(call_olympuspr=fn("f32[2] i32[]", "i32[] f32[2]")),
      ["i32[]", "f32[2]"]),
     ("debug_callback", "f32[2] i32[]", dict(callback=print, effect=P.debug_effect), []),
+    # collectives
+    *[(n, "f32[2,3]*", dict(axis_name="i"), "f32[2,3]*") for n in ("psum", "pmax", "pmin")],
+    ("all_gather", "f32[2,3]", dict(axis_name="i", axis_size=4, axis=1, tiled=False),
+     "f32[2,4,3]"),
+    ("all_gather", "i32[2,3]", dict(axis_name=("i", 0), axis_size=4, axis=0, tiled=True),
+     "i32[8,3]"),
+    ("axis_index", "", dict(axis_name="i"), "i32[]"),
+    # custom derivatives and checkpoint
+    ("custom_jvp_call", "f32[2]* i32[]",
+     dict(call_olympuspr=fn("f32[2] i32[]", "i32[] f32[2]"), jvp=print, num_consts=0),
+     ["i32[]", "f32[2]"]),
+    ("custom_vjp_call", "f32[2]", dict(call_olympuspr=fn("f32[2]", "f32[] f32[2]"), fwd=print,
+                                       bwd=print, num_consts=0), ["f32[]", "f32[2]"]),
+    ("custom_lin", "f32[] f32[2]", dict(num_res=1, bwd=print, out_avals=(A("f32[2]"),)),
+     ["f32[2]"]),
+    ("checkpoint", "f32[2] f32[]", dict(call_olympuspr=fn("f32[2] f32[]", "f32[2]"),
+                                        prevent_cse=True), ["f32[2]"]),
     # convolution: spatial (9 + 1 + 1 - 3) // 2 + 1 = 5 and 10 - (1 + 2 * (2 - 1)) + 1 = 8
     ("conv_general_dilated", "f32[2,3,9,10] f32[4,3,3,2]",
      _conv(padding=((1, 1), (0, 0)), strides=(2, 1), rhs_dilation=(1, 2)), "f32[2,4,5,8]"),
@@ -503,6 +520,29 @@ ERRORS = [
     ("closed_call", "f32[3]", dict(call_olympuspr=fn("f32[2]", "f32[2]")),
      re.escape("takes input types (f32[2],), but was called with arguments of type (f32[3],)")),
     ("debug_callback", "f32[2]", dict(callback=None, effect=P.debug_effect), "must be callable"),
+    # collectives
+    *[(n, "f32[2]", dict(axis_name=["i"]), r"axis_name must be a hashable axis name, got "
+       r"\['i'\]") for n in ("psum", "pmax", "pmin")],
+    ("all_gather", "f32[2,3]", dict(axis_name="i", axis_size=4, axis=2, tiled=True),
+     r"all_gather axis 2 is out of range for a tiled gather of an operand of shape \(2, 3\)"),
+    ("all_gather", "f32[2,3]", dict(axis_name="i", axis_size=4, axis=3),
+     r"all_gather axis 3 is out of range for an operand of shape \(2, 3\)"),
+    ("axis_index", "", dict(axis_name={}), "axis_index axis_name must be a hashable"),
+    # custom derivatives and checkpoint
+    ("custom_jvp_call", "f32[3]",
+     dict(call_olympuspr=fn("f32[2]", "f32[2]"), jvp=print, num_consts=0),
+     re.escape("custom_jvp_call call_olympuspr takes input types (f32[2],), but was called "
+               "with arguments of type (f32[3],)")),
+    ("custom_vjp_call", "f32[2] f32[2]",
+     dict(call_olympuspr=fn("f32[2]", "f32[2]"), fwd=print, bwd=print, num_consts=0),
+     re.escape("custom_vjp_call call_olympuspr takes input types (f32[2],)")),
+    ("custom_lin", "f32[2]", dict(num_res=2, bwd=print, out_avals=(A("f32[2]"),)),
+     r"num_res must be an integer in \[0, 1\] .*got 2"),
+    ("custom_lin", "f32[2]", dict(num_res=0, bwd=print, out_avals=("f32[2]",)),
+     "out_avals must be ShapedArrays"),
+    ("checkpoint", "i32[2]", dict(call_olympuspr=fn("f32[2]", "f32[2]"), prevent_cse=True),
+     re.escape("checkpoint call_olympuspr takes input types (f32[2],), but was called with "
+               "arguments of type (i32[2],)")),
     # convolution
     ("conv_general_dilated", "f32[2,3,9,10] f32[4,2,3,3]", _conv(),
      r"feature dimension size divided by feature_group_count .* but 3 // 1 != 2"),

@@ -28,16 +28,13 @@ from ..ad import (
     transpose_rules,
 )
 from ..core import bind, get_aval
-from ..olympuspr_utils import eval_olympuspr, partial_eval_olympuspr, partial_eval_rules
+from ..olympuspr_utils import (
+    eval_olympuspr,
+    hoist_consts,
+    partial_eval_olympuspr,
+    partial_eval_rules,
+)
 from ..staging import trace_to_olympuspr
-
-
-def hoist_consts(closed: ClosedOlympuspr) -> tuple[ClosedOlympuspr, list]:
-    """The same function with its constants as leading inputs (and no constants)."""
-    j = closed.olympuspr
-    conv = Olympuspr([], list(j.constvars) + list(j.invars), j.outvars, j.eqns, j.effects,
-                     j.debug_info)
-    return ClosedOlympuspr(conv, []), list(closed.consts)
 
 
 def join_consts(closed_list):
