@@ -9,7 +9,6 @@ import olympus_ir.primitives  # noqa: F401  (defines every primitive before rule
 from . import (  # noqa: E402,F401  (importing registers the rules)
     callbacks,  # noqa: E402,F401  (debug_callback; host callbacks)
     control_flow,
-    conversions,
     convolution,
     cumulative,
     custom_derivatives,
