@@ -1,14 +1,15 @@
-"""conv_general_dilated, reduce_window_*, the LAPACK decompositions, fft and top_k: lowered
-(and verified), executed on the CPU and compared against numpy references."""
+"""The linalg_lapack family: the LAPACK decompositions (eig included), fft and top_k,
+lowered (and verified), executed on the CPU and compared against numpy references."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
-from _lower_util import Builder, assert_close, run
+from _lower_util import Builder, assert_close, run, run_one
 
 from olympus_ir import primitives as P
-from olympus_ir.prims.convolution import ConvDimensionNumbers as CDN
 from olympus_ir.prims.linalg_lapack import FftType
 
 rng = np.random.default_rng(7)
@@ -21,118 +22,12 @@ LAPACK_TOL = {np.dtype(np.float32): dict(rtol=2e-4, atol=2e-4),
 pytestmark = pytest.mark.usefixtures("lapack_targets")  # conftest.py
 
 
-def _one(prim, *args, **params):
-    """Lower, verify and execute ``prim(*args, **params)``; returns (text, outputs)."""
-    b = Builder()
-    vs = [b.arg(np.shape(a), np.asarray(a).dtype) for a in args]
-    out = b.eqn(prim, *vs, **params)
-    lowered, outs = run(b.build(out if prim.multiple_results else [out]), *args,
-                        name=prim.name)
-    return lowered.as_text(), outs
-
-
 def _rand(shape, dt=F32):
     dt = np.dtype(dt)
     x = rng.standard_normal(shape)
     if dt.kind == "c":
         x = x + 1j * rng.standard_normal(shape)
     return x.astype(dt)
-
-
-# --- convolution ----------------------------------------------------------------------------
-
-def _conv_ref(x, w, strides, padding, lhs_dil, rhs_dil, fg):
-    """NCHW x OIHW -> NCHW by explicit loops over output positions (float64)."""
-    x, w = x.astype(np.float64), w.astype(np.float64)
-    n, c, h, wd = x.shape
-    o, i, kh, kw = w.shape
-    xd = np.zeros((n, c, (h - 1) * lhs_dil[0] + 1, (wd - 1) * lhs_dil[1] + 1))
-    xd[:, :, ::lhs_dil[0], ::lhs_dil[1]] = x
-    xp = np.pad(xd, ((0, 0), (0, 0)) + tuple((max(lo, 0), max(hi, 0)) for lo, hi in padding))
-    crop = tuple(slice(max(-lo, 0), xp.shape[2 + k] - max(-hi, 0))
-                 for k, (lo, hi) in enumerate(padding))
-    xp = xp[(slice(None), slice(None)) + crop]
-    kd = np.zeros((o, i, (kh - 1) * rhs_dil[0] + 1, (kw - 1) * rhs_dil[1] + 1))
-    kd[:, :, ::rhs_dil[0], ::rhs_dil[1]] = w
-    KH, KW = kd.shape[2:]
-    oh = (xp.shape[2] - KH) // strides[0] + 1
-    ow = (xp.shape[3] - KW) // strides[1] + 1
-    out = np.zeros((n, o, oh, ow))
-    kg = kd.reshape(fg, o // fg, i, KH, KW)
-    for a in range(oh):
-        for b in range(ow):
-            patch = xp[:, :, a * strides[0]:a * strides[0] + KH,
-                       b * strides[1]:b * strides[1] + KW]
-            patch = patch.reshape(n, fg, i, KH, KW)
-            out[:, :, a, b] = np.einsum("ngikl,goikl->ngo", patch, kg).reshape(n, o)
-    return out
-
-
-NCHW = CDN((0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))
-
-
-@pytest.mark.parametrize("xs,ws,strides,padding,lhs_dil,rhs_dil,fg", [
-    ((2, 3, 6, 5), (4, 3, 3, 2), (1, 1), ((0, 0), (0, 0)), (1, 1), (1, 1), 1),
-    ((1, 2, 7, 7), (3, 2, 3, 3), (2, 1), ((1, 1), (2, 0)), (1, 1), (1, 2), 1),
-    ((1, 4, 5, 6), (6, 2, 2, 3), (1, 2), ((1, -1), (0, 1)), (2, 1), (1, 1), 2),
-])
-def test_conv_general_dilated_nchw(xs, ws, strides, padding, lhs_dil, rhs_dil, fg):
-    x, w = _rand(xs), _rand(ws)
-    text, (out,) = _one(P.conv_general_dilated_p, x, w, window_strides=strides,
-                        padding=padding, lhs_dilation=lhs_dil, rhs_dilation=rhs_dil,
-                        dimension_numbers=NCHW, feature_group_count=fg, batch_group_count=1,
-                        precision=None, preferred_element_type=None)
-    assert "stablehlo.convolution" in text
-    assert_close(out, _conv_ref(x, w, strides, padding, lhs_dil, rhs_dil, fg),
-                 rtol=1e-5, atol=1e-5)
-
-
-def test_conv_general_dilated_nhwc():
-    x, w = _rand((2, 6, 5, 3)), _rand((3, 2, 3, 4))  # NHWC, HWIO
-    dn = CDN((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))
-    _, (out,) = _one(P.conv_general_dilated_p, x, w, window_strides=(1, 1),
-                     padding=((1, 1), (0, 0)), lhs_dilation=(1, 1), rhs_dilation=(1, 1),
-                     dimension_numbers=dn)
-    ref = _conv_ref(x.transpose(0, 3, 1, 2), w.transpose(3, 2, 0, 1), (1, 1),
-                    ((1, 1), (0, 0)), (1, 1), (1, 1), 1)
-    assert_close(out, ref.transpose(0, 2, 3, 1), rtol=1e-5, atol=1e-5)
-
-
-# --- windowed reductions --------------------------------------------------------------------
-
-_RW = {"reduce_window_sum": (np.sum, 0.0), "reduce_window_max": (np.max, -np.inf),
-       "reduce_window_min": (np.min, np.inf)}
-
-
-def _reduce_window_ref(x, op, init, window, strides, padding, base_dil, win_dil):
-    x = x.astype(np.float64)
-    xd = np.full(tuple((d - 1) * b + 1 for d, b in zip(x.shape, base_dil, strict=True)), init)
-    xd[tuple(slice(None, None, b) for b in base_dil)] = x
-    xp = np.pad(xd, padding, constant_values=init)
-    span = tuple((w - 1) * d + 1 for w, d in zip(window, win_dil, strict=True))
-    v = np.lib.stride_tricks.sliding_window_view(xp, span)
-    nd = x.ndim
-    v = v[tuple(slice(None, None, s) for s in strides)
-          + tuple(slice(None, None, d) for d in win_dil)]
-    return op(v, axis=tuple(range(nd, 2 * nd)))
-
-
-@pytest.mark.parametrize("name", sorted(_RW))
-@pytest.mark.parametrize("shape,window,strides,padding,base_dil,win_dil", [
-    ((4, 6), (2, 3), (1, 1), ((0, 0), (0, 0)), (1, 1), (1, 1)),
-    ((5, 7), (3, 2), (2, 3), ((1, 1), (0, 2)), (1, 1), (1, 1)),
-    ((4, 5), (2, 2), (1, 2), ((1, 0), (1, 1)), (2, 1), (1, 2)),
-])
-def test_reduce_window(name, shape, window, strides, padding, base_dil, win_dil):
-    x = _rand(shape)
-    prim = P.primitive_by_name(name)
-    text, (out,) = _one(prim, x, window_dimensions=window, window_strides=strides,
-                        padding=padding, base_dilation=base_dil, window_dilation=win_dil)
-    assert '"stablehlo.reduce_window"' in text
-    op, init = _RW[name]
-    ref = _reduce_window_ref(x, op, init, window, strides, padding, base_dil, win_dil)
-    assert out.shape == ref.shape
-    assert_close(out, ref, rtol=1e-5, atol=1e-5)
 
 
 # --- fft ------------------------------------------------------------------------------------
@@ -147,7 +42,7 @@ def test_reduce_window(name, shape, window, strides, padding, base_dil, win_dil)
 ])
 def test_fft(kind, shape, lengths, ref):
     x = _rand(shape, F32 if kind == FftType.RFFT else C64)
-    text, (out,) = _one(P.fft_p, x, fft_type=kind, fft_lengths=lengths)
+    text, (out,) = run_one(P.fft_p, x, fft_type=kind, fft_lengths=lengths)
     assert f"stablehlo.fft %arg0, type = {kind.name}" in text
     want = ref(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64))
     assert out.shape == want.shape
@@ -159,7 +54,7 @@ def test_fft(kind, shape, lengths, ref):
 @pytest.mark.parametrize("dt", [F32, np.dtype(np.int32)], ids=str)
 def test_top_k(dt):
     x = rng.integers(-5, 5, (4, 9)).astype(dt)  # many ties: the lower index comes first
-    text, (vals, idx) = _one(P.top_k_p, x, k=4)
+    text, (vals, idx) = run_one(P.top_k_p, x, k=4)
     assert "chlo.top_k" in text
     order = np.argsort(-x.astype(np.int64), axis=-1, kind="stable")[:, :4]
     np.testing.assert_array_equal(vals, -np.sort(-x, axis=-1)[:, :4])
@@ -177,11 +72,11 @@ def _spd(shape, dt):
 @pytest.mark.parametrize("dt", [F32, C64], ids=str)
 def test_cholesky(dt):
     x = _spd((2, 4, 4), dt)
-    text, (l,) = _one(P.cholesky_p, x)
+    text, (l,) = run_one(P.cholesky_p, x)
     assert "lapack_" in text and "potrf_ffi" in text
     assert_close(l, np.linalg.cholesky(x), **LAPACK_TOL[dt])
     # not positive definite: NaNs
-    _, (bad,) = _one(P.cholesky_p, -np.eye(3, dtype=np.float32))
+    _, (bad,) = run_one(P.cholesky_p, -np.eye(3, dtype=np.float32))
     assert np.isnan(bad).all()
 
 
@@ -192,7 +87,7 @@ def test_cholesky(dt):
 def test_triangular_solve(left_side, lower, transpose_a, unit):
     a = _rand((2, 4, 4)) + 4 * np.eye(4, dtype=np.float32)
     b = _rand((2, 4, 3) if left_side else (2, 3, 4))
-    text, (out,) = _one(P.triangular_solve_p, a, b, left_side=left_side, lower=lower,
+    text, (out,) = run_one(P.triangular_solve_p, a, b, left_side=left_side, lower=lower,
                         transpose_a=transpose_a, conjugate_a=False, unit_diagonal=unit)
     assert "lapack_strsm_ffi" in text
     t = np.tril(a) if lower else np.triu(a)
@@ -211,7 +106,7 @@ def test_triangular_solve(left_side, lower, transpose_a, unit):
 @pytest.mark.parametrize("shape", [(4, 4), (2, 5, 3), (3, 5)])
 def test_lu(shape):
     x = _rand(shape)
-    text, (lu, piv, perm) = _one(P.lu_p, x)
+    text, (lu, piv, perm) = run_one(P.lu_p, x)
     assert "lapack_sgetrf_ffi" in text
     *_, m, n = shape
     k = min(m, n)
@@ -233,7 +128,7 @@ def test_lu(shape):
 ])
 def test_qr(shape, full, dt):
     x = _rand(shape, dt)
-    text, (q, r) = _one(P.qr_p, x, full_matrices=full)
+    text, (q, r) = run_one(P.qr_p, x, full_matrices=full)
     assert "geqrf_ffi" in text and "gqr_ffi" in text
     nq, nr = np.linalg.qr(x, mode="complete" if full else "reduced")
     assert (q.shape, r.shape) == (nq.shape, nr.shape)
@@ -253,7 +148,7 @@ def test_eigh(dt, lower):
     # only the `lower` (or upper) triangle is read: garbage in the other one
     junk = np.triu(_rand((2, 4, 4), dt), 1)
     xin = x + (junk if lower else np.conj(np.swapaxes(junk, -1, -2)))
-    text, (v, w) = _one(P.eigh_p, xin, lower=lower, sort_eigenvalues=True)
+    text, (v, w) = run_one(P.eigh_p, xin, lower=lower, sort_eigenvalues=True)
     assert "evd_ffi" in text
     tol = LAPACK_TOL[dt]
     assert_close(w, np.linalg.eigvalsh(x), **tol)
@@ -266,7 +161,7 @@ def test_eigh(dt, lower):
 ])
 def test_svd(shape, full, dt):
     x = _rand(shape, dt)
-    text, (s, u, vt) = _one(P.svd_p, x, full_matrices=full, compute_uv=True)
+    text, (s, u, vt) = run_one(P.svd_p, x, full_matrices=full, compute_uv=True)
     assert "gesdd_ffi" in text
     nu, ns, nvt = np.linalg.svd(x, full_matrices=full)
     assert (s.shape, u.shape, vt.shape) == (ns.shape, nu.shape, nvt.shape)
@@ -274,13 +169,137 @@ def test_svd(shape, full, dt):
     assert_close(s, ns, **tol)
     k = s.shape[-1]
     assert_close((u[..., :, :k] * s[..., None, :]) @ vt[..., :k, :], x, **tol)
-    _, (s_only,) = _one(P.svd_p, x, full_matrices=full, compute_uv=False)
+    _, (s_only,) = run_one(P.svd_p, x, full_matrices=full, compute_uv=False)
     assert_close(s_only, ns, **tol)
 
 
 def test_lapack_float64(x64):
     x = _spd((3, 3), np.float64)
-    _, (l,) = _one(P.cholesky_p, x)
+    _, (l,) = run_one(P.cholesky_p, x)
     assert_close(l, np.linalg.cholesky(x), **LAPACK_TOL[np.dtype(np.float64)])
-    _, (s, u, vt) = _one(P.svd_p, x)
+    _, (s, u, vt) = run_one(P.svd_p, x)
     assert_close(s, np.linalg.svd(x, compute_uv=False), **LAPACK_TOL[np.dtype(np.float64)])
+
+
+# --- eig: jaxlib's LAPACK geev FFI kernel (``lapack_<s|d|c|z>geev_ffi``); the executed
+# results satisfy the eigen-equations and match numpy's eigenvalues -----------------------
+
+EIG_TOL = {np.dtype(np.float32): 2e-4, np.dtype(np.complex64): 2e-4,
+       np.dtype(np.float64): 1e-10, np.dtype(np.complex128): 1e-10}
+PREFIX = {np.dtype(np.float32): "s", np.dtype(np.float64): "d",
+          np.dtype(np.complex64): "c", np.dtype(np.complex128): "z"}
+
+
+def _eig(x, left=True, right=True, x64=None):
+    b = Builder()
+    v = b.arg(x.shape, x.dtype)
+    out = b.eqn(P.eig_p, v, compute_left_eigenvectors=left, compute_right_eigenvectors=right)
+    lowered, outs = run(b.build(out), x, name="eig", x64=x64)
+    return lowered.as_text(), outs
+
+
+def match_order(w, ref):
+    """`ref` reordered (per batch member) to pair each of its entries with the nearest
+    entry of `w`. numpy computes single-precision eig in double precision, so near-ties
+    may come out of LAPACK in another order than in float32."""
+    w, ref = np.asarray(w), np.asarray(ref)
+    out = np.empty_like(ref)
+    for idx in np.ndindex(w.shape[:-1]):
+        left = list(ref[idx])
+        for k, z in enumerate(w[idx]):
+            j = int(np.argmin([abs(z - r) for r in left]))
+            out[idx + (k,)] = left.pop(j)
+    return out
+
+
+def _H(v):
+    return np.conj(np.swapaxes(v, -1, -2))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.complex64, np.float64, np.complex128],
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 5, 5)], ids=str)
+def test_eig_matches_numpy_and_satisfies_eigen_equations(dt, shape, request):
+    dt = np.dtype(dt)
+    if dt in (np.float64, np.complex128):
+        request.getfixturevalue("x64")
+    x = _rand(shape, dt)
+    text, (w, vl, vr) = _eig(x)
+    assert f"stablehlo.custom_call @lapack_{PREFIX[dt]}geev_ffi(%arg0)" in text
+    assert "compute_left = 86 : ui8" in text and "compute_right = 86 : ui8" in text
+    cdt = np.result_type(dt, np.complex64)
+    assert w.dtype == vl.dtype == vr.dtype == cdt
+    assert w.shape == shape[:-1] and vl.shape == vr.shape == shape
+    tol = EIG_TOL[dt]
+    ref = np.linalg.eigvals(x)
+    if dt in (np.float64, np.complex128):
+        # the same LAPACK routine as numpy's in the same precision: the same order
+        np.testing.assert_allclose(w, ref, rtol=tol, atol=tol)
+    np.testing.assert_allclose(w, match_order(w, ref), rtol=tol, atol=tol)
+    scale = np.abs(x).max()
+    np.testing.assert_allclose(x @ vr, vr * w[..., None, :], atol=tol * 10 * scale)
+    np.testing.assert_allclose(_H(vl) @ x, w[..., :, None] * _H(vl), atol=tol * 10 * scale)
+    np.testing.assert_allclose(np.linalg.norm(vr, axis=-2), 1.0, rtol=tol)
+    np.testing.assert_allclose(np.linalg.norm(vl, axis=-2), 1.0, rtol=tol)
+
+
+def test_real_input_with_complex_eigenvalues():
+    # a rotation by 90 degrees scaled by 2: eigenvalues +-2i, joined from the real and
+    # imaginary parts geev returns
+    x = np.array([[0.0, -2.0], [2.0, 0.0]], np.float32)
+    text, (w, vr) = _eig(x, left=False)
+    assert "stablehlo.complex" in text
+    np.testing.assert_allclose(sorted(w, key=lambda z: z.imag), [-2j, 2j], atol=1e-6)
+    np.testing.assert_allclose(x @ vr, vr * w[None, :], atol=1e-5)
+
+
+@pytest.mark.parametrize("left,right", [(False, False), (True, False), (False, True)])
+def test_optional_eigenvectors(left, right):
+    x = _rand((3, 4, 4), np.float32)
+    text, outs = _eig(x, left=left, right=right)
+    assert f"compute_left = {ord('V' if left else 'N')} : ui8" in text
+    assert f"compute_right = {ord('V' if right else 'N')} : ui8" in text
+    assert len(outs) == 1 + left + right
+    w = outs[0]
+    np.testing.assert_allclose(w, match_order(w, np.linalg.eigvals(x)), rtol=2e-4, atol=2e-4)
+    if right:
+        vr = outs[-1]
+        np.testing.assert_allclose(x @ vr, vr * outs[0][..., None, :], atol=2e-4 * 20)
+    if left:
+        vl = outs[1]
+        np.testing.assert_allclose(_H(vl) @ x, outs[0][..., :, None] * _H(vl), atol=2e-4 * 20)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0, 0), (0, 2, 2)], ids=str)
+def test_empty_operands_need_no_kernel(shape):
+    x = np.zeros(shape, np.float32)
+    text, (w, vl, vr) = _eig(x)
+    assert "geev" not in text
+    assert w.shape == shape[:-1] and vr.shape == vl.shape == shape
+    assert w.dtype == np.complex64
+
+
+def test_one_by_one():
+    x = np.array([[[-3.5]], [[2.0]]], np.float32)
+    _, (w, vl, vr) = _eig(x)
+    np.testing.assert_allclose(w, [[-3.5], [2.0]])
+    np.testing.assert_allclose(np.abs(vr), 1.0)
+    np.testing.assert_allclose(np.abs(vl), 1.0)
+
+
+def test_failed_factorization_gives_nan():
+    # geev cannot converge on NaN input: info != 0 and the outputs are NaN
+    x = np.full((2, 3, 3), np.nan, np.float32)
+    x[1] = np.diag([1.0, 2.0, 3.0])
+    _, (w, _, vr) = _eig(x)
+    assert np.isnan(w[0]).all() and np.isnan(vr[0]).all()
+    np.testing.assert_allclose(sorted(w[1].real), [1.0, 2.0, 3.0])
+
+
+def test_matrix_layouts_are_column_major():
+    text, _ = _eig(_rand((2, 3, 3), np.float32))
+    call = next(line for line in text.splitlines() if "geev_ffi" in line)
+    assert re.search(r"operand_layouts = \[dense<\[1, 2, 0\]>", call)
+    assert "result_layouts = [dense<[1, 0]> : tensor<2xindex>, dense<[1, 0]> : " \
+           "tensor<2xindex>, dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 2, 0]> : " \
+           "tensor<3xindex>, dense<0> : tensor<1xindex>]" in call

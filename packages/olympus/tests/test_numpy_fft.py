@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _b_checks import assert_close, check_grads, check_vmap, x64
+from _transform_checks import assert_close, check_grads, check_vmap, x64
 
 import olympus
 import olympus.numpy as jnp

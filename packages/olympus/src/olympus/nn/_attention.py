@@ -1,6 +1,5 @@
-"""More of `olympus.nn`: `sparse_sigmoid`, `log1mexp`, `logmeanexp` and
-`dot_product_attention` (the portable XLA formulation: einsum, mask, float32 softmax,
-einsum)."""
+"""`olympus.nn.dot_product_attention`: the portable XLA formulation (einsum, mask, float32
+softmax, einsum)."""
 
 from __future__ import annotations
 
@@ -9,52 +8,9 @@ import operator
 
 import numpy as np
 
-from olympus_ir import dtypes
-
 from .. import numpy as jnp
-from ..scipy.special import logsumexp
 
-__all__ = ["dot_product_attention", "log1mexp", "logmeanexp", "sparse_sigmoid"]
-
-
-def _inexact(x):
-    x = jnp.asarray(x)
-    if not dtypes.is_inexact(x.dtype):
-        x = x.astype(dtypes.default_float())
-    return x
-
-
-def sparse_sigmoid(x):
-    """0 for x <= -1, (x + 1) / 2 for -1 < x < 1, 1 for x >= 1 (the derivative of
-    `sparse_plus`)."""
-    x = _inexact(x)
-    return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
-
-
-def log1mexp(x):
-    """log(1 - exp(-x)) for x > 0, accurate for small and large x (log(-expm1(-x)) below
-    log 2, log1p(-exp(-x)) above)."""
-    x = _inexact(x)
-    small = x < math.log(2)
-    # Feed each branch only inputs it is accurate (and finite) for, so gradients stay finite.
-    xs = jnp.where(small, x, 1.0)
-    xl = jnp.where(small, 1.0, x)
-    return jnp.where(small, jnp.log(-jnp.expm1(-xs)), jnp.log1p(-jnp.exp(-xl)))
-
-
-def logmeanexp(x, axis=None, where=None, keepdims=False):
-    """log(mean(exp(x))) along `axis` (all axes if None), computed stably; `where` masks
-    out elements (the mean is over the selected ones)."""
-    x = _inexact(x)
-    lse = logsumexp(x, axis=axis, keepdims=keepdims, where=where)
-    if where is None:
-        axes = range(x.ndim) if axis is None else (
-            (axis,) if isinstance(axis, int) else tuple(axis))
-        count = math.prod(x.shape[a] for a in axes)
-        return lse - jnp.asarray(math.log(count) if count else -np.inf, lse.dtype)
-    count = jnp.sum(jnp.broadcast_to(jnp.asarray(where), x.shape), axis=axis,
-                    keepdims=keepdims).astype(lse.dtype)
-    return lse - jnp.log(count)
+__all__ = ["dot_product_attention"]
 
 
 # --- attention --------------------------------------------------------------------------------

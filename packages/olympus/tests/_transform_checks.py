@@ -1,4 +1,4 @@
-"""Shared checks for the test_numpy_b_* / test_lax_conv_window tests: derivatives against
+"""Shared checks for the test_numpy_* / test_lax_conv_window tests: derivatives against
 finite differences and the transpose dot-product test, vmap against a Python loop."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Shared helpers for the test_numpy_a_* differential tests against NumPy."""
+"""Comparing an olympus result with NumPy's (shape, 32-bit canonical dtype, weak type,
+values): the helper of the differential test_numpy_* tests."""
 
 from __future__ import annotations
 

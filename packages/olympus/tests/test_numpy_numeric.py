@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from _numpy_a_check import check
+from _numpy_reference import check
 
 import olympus
 import olympus.numpy as jnp

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _b_checks import assert_same, check_vmap
+from _transform_checks import assert_same, check_vmap
 
 import olympus
 import olympus.numpy as jnp

@@ -1,5 +1,6 @@
-"""Tests for the samplers of `olympus.random._more_samplers` (binomial, multinomial, f, wald,
-triangular, weibull_min, double_sided_maxwell, generalized_normal, ball, orthogonal).
+"""Statistical tests of the samplers of `olympus.random._transformed` and `_binomial`
+(binomial, multinomial, f, wald, triangular, weibull_min, double_sided_maxwell,
+generalized_normal, ball, orthogonal), which are not checked against recorded JAX streams.
 
 The checks are statistical, with fixed keys: Kolmogorov-Smirnov tests against the
 scipy.stats distribution for continuous samplers, chi-square goodness-of-fit tests against
