@@ -13,7 +13,6 @@ import olympus
 import olympus.numpy as jnp
 from olympus import nn
 
-
 # --- dot_product_attention --------------------------------------------------------------------
 
 
