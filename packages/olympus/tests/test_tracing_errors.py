@@ -313,7 +313,7 @@ def test_python_int_out_of_int32_range():
         make_olympuspr(lambda x: x)(2 ** 40)
 
 
-def test_shape_errors_surface_from_array_ops():
+def test_shape_errors_surface_from_the_numpy_functions():
     with pytest.raises(ValueError, match=r"Incompatible shapes for broadcasting: "
                                          r"shapes=\[\(2,\), \(3,\)\]"):
         make_olympuspr(lambda x, y: x + y)(np.ones(2, np.float32), np.ones(3, np.float32))

@@ -111,6 +111,14 @@ def dce_closed(closed: ClosedOlympuspr, prune_invars: bool = False) -> ClosedOly
     return ClosedOlympuspr(new, consts)
 
 
+def hoist_consts(closed: ClosedOlympuspr) -> tuple[ClosedOlympuspr, list]:
+    """The same function with its constants as leading inputs (and no constants)."""
+    j = closed.olympuspr
+    conv = Olympuspr([], list(j.constvars) + list(j.invars), j.outvars, j.eqns, j.effects,
+                     j.debug_info)
+    return ClosedOlympuspr(conv, []), list(closed.consts)
+
+
 def partial_eval_olympuspr(
     olympuspr: Olympuspr, unknowns: Sequence[bool]
 ) -> tuple[Olympuspr, Olympuspr, list[bool], int]:

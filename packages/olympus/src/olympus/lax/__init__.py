@@ -40,6 +40,7 @@ from olympus_trace.lax_ops import (  # noqa: F401
 )
 
 from . import linalg  # noqa: F401,E402
+from ._bessel import bessel_i0e, bessel_i1e  # noqa: F401,E402
 from ._extra import *  # noqa: F401,F403,E402  (conv, reduce_window, reduce, top_k, sort, cum*, fft, ...)
 from ._gather_scatter import (  # noqa: F401,E402
     GatherDimensionNumbers,
@@ -53,7 +54,8 @@ from ._gather_scatter import (  # noqa: F401,E402
     scatter_mul,
     scatter_sub,
 )
-from ._special import igamma, igamma_grad_a, igammac, random_gamma_grad  # noqa: F401,E402
-from ._special2 import bessel_i0e, bessel_i1e, polygamma, regularized_incomplete_beta, zeta  # noqa: F401,E402,E501
+from ._incomplete_beta import regularized_incomplete_beta  # noqa: F401,E402
+from ._incomplete_gamma import igamma, igamma_grad_a, igammac, random_gamma_grad  # noqa: F401,E402
+from ._zeta import polygamma, zeta  # noqa: F401,E402
 from .collectives import all_gather, axis_index, pmax, pmean, pmin, psum  # noqa: F401
 from .control_flow import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401

@@ -13,17 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from olympus_ir.prims.collectives import all_gather_p, axis_index_p, pmax_p, pmin_p, psum_p
 from olympus_trace import lax_ops, tree_util
-from olympus_trace.collectives import (
-    all_gather_p,
-    axis_index_p,
-    axis_size,
-    bind_collective,
-    check_axis_name,
-    pmax_p,
-    pmin_p,
-    psum_p,
-)
+from olympus_trace.collectives import axis_size, bind_collective, check_axis_name
 from olympus_trace.core import bind, get_aval
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index"]

@@ -9,6 +9,7 @@ shift-invariant gradient); Olympus has no ``custom_jvp``, so these are written w
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -22,14 +23,13 @@ from olympus_trace import promotion as prom
 from .._src.eager import function as _eager_function
 from ..scipy.special import logsumexp
 from . import initializers
-from ._more import dot_product_attention, log1mexp, logmeanexp, sparse_sigmoid
+from ._attention import dot_product_attention
 
 __all__ = [
     "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
     "identity", "initializers", "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp",
     "mish", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax",
     "softplus", "sparse_plus", "squareplus", "standardize", "swish", "tanh",
-    # _more
     "dot_product_attention", "log1mexp", "logmeanexp", "sparse_sigmoid",
 ]
 
@@ -323,3 +323,48 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, 
         else:
             raise ValueError(f"Unknown algorithm '{algorithm}'. Expected 'fast' or 'stable'.")
     return jnp.multiply(jnp.subtract(x, mean), lax.rsqrt(jnp.add(variance, epsilon)))
+
+
+# --- sparse_sigmoid, log1mexp, logmeanexp -------------------------------------------------------
+
+
+def _asarray_inexact(x):
+    """`x` as an array, converted to the default float type unless inexact (the
+    conversion of sparse_sigmoid, log1mexp and logmeanexp)."""
+    x = jnp.asarray(x)
+    if not dtypes.is_inexact(x.dtype):
+        x = x.astype(dtypes.default_float())
+    return x
+
+
+def sparse_sigmoid(x):
+    """0 for x <= -1, (x + 1) / 2 for -1 < x < 1, 1 for x >= 1 (the derivative of
+    `sparse_plus`)."""
+    x = _asarray_inexact(x)
+    return 0.5 * jnp.clip(x + 1.0, 0.0, 2.0)
+
+
+def log1mexp(x):
+    """log(1 - exp(-x)) for x > 0, accurate for small and large x (log(-expm1(-x)) below
+    log 2, log1p(-exp(-x)) above)."""
+    x = _asarray_inexact(x)
+    small = x < math.log(2)
+    # Feed each branch only inputs it is accurate (and finite) for, so gradients stay finite.
+    xs = jnp.where(small, x, 1.0)
+    xl = jnp.where(small, 1.0, x)
+    return jnp.where(small, jnp.log(-jnp.expm1(-xs)), jnp.log1p(-jnp.exp(-xl)))
+
+
+def logmeanexp(x, axis=None, where=None, keepdims=False):
+    """log(mean(exp(x))) along `axis` (all axes if None), computed stably; `where` masks
+    out elements (the mean is over the selected ones)."""
+    x = _asarray_inexact(x)
+    lse = logsumexp(x, axis=axis, keepdims=keepdims, where=where)
+    if where is None:
+        axes = range(x.ndim) if axis is None else (
+            (axis,) if isinstance(axis, int) else tuple(axis))
+        count = math.prod(x.shape[a] for a in axes)
+        return lse - jnp.asarray(math.log(count) if count else -np.inf, lse.dtype)
+    count = jnp.sum(jnp.broadcast_to(jnp.asarray(where), x.shape), axis=axis,
+                    keepdims=keepdims).astype(lse.dtype)
+    return lse - jnp.log(count)

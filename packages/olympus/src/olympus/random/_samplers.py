@@ -737,7 +737,7 @@ def _gamma_samples(log_space):
     fixed), d x / d alpha = -(dP/dalpha) / (dP/dx); in log space d log(x) / d alpha."""
     from .._src.api import vmap
     from .._src.custom_derivatives import custom_jvp
-    from ..lax._special import _gamma_sample_dlog_da, _random_gamma_grad_impl
+    from ..lax._incomplete_gamma import _gamma_sample_dlog_da, _random_gamma_grad_impl
 
     @custom_jvp
     def samples(keys, alphas):

@@ -141,7 +141,7 @@ def zeta(x, q=None):
     """The Hurwitz zeta function sum_{k>=0} (k + q)^-x (x > 1), or with q=None the
     Riemann zeta function for every real x."""
     from ..lax import zeta as _zeta
-    from ..lax._special2 import riemann_zeta
+    from ..lax._zeta import riemann_zeta
 
     if q is None:
         return riemann_zeta(*_inexact(x))
