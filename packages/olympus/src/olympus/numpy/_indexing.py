@@ -27,9 +27,9 @@ from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
 from olympus_trace.core import Tracer, bind
 from olympus_trace.errors import ConcretizationTypeError
+from olympus_trace.lax_ops import default_fill as _default_fill
 
 from .._src.eager_ops import lane_function as _lane
-from ..lax._gather_scatter import default_fill as _default_fill
 from ._util import (
     Array,
     aval_of,

@@ -16,9 +16,9 @@ from olympus_ir import primitives as P
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
 from olympus_trace.core import bind
+from olympus_trace.lax_ops import conv_general_dilated
 
 from .._src.jit import jit
-from ..lax._extra import conv_general_dilated
 from ._numeric import vander
 from ._util import aval_of, concrete_or_error, ensure_arraylike, static_int
 
