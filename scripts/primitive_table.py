@@ -92,8 +92,8 @@ class Row(NamedTuple):
 
 def _ir_families() -> dict[Any, str]:
     """primitive -> the `olympus_ir.prims` family module that defines it."""
-    from olympus_ir.core import Primitive
     import olympus_ir.prims as prims
+    from olympus_ir.core import Primitive
 
     family = {}
     for info in pkgutil.iter_modules(prims.__path__):

@@ -275,6 +275,9 @@ def test_leaked_tracer_returned_from_another_trace(leaked_tracer):
     assert str(err) == leak_message(_store_in_global, "float32[3]")
 
 
+# --- other misuse -------------------------------------------------------------------------
+
+
 def test_tracer_is_unhashable():
     err = raised(lambda x: {x: 1}, 1.0, exc=TypeError)
     assert str(err) == "unhashable type: OlympusprTracer"

@@ -44,8 +44,6 @@ from ..olympuspr_utils import (
 from ..staging import trace_to_olympuspr
 
 
-
-
 def _jvp_body(closed: ClosedOlympuspr, in_nz, instantiate_out=None):
     """Trace the JVP of `closed` taking (primals, nonzero tangents). Returns the closed
     olympuspr (outputs: primals, then the tangents flagged nonzero) and the per-output

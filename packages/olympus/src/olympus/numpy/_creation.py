@@ -15,10 +15,9 @@ import numpy as np
 
 import olympus_runtime as rt
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
-from olympus_trace.core import Tracer, bind
+from olympus_trace.core import Tracer
 from olympus_trace.errors import ConcretizationTypeError
 
 from . import _indexing
@@ -98,7 +97,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):  #
             out = astype(out, dt) if aval_of(out).dtype != dt or aval_of(out).weak_type \
                 else out
         if copy and isinstance(out, Array) and out is object:
-            out = bind(P.copy_p, out)
+            out = lax.copy(out)
     elif type(object) in _PY:
         out = _put(object) if dt is None else _put(np.asarray(object).astype(dt))
     elif isinstance(object, (np.ndarray, np.generic)):

@@ -15,10 +15,8 @@ from functools import partial
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
-from olympus_trace.core import bind
 
 from .._src.jit import jit
 from . import _ufuncs as uf
@@ -361,7 +359,7 @@ def _interp_jit(x, xp, fp, left, right, period):
         x = uf.remainder(x, period)
         xp = uf.remainder(xp, period)
         iota = lax.iota(_I32, _shape(xp)[0])
-        order = bind(P.sort_p, xp, iota, dimension=0, is_stable=True, num_keys=1)[1]
+        order = lax.sort((xp, iota), dimension=0, is_stable=True, num_keys=1)[1]
         xp = _gather_1d(xp, order)
         fp = _gather_1d(fp, order)
         n = _shape(xp)[0]

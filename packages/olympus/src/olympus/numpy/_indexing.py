@@ -17,7 +17,6 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
 from olympus_ir.prims.indexing import (
     GatherDimensionNumbers,
     GatherScatterMode,
@@ -25,11 +24,11 @@ from olympus_ir.prims.indexing import (
 )
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
-from olympus_trace.core import Tracer, bind, get_aval
+from olympus_trace.core import Tracer, get_aval
 from olympus_trace.errors import ConcretizationTypeError, NonConcreteBooleanIndexError
+from olympus_trace.lax_ops import default_fill as _default_fill
 
 from .._src.eager import function as _eager_function
-from ..lax._gather_scatter import default_fill as _default_fill
 from . import _creation, _reductions, _shape
 from . import _ufuncs as uf
 from ._util import (
@@ -526,18 +525,13 @@ def _gather(x, idx, *, mode=None, fill_value=None, indices_are_sorted=False,
         if builtins.any(s > d for s, d in zip(ind.slice_sizes, aval_of(x).shape)) or \
                 builtins.any(d == 0 for d in aval_of(x).shape):
             raise IndexError("index is out of bounds for an axis of size 0")
-        y = bind(P.gather_p, x, ind.indices, dimension_numbers=ind.dnums,
-                 slice_sizes=ind.slice_sizes,
+        y = lax.gather_bind(x, ind.indices, ind.dnums, ind.slice_sizes,
                  indices_are_sorted=bool(indices_are_sorted or ind.sorted),
                  unique_indices=bool(unique_indices or ind.unique), mode=gmode, fill_value=fv)
     if ind.newaxis_dims:
         kept = tuple(k for k in range(len(ind.full_shape)) if k not in ind.newaxis_dims)
         y = lax.broadcast_in_dim(y, ind.full_shape, kept)
     return y
-
-
-_SCATTER_PRIMS = {"set": P.scatter_p, "add": P.scatter_add_p, "mul": P.scatter_mul_p,
-                  "min": P.scatter_min_p, "max": P.scatter_max_p}
 
 
 def _scatter(x, idx, y, op, *, mode=None, indices_are_sorted=False, unique_indices=False,
@@ -570,7 +564,7 @@ def _scatter(x, idx, y, op, *, mode=None, indices_are_sorted=False, unique_indic
         dn = ScatterDimensionNumbers(update_window_dims=ind.dnums.offset_dims,
                                      inserted_window_dims=ind.dnums.collapsed_slice_dims,
                                      scatter_dims_to_operand_dims=ind.dnums.start_index_map)
-        out = bind(_SCATTER_PRIMS[op], x2, ind.indices, y2, dimension_numbers=dn,
+        out = lax.scatter_bind(op, x2, ind.indices, y2, dn,
                    indices_are_sorted=bool(indices_are_sorted or ind.sorted),
                    unique_indices=bool(unique_indices or ind.unique),
                    mode=_parse_mode(mode, False))

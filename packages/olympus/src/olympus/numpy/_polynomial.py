@@ -12,13 +12,11 @@ from functools import partial
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
-from olympus_trace.core import bind
+from olympus_trace.lax_ops import conv_general_dilated
 
 from .._src.jit import jit
-from ..lax._extra import conv_general_dilated
 from . import _products
 from . import _ufuncs as uf
 from ._numeric import vander
@@ -285,8 +283,8 @@ def _roots_with_leading_zeros(p):
     r = _astype(_companion_eigvals(q), _complex_of(_dt(p)))
     mag = lax.abs(r)
     iota = lax.iota(np.dtype(np.int32), n - 1)
-    _, order = bind(P.sort_p, lax.neg(mag), iota, dimension=0, is_stable=True, num_keys=1)
-    _, rank = bind(P.sort_p, order, iota, dimension=0, is_stable=True, num_keys=1)
+    _, order = lax.sort((lax.neg(mag), iota), dimension=0, is_stable=True, num_keys=1)
+    _, rank = lax.sort((order, iota), dimension=0, is_stable=True, num_keys=1)
     spurious = lax.ge(rank, lax.broadcast_in_dim(lax.sub(np.int32(n - 1), k), (n - 1,), ()))
     nan = np.asarray(complex(np.nan, np.nan), _dt(r))
     return lax.select(spurious, lax.broadcast_in_dim(nan, (n - 1,), ()), r)

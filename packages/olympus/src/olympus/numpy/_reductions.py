@@ -11,10 +11,8 @@ import math
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
-from olympus_trace.core import bind
 
 from .._src.eager import function as _eager_function
 from . import _creation, _indexing, _shape
@@ -509,8 +507,8 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 # --- cumulative reductions ----------------------------------------------------------------------
 
 
-_CUM_PRIMS = {"cumsum": P.cumsum_p, "cumprod": P.cumprod_p, "cummax": P.cummax_p,
-              "cummin": P.cummin_p}
+_CUMULATIVES = {"cumsum": lax.cumsum, "cumprod": lax.cumprod, "cummax": lax.cummax,
+                "cummin": lax.cummin}
 
 
 def _cumulative(name, prim_name, a, axis, dtype, out, promote_integers=False, fill_nan=None):
@@ -535,7 +533,7 @@ def _cumulative(name, prim_name, a, axis, dtype, out, promote_integers=False, fi
     if aval_of(x).shape[axis] == 0:
         res = x
     else:
-        res = bind(_CUM_PRIMS[prim_name], x, axis=axis, reverse=False)
+        res = _CUMULATIVES[prim_name](x, axis=axis, reverse=False)
     if dtype is not None and canon_dtype(dtype) == dtypes.bool_:
         res = lax.convert_element_type(res, dtypes.bool_)
     return res
@@ -622,7 +620,7 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _sort_last(x):
     nd = aval_of(x).ndim
-    return bind(P.sort_p, x, dimension=nd - 1, is_stable=True, num_keys=1)[0]
+    return lax.sort(x, dimension=nd - 1, is_stable=True, num_keys=1)
 
 
 def _quantile(name, a, q, axis, method, keepdims, squash_nans):

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from olympus_ir import primitives as P
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
-from olympus_trace.core import Tracer, bind
+from olympus_trace.core import Tracer
 from olympus_trace.errors import ConcretizationTypeError
 
 from .._src.jit import jit
@@ -83,7 +82,7 @@ def _sorted(x):
     iota = lax.iota(_I32, n)
     if n == 0:
         return x, iota
-    s, perm = bind(P.sort_p, x, iota, dimension=0, is_stable=True, num_keys=1)
+    s, perm = lax.sort((x, iota), dimension=0, is_stable=True, num_keys=1)
     return s, perm
 
 
@@ -101,9 +100,9 @@ def _compact(keep, size, resort, vals, extras, val_fill, extra_fills):
         n = 1
     drop = lax.convert_element_type(lax.bitwise_not(keep), _I32)
     if resort:
-        outs = bind(P.sort_p, drop, vals, *extras, dimension=0, is_stable=True, num_keys=2)
+        outs = lax.sort((drop, vals, *extras), dimension=0, is_stable=True, num_keys=2)
     else:
-        outs = bind(P.sort_p, drop, vals, *extras, dimension=0, is_stable=True, num_keys=1)
+        outs = lax.sort((drop, vals, *extras), dimension=0, is_stable=True, num_keys=1)
     outs = list(outs)[1:]
     count = lax.reduce_sum(lax.convert_element_type(keep, _I32), (0,))
     ks = lax.iota(_I32, size)

@@ -16,13 +16,12 @@ import math
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
 from olympus_ir.prims.indexing import GatherDimensionNumbers, GatherScatterMode
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 from olympus_trace.ad_rules.linalg_lapack import take_along_last  # noqa: F401  (re-exported)
 from olympus_trace.batching import moveaxis
-from olympus_trace.core import Tracer, bind
+from olympus_trace.core import Tracer
 from olympus_trace.errors import ConcretizationTypeError
 
 from .._src.jit import jit
@@ -41,7 +40,7 @@ def _ravel(x):
 
 def _sort_along(ops_list, axis, num_keys=1):
     """Stable sort of the operands (all the same shape) along `axis`."""
-    return list(bind(P.sort_p, *ops_list, dimension=axis, is_stable=True, num_keys=num_keys))
+    return list(lax.sort(tuple(ops_list), dimension=axis, is_stable=True, num_keys=num_keys))
 
 
 # --- sort / argsort / lexsort ----------------------------------------------------------------
@@ -137,8 +136,8 @@ def _partition_core(a, kth, axis):
     if not 0 <= kth < n:
         raise ValueError(f"kth(={kth}) out of bounds ({n})")
     arr = moveaxis(a, axis, -1)
-    bottom = bind(P.top_k_p, _order_reversed(arr), k=kth + 1)[1]
-    top = bind(P.top_k_p, arr, k=n - kth - 1)[1]
+    bottom = lax.top_k(_order_reversed(arr), kth + 1)[1]
+    top = lax.top_k(arr, n - kth - 1)[1]
     idx = lax.concatenate([bottom, top], len(_shape(arr)) - 1)
     return moveaxis(take_along_last(arr, idx), -1, axis), moveaxis(idx, -1, axis)
 
@@ -185,7 +184,7 @@ def _gather_1d(a, idx):
     r = len(shape)
     ind = lax.broadcast_in_dim(idx, shape + (1,), tuple(range(r)))
     dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,))
-    return bind(P.gather_p, a, ind, dimension_numbers=dn, slice_sizes=(1,),
+    return lax.gather_bind(a, ind, dn, (1,),
                 indices_are_sorted=False, unique_indices=False,
                 mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)
 
@@ -311,7 +310,7 @@ def _unique_core(s, perm, mask, fill_value, size, return_index, return_inverse,
                  return_counts):
     n = _shape(s)[0]
     i32 = np.dtype(np.int32)
-    group = lax.sub(bind(P.cumsum_p, lax.convert_element_type(mask, i32), axis=0,
+    group = lax.sub(lax.cumsum(lax.convert_element_type(mask, i32), axis=0,
                          reverse=False), np.int32(1))
     nunique = lax.add(lax.slice(group, (n - 1,), (n,)), np.int32(1))  # shape (1,)
     ks = lax.iota(i32, size)

@@ -15,11 +15,9 @@ import math
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
 from olympus_ir.prims.linalg_lapack import FftType
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
-from olympus_trace.core import bind
 
 from .._src.jit import jit
 from . import _ufuncs as uf
@@ -74,7 +72,7 @@ def _resize(x, axis, n):
 
 
 def _prim(x, kind, lengths):
-    return bind(P.fft_p, x, fft_type=kind, fft_lengths=tuple(int(n) for n in lengths))
+    return lax.fft(x, kind, lengths)
 
 
 def _complex_nd(x, kind, lengths):

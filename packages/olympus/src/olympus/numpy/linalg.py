@@ -14,10 +14,8 @@ from typing import NamedTuple
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
-from olympus_trace.core import bind
 
 from .._src.jit import jit
 from . import _linalg_basic as _basic
@@ -165,7 +163,7 @@ def _bcast_batch(a, b, b_core_nd):
 
 
 def _tsolve(a, b, **kw):
-    return bind(P.triangular_solve_p, a, b, left_side=kw.get("left_side", True),
+    return lax.triangular_solve(a, b, left_side=kw.get("left_side", True),
                 lower=kw.get("lower", False), transpose_a=kw.get("transpose_a", False),
                 conjugate_a=kw.get("conjugate_a", False),
                 unit_diagonal=kw.get("unit_diagonal", False))
@@ -207,7 +205,7 @@ def solve(a, b):
     a, b, batch = _bcast_batch(a, b, 2)
     if _shape(b)[-2] != _shape(a)[-1]:
         raise ValueError(f"solve: incompatible shapes {_shape(a)} and {_shape(b)}.")
-    lu, _, perm = bind(P.lu_p, a)
+    lu, _, perm = lax.lu(a)
     x = _lu_solve(lu, perm, b)
     if vector:
         x = lax.reshape(x, _shape(x)[:-1])
@@ -223,7 +221,7 @@ def inv(a):
 
 
 def _lu_parts(a):
-    lu, piv, _ = bind(P.lu_p, a)
+    lu, piv, _ = lax.lu(a)
     n = _shape(a)[-1]
     diag = _basic.diagonal(lu, 0, -2, -1)
     swaps = lax.ne(piv, lax.broadcast_in_dim(lax.iota(np.int32, n), _shape(piv),
@@ -301,7 +299,7 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     _square("cholesky", a)
     if symmetrize_input:
         a = _symmetrize(a)
-    l = bind(P.cholesky_p, a)
+    l = lax.cholesky(a, symmetrize_input=False)
     return _H(l) if upper else l
 
 
@@ -314,7 +312,7 @@ def qr(a, mode: str = "reduced"):
         raise NotImplementedError("olympus.numpy.linalg.qr: mode='raw' is not supported.")
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"Unsupported QR decomposition mode {mode!r}")
-    q, r = bind(P.qr_p, a, full_matrices=(mode == "complete"), pivoting=False)
+    q, r = lax.qr(a, full_matrices=(mode == "complete"))
     if mode == "r":
         return r
     return QRResult(q, r)
@@ -325,11 +323,10 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     a = _inexact("svd", a)
     if len(_shape(a)) < 2:
         raise ValueError("svd requires an array of rank >= 2.")
-    outs = bind(P.svd_p, a, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
-                subset_by_index=None, algorithm=None)
+    outs = lax.svd(a, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
     if not compute_uv:
-        return outs[0]
-    s, u, vt = outs
+        return outs
+    u, s, vt = outs
     return SVDResult(u, s, vt)
 
 
@@ -348,8 +345,8 @@ def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):  # noqa: N8
         raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
     if symmetrize_input:
         a = _symmetrize(a)
-    v, w = bind(P.eigh_p, a, lower=(UPLO == "L"), sort_eigenvalues=True,
-                subset_by_index=None)
+    v, w = lax.eigh(a, lower=(UPLO == "L"), symmetrize_input=False,
+                sort_eigenvalues=True)
     return EighResult(w, v)
 
 
@@ -372,8 +369,8 @@ def eig(a):
     Both are complex even for real `a` (as in JAX; NumPy returns real arrays when every
     eigenvalue is real); the eigenvalues come in LAPACK's order, as NumPy's do."""
     a = _eig_operand("eig", a)
-    w, v = bind(P.eig_p, a, compute_left_eigenvectors=False,
-                compute_right_eigenvectors=True, use_magma=None)
+    w, v = lax.eig(a, compute_left_eigenvectors=False,
+                compute_right_eigenvectors=True)
     return EigResult(w, v)
 
 
@@ -381,8 +378,8 @@ def eig(a):
 def eigvals(a):
     """The (complex) eigenvalues of general square matrices, in LAPACK's order."""
     a = _eig_operand("eigvals", a)
-    (w,) = bind(P.eig_p, a, compute_left_eigenvectors=False,
-                compute_right_eigenvectors=False, use_magma=None)
+    (w,) = lax.eig(a, compute_left_eigenvectors=False,
+                compute_right_eigenvectors=False)
     return w
 
 
@@ -408,8 +405,7 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
         return lax.broadcast_in_dim(np.zeros((), _dt(a)), batch + (n, m), ())
     if rtol is None:
         rtol = 10.0 * builtins.max(m, n) * _eps(_dt(a))
-    s, u, vt = bind(P.svd_p, a, full_matrices=False, compute_uv=True, subset_by_index=None,
-                    algorithm=None)
+    u, s, vt = lax.svd(a, full_matrices=False, compute_uv=True)
     rdt = _dt(s)
     smax = lax.slice(s, (0,) * (len(batch) + 1), batch + (1,))
     rt = lax.convert_element_type(prom.to_operand(rtol), rdt, False) \
@@ -451,8 +447,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     dt = _dt(a)
     if rcond is None:
         rcond = _eps(dt) * builtins.max(m, n)
-    s, u, vt = bind(P.svd_p, a, full_matrices=False, compute_uv=True, subset_by_index=None,
-                    algorithm=None)
+    u, s, vt = lax.svd(a, full_matrices=False, compute_uv=True)
     rdt = _dt(s)
     k = _shape(s)[0]
     if k:

@@ -41,10 +41,9 @@ import olympus.numpy as jnp
 import olympus_runtime as _rt
 from olympus.numpy._indexing import getitem as _getitem
 from olympus_ir import dtypes
-from olympus_ir.primitives import threefry2x32_p
 from olympus_trace import lax_ops as lax
 from olympus_trace import tree_util
-from olympus_trace.core import Tracer, bind, get_aval
+from olympus_trace.core import Tracer, get_aval
 
 from .._src.config import config
 from .._src.jit import jit
@@ -268,7 +267,7 @@ def threefry_2x32(key, count):
     half = (n + odd) // 2
     x0 = lax.slice(flat, (0,), (half,))
     x1 = lax.slice(flat, (half,), (2 * half,))
-    y0, y1 = bind(threefry2x32_p, k1, k2, x0, x1)
+    y0, y1 = lax.threefry2x32(k1, k2, x0, x1)
     out = lax.concatenate([y0, y1], 0)
     if odd:
         out = lax.slice(out, (0,), (n,))
@@ -288,7 +287,7 @@ def _iota_2x32_shape(shape):
 def _hash_iota(key, shape):
     k1, k2 = _k12(key)
     hi, lo = _iota_2x32_shape(shape)
-    return bind(threefry2x32_p, k1, k2, hi, lo)
+    return lax.threefry2x32(k1, k2, hi, lo)
 
 
 def _split_raw(key, shape: tuple):

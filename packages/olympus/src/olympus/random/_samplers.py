@@ -17,7 +17,7 @@ from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
-from olympus_trace.core import Tracer, bind, get_aval
+from olympus_trace.core import Tracer, get_aval
 from olympus_trace.errors import ConcretizationTypeError
 
 from ..lax.control_flow import while_loop
@@ -104,12 +104,12 @@ def _top_k(x, k):
     shape = _shape_of(x)
     d = len(shape) - 1
     idx = lax.broadcasted_iota(np.int32, shape, d)
-    _, sidx = bind(P.sort_p, lax.neg(x), idx, dimension=d, is_stable=True, num_keys=1)
+    _, sidx = lax.sort((lax.neg(x), idx), dimension=d, is_stable=True, num_keys=1)
     return lax.slice(sidx, (0,) * len(shape), shape[:-1] + (k,))
 
 
 def _cumsum(x, axis=0):
-    return bind(P.cumsum_p, x, axis=axis, reverse=False)
+    return lax.cumsum(x, axis=axis, reverse=False)
 
 
 def _has_prim(name):
@@ -133,7 +133,7 @@ def _cholesky(a):
     """The lower Cholesky factor of the trailing square matrices of `a`."""
     p = _has_prim("cholesky")
     if p is not None:
-        return bind(p, a)
+        return lax.cholesky(a, symmetrize_input=False)
     # Fallback: column-by-column Cholesky-Banachiewicz, unrolled (n is static).
     shape = _shape_of(a)
     n = shape[-1]
@@ -315,7 +315,7 @@ def _shuffle(key, x, axis):
     for _ in range(num_rounds):
         key, subkey = _split_n(key)
         sort_keys = _random_bits(subkey, 32, _shape_of(x))
-        _, x = bind(P.sort_p, sort_keys, x, dimension=axis, is_stable=True, num_keys=1)
+        _, x = lax.sort((sort_keys, x), dimension=axis, is_stable=True, num_keys=1)
     return x
 
 
@@ -997,14 +997,14 @@ def _mvn_jit(key, mean, cov, *, shape, dtype, method):
         if p is None:
             raise NotImplementedError("multivariate_normal(method='svd') needs the svd "
                                       "primitive, which is not available.")
-        s, u, _ = bind(p, cov, full_matrices=False, compute_uv=True)
+        u, s, _ = lax.svd(cov, full_matrices=False, compute_uv=True)
         factor = jnp.multiply(u, lax.expand_dims(lax.sqrt(s), (len(cshape) - 2,)))
     elif method == "eigh":
         p = _has_prim("eigh")
         if p is None:
             raise NotImplementedError("multivariate_normal(method='eigh') needs the eigh "
                                       "primitive, which is not available.")
-        v, w = bind(p, cov, lower=True, sort_eigenvalues=True, subset_by_index=None)
+        v, w = lax.eigh(cov, lower=True, symmetrize_input=False, sort_eigenvalues=True)
         factor = jnp.multiply(v, lax.expand_dims(lax.sqrt(w), (len(cshape) - 2,)))
     else:
         factor = _cholesky(cov)

@@ -1,4 +1,5 @@
-"""Thin, strict wrappers over `bind`: the `lax` layer.
+"""Wrappers of the elementwise primitives (`olympus_ir.prims.elementwise`): unary and binary
+arithmetic, comparisons, conversions, selection and clamping.
 
 Operands must already agree in dtype (no promotion here); Python scalars are accepted
 and take the dtype of the other operands, as JAX's lax does.
@@ -14,7 +15,19 @@ import numpy as np
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 
-from .core import Tracer, bind, get_aval
+from ..core import Tracer, bind, get_aval
+
+__all__ = [
+    "neg", "sign", "floor", "ceil", "is_finite", "exp", "exp2", "log", "log1p", "expm1",
+    "tanh", "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+    "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "square", "erf", "erfc", "erf_inv", "lgamma",
+    "digamma", "abs", "real", "imag", "conj", "bitwise_not", "population_count", "clz",
+    "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_arithmetic",
+    "shift_right_logical", "complex", "eq", "ne", "lt", "le", "gt", "ge", "round",
+    "integer_pow", "convert_element_type", "bitcast_convert_type", "select_n", "select",
+    "clamp", "stop_gradient", "reduce_precision", "copy",
+]
 
 _PY_SCALARS = (bool, int, float, builtins.complex)
 
@@ -106,7 +119,7 @@ conj = _unary(P.conj_p)
 bitwise_not = _unary(P.not_p)
 population_count = _unary(P.population_count_p)
 clz = _unary(P.clz_p)
-stop_gradient_p_bind = _unary(P.stop_gradient_p)
+copy = _unary(P.copy_p)  # not in jax.lax: olympus.numpy's array(copy=True)
 
 add = _binary(P.add_p)
 sub = _binary(P.sub_p)
@@ -141,6 +154,11 @@ def integer_pow(x, y: int):
     return bind(P.integer_pow_p, x, y=int(y))
 
 
+def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
+    return bind(P.reduce_precision_p, operand, exponent_bits=int(exponent_bits),
+                mantissa_bits=int(mantissa_bits))
+
+
 def convert_element_type(x, new_dtype, weak_type: bool = False):
     """Convert `x` to `new_dtype`; a no-op (no equation) when nothing changes."""
     new_dtype = dtypes.canonicalize_dtype(new_dtype)
@@ -170,138 +188,6 @@ def select(pred, on_true, on_false):
 def clamp(lo, x, hi):
     lo, x, hi = _lax_args(lo, x, hi)
     return bind(P.clamp_p, lo, x, hi)
-
-
-def broadcast_in_dim(x, shape, broadcast_dimensions):
-    shape = tuple(int(d) for d in shape)
-    if get_aval(x).shape == shape and tuple(broadcast_dimensions) == tuple(range(len(shape))):
-        return x
-    return bind(P.broadcast_in_dim_p, x, shape=shape,
-                broadcast_dimensions=tuple(broadcast_dimensions), sharding=None)
-
-
-def broadcast(x, sizes):
-    """Add leading dimensions `sizes` to `x`."""
-    aval = get_aval(x)
-    sizes = tuple(sizes)
-    return broadcast_in_dim(x, sizes + aval.shape,
-                            tuple(range(len(sizes), len(sizes) + aval.ndim)))
-
-
-def reshape(x, new_sizes, dimensions=None):
-    new_sizes = tuple(int(d) for d in new_sizes)
-    aval = get_aval(x)
-    if aval.shape == new_sizes and dimensions is None:
-        return x
-    return bind(P.reshape_p, x, new_sizes=new_sizes,
-                dimensions=None if dimensions is None else tuple(dimensions), sharding=None)
-
-
-def transpose(x, permutation):
-    permutation = tuple(int(p) for p in permutation)
-    if permutation == tuple(range(len(permutation))):
-        return x
-    return bind(P.transpose_p, x, permutation=permutation)
-
-
-def squeeze(x, dimensions):
-    dimensions = tuple(sorted(int(d) for d in dimensions))
-    if not dimensions:
-        return x
-    return bind(P.squeeze_p, x, dimensions=dimensions)
-
-
-def expand_dims(x, dimensions):
-    return bind(P.expand_dims_p, x, dimensions=tuple(int(d) for d in dimensions))
-
-
-def concatenate(operands, dimension):
-    operands = list(operands)
-    if len(operands) == 1:
-        return operands[0]
-    return bind(P.concatenate_p, *operands, dimension=int(dimension))
-
-
-def pad(x, padding_value, padding_config):
-    return bind(P.pad_p, x, padding_value,
-                padding_config=tuple(tuple(int(v) for v in c) for c in padding_config))
-
-
-def rev(x, dimensions):
-    return bind(P.rev_p, x, dimensions=tuple(int(d) for d in dimensions))
-
-
-def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001
-    return bind(P.slice_p, x, start_indices=tuple(int(i) for i in start_indices),
-                limit_indices=tuple(int(i) for i in limit_indices),
-                strides=None if strides is None else tuple(int(s) for s in strides))
-
-
-def iota(dtype, size: int):
-    return bind(P.iota_p, dtype=dtypes.canonicalize_dtype(dtype), shape=(int(size),),
-                dimension=0, sharding=None)
-
-
-def broadcasted_iota(dtype, shape, dimension: int):
-    return bind(P.iota_p, dtype=dtypes.canonicalize_dtype(dtype),
-                shape=tuple(int(s) for s in shape), dimension=int(dimension), sharding=None)
-
-
-def _reduce(prim):
-    def op(x, axes):
-        axes = tuple(sorted(int(a) for a in axes))
-        return bind(prim, x, axes=axes, out_sharding=None)
-
-    op.__name__ = prim.name
-    return op
-
-
-reduce_sum = _reduce(P.reduce_sum_p)
-reduce_prod = _reduce(P.reduce_prod_p)
-reduce_max = _reduce(P.reduce_max_p)
-reduce_min = _reduce(P.reduce_min_p)
-reduce_and = _reduce(P.reduce_and_p)
-reduce_or = _reduce(P.reduce_or_p)
-reduce_xor = _reduce(P.reduce_xor_p)
-
-
-def argmax(x, axis: int, index_dtype):
-    return bind(P.argmax_p, x, axes=(int(axis),),
-                index_dtype=dtypes.canonicalize_dtype(index_dtype))
-
-
-def argmin(x, axis: int, index_dtype):
-    return bind(P.argmin_p, x, axes=(int(axis),),
-                index_dtype=dtypes.canonicalize_dtype(index_dtype))
-
-
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
-    (lc, rc), (lb, rb) = dimension_numbers
-    dn = ((tuple(int(d) for d in lc), tuple(int(d) for d in rc)),
-          (tuple(int(d) for d in lb), tuple(int(d) for d in rb)))
-    pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(
-        preferred_element_type)
-    return bind(P.dot_general_p, lhs, rhs, dimension_numbers=dn, precision=precision,
-                preferred_element_type=pet, out_sharding=None)
-
-
-def dot(lhs, rhs, precision=None, preferred_element_type=None):
-    la, ra = get_aval(lhs), get_aval(rhs)
-    if la.ndim not in (1, 2) or ra.ndim not in (1, 2):
-        raise TypeError(
-            f"lax.dot requires 1-D or 2-D operands, got shapes {la.shape} and {ra.shape}."
-        )
-    return dot_general(lhs, rhs, (((la.ndim - 1,), (0,)), ((), ())), precision,
-                       preferred_element_type)
-
-
-def dynamic_slice(x, start_indices, slice_sizes):
-    return bind(P.dynamic_slice_p, x, *start_indices,
-                slice_sizes=tuple(int(s) for s in slice_sizes))
-
-
-def dynamic_update_slice(x, update, start_indices):
-    return bind(P.dynamic_update_slice_p, x, update, *start_indices)
 
 
 def stop_gradient(x):

@@ -1,4 +1,5 @@
-"""`lax.gather` and the `lax.scatter` family: XLA's gather/scatter with explicit dimension
+"""Wrappers of the indexing primitives (`olympus_ir.prims.indexing`): `dynamic_slice`,
+`dynamic_update_slice`, and XLA's gather and scatter family with explicit dimension
 numbers, as JAX's lax exposes them. The index vector is the last dimension of the indices.
 
 ``mode`` is a `GatherScatterMode` or one of ``"clip"``, ``"fill"``/``"drop"``,
@@ -14,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-import olympus.numpy as jnp
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.prims.indexing import (
@@ -22,16 +22,28 @@ from olympus_ir.prims.indexing import (
     GatherScatterMode,
     ScatterDimensionNumbers,
 )
-from olympus_trace import promotion as prom
-from olympus_trace.core import bind, get_aval
 
-__all__ = ["GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather",
-           "scatter", "scatter_add", "scatter_max", "scatter_min",
-           "scatter_mul", "scatter_sub"]
+from ..core import bind, get_aval
+from ..promotion import to_operand
+from .elementwise import neg
+
+__all__ = ["dynamic_slice", "dynamic_update_slice", "GatherDimensionNumbers",
+           "GatherScatterMode", "ScatterDimensionNumbers", "gather", "scatter", "scatter_add",
+           "scatter_max", "scatter_min", "scatter_mul", "scatter_sub", "default_fill",
+           "gather_bind", "scatter_bind"]
+
+
+def dynamic_slice(x, start_indices, slice_sizes):
+    return bind(P.dynamic_slice_p, x, *start_indices,
+                slice_sizes=tuple(int(s) for s in slice_sizes))
+
+
+def dynamic_update_slice(x, update, start_indices):
+    return bind(P.dynamic_update_slice_p, x, update, *start_indices)
 
 
 def _operand(name: str, what: str, x: Any) -> Any:
-    x = prom.to_operand(x)
+    x = to_operand(x)
     if isinstance(x, (bool, int, float, complex)):
         x = np.asarray(x, dtypes.python_scalar_dtype(x))
     try:
@@ -81,11 +93,23 @@ def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers,
         fv = default_fill(dt) if fill_value is None else fill_value
         if not dtypes.is_inexact(dt) or not isinstance(fv, (bool, int, float)):
             fv = np.array(fv).astype(dt).item()
-    return bind(P.gather_p, operand, start_indices,
-                dimension_numbers=GatherDimensionNumbers(*map(tuple, dimension_numbers)),
-                slice_sizes=tuple(int(s) for s in slice_sizes),
-                indices_are_sorted=bool(indices_are_sorted),
-                unique_indices=bool(unique_indices), mode=parsed, fill_value=fv)
+    return gather_bind(operand, start_indices,
+                       GatherDimensionNumbers(*map(tuple, dimension_numbers)),
+                       tuple(int(s) for s in slice_sizes),
+                       indices_are_sorted=bool(indices_are_sorted),
+                       unique_indices=bool(unique_indices), mode=parsed, fill_value=fv)
+
+
+def gather_bind(operand, start_indices, dimension_numbers, slice_sizes, *,
+                indices_are_sorted, unique_indices, mode, fill_value):
+    """The gather equation of `gather` once its arguments are checked and canonical: arrays,
+    a `GatherDimensionNumbers` of int tuples, a tuple of int `slice_sizes`, bools, a
+    `GatherScatterMode` and the resolved `fill_value` (None unless `mode` fills), bound as
+    given. olympus.numpy's indexing, which builds exactly these, calls it directly (an
+    eager hot path)."""
+    return bind(P.gather_p, operand, start_indices, dimension_numbers=dimension_numbers,
+                slice_sizes=slice_sizes, indices_are_sorted=indices_are_sorted,
+                unique_indices=unique_indices, mode=mode, fill_value=fill_value)
 
 
 def _scatter(prim, name: str, operand, scatter_indices, updates, dimension_numbers, *,
@@ -100,11 +124,26 @@ def _scatter(prim, name: str, operand, scatter_indices, updates, dimension_numbe
     if a.dtype != u.dtype:
         raise TypeError(f"{name}: updates must have the operand's dtype {a.dtype.name}, got "
                         f"{u.dtype.name}")
-    parsed = GatherScatterMode.from_any(mode)
     return bind(prim, operand, scatter_indices, updates,
                 dimension_numbers=ScatterDimensionNumbers(*map(tuple, dimension_numbers)),
                 indices_are_sorted=bool(indices_are_sorted),
-                unique_indices=bool(unique_indices), mode=parsed)
+                unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode))
+
+
+_SCATTER_PRIMS = {"set": P.scatter_p, "add": P.scatter_add_p, "mul": P.scatter_mul_p,
+                  "min": P.scatter_min_p, "max": P.scatter_max_p}
+
+
+def scatter_bind(kind, operand, scatter_indices, updates, dimension_numbers, *,
+                 indices_are_sorted, unique_indices, mode):
+    """The scatter equation (`kind`: "set", "add", "mul", "min" or "max") of the scatter
+    wrappers once their arguments are checked and canonical: arrays of one dtype, a
+    `ScatterDimensionNumbers` of int tuples, bools and a `GatherScatterMode`, bound as
+    given. olympus.numpy's indexing, which builds exactly these, calls it directly (an
+    eager hot path)."""
+    return bind(_SCATTER_PRIMS[kind], operand, scatter_indices, updates,
+                dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
+                unique_indices=unique_indices, mode=mode)
 
 
 def _make_scatter(prim, name: str, what: str) -> Callable:
@@ -132,6 +171,6 @@ def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
                 indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
     """XLA's scatter with subtraction: a scatter_add of the negated updates."""
     updates = _operand("scatter_sub", "updates", updates)
-    return scatter_add(operand, scatter_indices, jnp.negative(updates), dimension_numbers,
+    return scatter_add(operand, scatter_indices, neg(updates), dimension_numbers,
                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
                        mode=mode)

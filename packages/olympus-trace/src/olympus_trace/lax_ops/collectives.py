@@ -1,5 +1,6 @@
-"""Collective operations over a named mapped axis: `psum`, `pmean`, `pmax`, `pmin`,
-`all_gather` and `axis_index`.
+"""Wrappers of the collectives (`olympus_ir.prims.collectives`): `psum`, `pmean`, `pmax`,
+`pmin`, `all_gather` and `axis_index` over a named mapped axis, and the lookup of the
+transformation that binds an axis name (`axis_size`).
 
 The axis is named by an enclosing ``olympus.vmap(..., axis_name=name)``; over a vmapped axis
 a collective combines the batch members' values (``psum(x, 'i')`` is the sum over the
@@ -14,11 +15,49 @@ from typing import Any
 import numpy as np
 
 from olympus_ir.prims.collectives import all_gather_p, axis_index_p, pmax_p, pmin_p, psum_p
-from olympus_trace import lax_ops, tree_util
-from olympus_trace.collectives import axis_size, bind_collective, check_axis_name
-from olympus_trace.core import bind, get_aval
 
-__all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index"]
+from .. import tree_util
+from ..core import bind, current_trace, get_aval
+from .elementwise import add, mul
+
+__all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "axis_size",
+           "check_axis_name"]
+
+
+# --- finding the transformation that binds an axis name -------------------------------------
+
+
+def _bound_axes():
+    """(name, size) of every named mapped axis of the current trace stack, innermost first."""
+    t = current_trace()
+    while t is not None:
+        ad = getattr(t, "axis_data", None)
+        if ad is not None and ad.name is not None:
+            yield ad.name, ad.size
+        t = getattr(t, "parent", None)
+
+
+def axis_size(axis_name: Any) -> int:
+    """The size of the mapped axis `axis_name` (a name or a tuple of names: the product);
+    NameError when no enclosing transformation binds it."""
+    if isinstance(axis_name, (tuple, list)):
+        return int(np.prod([axis_size(n) for n in axis_name], dtype=np.int64))
+    for name, size in _bound_axes():
+        if name == axis_name:
+            return size
+    raise NameError(f"unbound axis name: {axis_name}")
+
+
+def check_axis_name(axis_name: Any) -> None:
+    axis_size(axis_name)
+
+
+def _bind_collective(prim, x, axis_name, **params):
+    check_axis_name(axis_name)
+    return bind(prim, x, axis_name=axis_name, **params)
+
+
+# --- the collectives ------------------------------------------------------------------------
 
 
 def _names(axis_name) -> tuple:
@@ -39,7 +78,7 @@ def _reducer(prim, what):
 
         def one(v):
             for n in names:
-                v = bind_collective(prim, v, n)
+                v = _bind_collective(prim, v, n)
             return v
 
         return tree_util.tree_map(one, x)
@@ -96,5 +135,5 @@ def axis_index(axis_name: Any):
     for n in names:
         check_axis_name(n)
         i = bind(axis_index_p, axis_name=n)
-        out = i if out is None else lax_ops.add(lax_ops.mul(out, np.int32(axis_size(n))), i)
+        out = i if out is None else add(mul(out, np.int32(axis_size(n))), i)
     return out
