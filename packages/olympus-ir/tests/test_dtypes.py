@@ -238,3 +238,52 @@ def test_predicates():
     assert dtypes.is_bool(np.bool_) and not dtypes.is_integer(np.bool_)
     assert dtypes.finfo(dtypes.bfloat16).bits == 16
     assert dtypes.iinfo(np.int16).max == 32767
+
+
+# --- the abstract hierarchy beyond NumPy's (as jax.dtypes places these types) -------------
+
+
+@pytest.mark.parametrize("t,parent,want", [
+    (dtypes.bfloat16, np.floating, True), (dtypes.bfloat16, np.inexact, True),
+    (dtypes.bfloat16, np.integer, False), (ml_dtypes.float8_e4m3fn, np.floating, True),
+    (ml_dtypes.float8_e5m2, np.number, True), (ml_dtypes.int4, np.signedinteger, True),
+    (ml_dtypes.int4, np.unsignedinteger, False), (ml_dtypes.uint4, np.integer, True),
+    (ml_dtypes.float4_e2m1fn, np.floating, True), (dtypes.bfloat16, dtypes.bfloat16, True),
+    (dtypes.bfloat16, np.float16, False), (np.float32, np.floating, True),
+    (np.int32, np.floating, False), (np.float32, dtypes.prng_key, False),
+])
+def test_issubdtype_places_narrow_types(t, parent, want):
+    assert dtypes.issubdtype(t, parent) is want
+
+
+class _KeyLike:
+    """A stand-in extended dtype: any dtype object whose ``type`` subclasses `extended`."""
+    type = dtypes.prng_key
+
+    def __eq__(self, other):
+        return isinstance(other, _KeyLike)
+
+    __hash__ = object.__hash__
+
+
+def test_extended_dtypes():
+    k = _KeyLike()
+    assert dtypes.issubdtype(k, dtypes.prng_key) and dtypes.issubdtype(k, dtypes.extended)
+    assert not dtypes.issubdtype(k, np.floating) and not dtypes.issubdtype(k, np.number)
+    assert dtypes.issubdtype(k, _KeyLike())
+    assert not dtypes.issubdtype(np.float32, dtypes.extended)
+    assert issubclass(dtypes.TypePromotionError, ValueError)
+
+
+@pytest.mark.parametrize("t,bits", [
+    (ml_dtypes.int4, 4), (ml_dtypes.uint2, 2), (ml_dtypes.float4_e2m1fn, 4), (np.bool_, 8),
+    (np.float32, 32), (dtypes.bfloat16, 16), (np.complex128, 128)])
+def test_itemsize_bits(t, bits):
+    assert dtypes.itemsize_bits(t) == bits
+
+
+def test_scalar_type_of():
+    assert dtypes.scalar_type_of(np.ones(2, bool)) is bool
+    assert dtypes.scalar_type_of(np.int8(3)) is int
+    assert dtypes.scalar_type_of(1.5) is float
+    assert dtypes.scalar_type_of(np.complex64(1j)) is complex

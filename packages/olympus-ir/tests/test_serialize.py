@@ -706,3 +706,20 @@ param_values = st.recursive(
 def test_random_params_round_trip(params):
     back, _ = round_trip(_one_eqn(params))
     assert list(back.eqns[0].params) == sorted(params)
+
+
+def test_precision_param_round_trips():
+    """dot_general's canonical precision (a pair of the IR's `Precision` enum) serializes
+    as a registered enum and reads back as the same members."""
+    from olympus_ir.prims.linalg import Precision
+
+    assert registered_param_types()["Precision"] is Precision
+    m = ShapedArray((2, 2), np.float32)
+    a = Var(m)
+    eqn, (out,) = _bind_multi(P.dot_general_p, a, a,
+                              dimension_numbers=(((1,), (0,)), ((), ())),
+                              precision=(Precision.HIGHEST, Precision.DEFAULT),
+                              preferred_element_type=None)
+    back = from_json(to_json(Olympuspr([], [a], [out], [eqn])))
+    assert back.eqns[0].params["precision"] == (Precision.HIGHEST, Precision.DEFAULT)
+    assert back.eqns[0].params["precision"][0] is Precision.HIGHEST

@@ -18,6 +18,7 @@ from olympus_ir.prims.convolution import ConvDimensionNumbers as CDN
 from olympus_ir.prims.indexing import GatherDimensionNumbers as GDN
 from olympus_ir.prims.indexing import GatherScatterMode
 from olympus_ir.prims.indexing import ScatterDimensionNumbers as SDN
+from olympus_ir.prims.linalg import Precision, canonicalize_precision
 from olympus_ir.prims.linalg_lapack import FftType
 from olympus_ir.prims.random import RandomAlgorithm
 
@@ -831,3 +832,45 @@ def test_eig_is_a_lapack_primitive_with_multiple_results():
 
     assert P.eig_p in LINALG_LAPACK
     assert P.eig_p.multiple_results and P.eig_p.name == "eig"
+
+
+# --- dot_general's precision parameter ------------------------------------------------------
+
+
+_PRECISION_ERROR_HEAD = "Precision argument must be one of:\n- None,\n- a string in ["
+
+
+@pytest.mark.parametrize("given,want", [
+    (None, None),
+    (Precision.HIGHEST, (Precision.HIGHEST, Precision.HIGHEST)),
+    ("highest", (Precision.HIGHEST, Precision.HIGHEST)),
+    ("float32", (Precision.HIGHEST, Precision.HIGHEST)),
+    ("tensorfloat32", (Precision.HIGH, Precision.HIGH)),
+    ("bfloat16_3x", (Precision.HIGH, Precision.HIGH)),
+    ("fastest", (Precision.DEFAULT, Precision.DEFAULT)),
+    (("highest", "high"), (Precision.HIGHEST, Precision.HIGH)),
+    ((Precision.HIGH, Precision.DEFAULT), (Precision.HIGH, Precision.DEFAULT)),
+])
+def test_canonicalize_precision(given, want):
+    """The forms and results reference JAX 0.10.2 gives for dot_general's param."""
+    assert canonicalize_precision(given) == want
+
+
+@pytest.mark.parametrize("bad", ["foo", 3, (1, 2, 3), (Precision.HIGH, "bfloat16")])
+def test_canonicalize_precision_rejects(bad):
+    """JAX 0.10.2 raises ValueError with this message, ending ``but got <value>.``, for
+    each of these (recorded from reference JAX, mixed tuple included)."""
+    with pytest.raises(ValueError) as e:
+        canonicalize_precision(bad)
+    msg = str(e.value)
+    assert msg.startswith(_PRECISION_ERROR_HEAD) and msg.endswith(f"but got {bad}.")
+    assert ("'highest', 'float32', 'high', 'bfloat16_3x', 'tensorfloat32', 'default', "
+            "'bfloat16', 'fastest', None]") in msg
+
+
+def test_precision_enum_forms():
+    assert [p.name for p in Precision] == ["DEFAULT", "HIGH", "HIGHEST"]
+    assert repr(Precision.HIGHEST) == "Precision.HIGHEST" and str(Precision.HIGH) == "HIGH"
+    assert Precision("bfloat16_3x") is Precision.HIGH and Precision(2) is Precision.HIGHEST
+    with pytest.raises(ValueError):
+        Precision("ultra")

@@ -106,13 +106,92 @@ def canonicalize_dtype(x: Any) -> np.dtype:
     return _canonicalize(dtype(x), config.enable_x64)
 
 
+class extended(np.generic):
+    """The abstract scalar type of dtypes NumPy does not have (PRNG key dtypes): a dtype
+    object whose ``type`` is a subclass of `extended` is an extended dtype."""
+
+
+class prng_key(extended):
+    """The abstract scalar type of typed PRNG key dtypes (``key<fry>``)."""
+
+
+class TypePromotionError(ValueError):
+    """Raised when promotion between two dtypes is refused (strict promotion mode)."""
+
+
+def _extended_type(x: Any) -> type | None:
+    t = getattr(x, "type", None)
+    if isinstance(t, type) and issubclass(t, extended) and not isinstance(x, (type, np.dtype)):
+        return t
+    return None
+
+
+# ml_dtypes' scalar types are structured (void-kind) to NumPy; their places in NumPy's
+# abstract hierarchy are given here.
+_ML_PARENT = {
+    np.dtype(getattr(ml_dtypes, n)): parent
+    for names, parent in (
+        (("bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
+          "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
+          "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn"), np.floating),
+        (("int2", "int4"), np.signedinteger),
+        (("uint2", "uint4"), np.unsignedinteger),
+    )
+    for n in names if hasattr(ml_dtypes, n)
+}
+_ABSTRACT_ORDER = {
+    np.floating: (np.floating, np.inexact, np.number, np.generic),
+    np.signedinteger: (np.signedinteger, np.integer, np.number, np.generic),
+    np.unsignedinteger: (np.unsignedinteger, np.integer, np.number, np.generic),
+}
+
+
 def issubdtype(a: Any, b: Any) -> bool:
+    """NumPy's ``issubdtype``, also placing ml_dtypes' narrow types (bfloat16, float8,
+    int4...) and extended dtypes (PRNG keys) in the abstract hierarchy, as JAX does."""
+    ta = _extended_type(a)
+    if ta is not None:
+        tb = _extended_type(b)
+        if tb is not None:
+            return a == b
+        return isinstance(b, type) and issubclass(ta, b)
+    if _extended_type(b) is not None:
+        return False
     a = dtype(a) if not (isinstance(a, type) and issubclass(a, np.generic)) else a
-    if isinstance(a, np.dtype) and a == bfloat16:
-        return b in (np.floating, np.inexact, np.number, np.generic) or (
-            isinstance(b, np.dtype) and b == bfloat16
-        ) or b is ml_dtypes.bfloat16
-    return np.issubdtype(a, b)
+    parent = _ML_PARENT.get(np.dtype(a))
+    if parent is None:
+        return np.issubdtype(a, b)
+    if isinstance(b, type) and b in _ABSTRACT_ORDER[parent]:
+        return True
+    try:
+        return np.dtype(a) == np.dtype(b)
+    except TypeError:
+        return False
+
+
+_SUB_BYTE_BITS = {np.dtype(getattr(ml_dtypes, n)): bits for n, bits in (
+    ("int2", 2), ("uint2", 2), ("int4", 4), ("uint4", 4), ("float4_e2m1fn", 4),
+    ("float6_e2m3fn", 6), ("float6_e3m2fn", 6)) if hasattr(ml_dtypes, n)}
+
+
+def itemsize_bits(dt: Any) -> int:
+    """The size of one element of `dt` in bits (4 for int4, 8 for bool)."""
+    dt = dtype(dt)
+    return _SUB_BYTE_BITS.get(dt, dt.itemsize * 8)
+
+
+def scalar_type_of(x: Any) -> type:
+    """The Python scalar type (bool, int, float or complex) for the dtype of `x`."""
+    dt = dtype(x)
+    if dt == bool_:
+        return bool
+    if issubdtype(dt, np.integer):
+        return int
+    if issubdtype(dt, np.floating):
+        return float
+    if issubdtype(dt, np.complexfloating):
+        return complex
+    raise TypeError(f"Invalid scalar value {x!r}")
 
 
 def is_float(dt: Any) -> bool:

@@ -15,6 +15,7 @@ in argument order, so the caller can pass them first.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -177,6 +178,16 @@ def _type_key(aval: ShapedArray) -> tuple:
     return (aval.shape, aval.dtype)
 
 
+_INVALID_NAME_CHARS = re.compile(r"[^\w.-]")
+
+
+def module_name(fun_name: str) -> str:
+    """The StableHLO module's symbol for a jitted function: ``jit_<name>`` with characters
+    outside ``[A-Za-z0-9_.-]`` replaced by ``_`` and trailing underscores dropped, as JAX
+    names it (``<lambda>`` gives ``jit__lambda``)."""
+    return _INVALID_NAME_CHARS.sub("_", f"jit_{fun_name}").rstrip("_")
+
+
 class LoweredModule:
     """A lowered StableHLO module and what a caller needs to run it.
 
@@ -216,6 +227,15 @@ class LoweredModule:
         printed: ``loc("<primitive>"("file":line:0))`` from each equation."""
         text = self.module.operation.get_asm(enable_debug_info=debug_info)
         return text.rstrip("\n")
+
+    def as_hlo(self):
+        """The module as XLA HLO (jaxlib's ``XlaComputation``: ``as_hlo_text()``,
+        ``as_hlo_module()``...), converted by XLA's own StableHLO importer."""
+        from jaxlib import _jax
+
+        return _jax.mlir.mlir_module_to_xla_computation(
+            self.module.operation.get_asm(binary=True), use_tuple_args=False,
+            return_tuple=False)
 
     def __str__(self) -> str:
         return self.as_text()
@@ -287,7 +307,7 @@ def lower_olympuspr(
         module = ir.Module.create()
         i32 = ir.IntegerType.get_signless(32)
         mattrs = module.operation.attributes
-        mattrs["sym_name"] = ir.StringAttr.get(f"jit_{name}")
+        mattrs["sym_name"] = ir.StringAttr.get(module_name(name))
         mattrs["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, num_partitions)
         mattrs["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, num_replicas)
 

@@ -7,8 +7,15 @@ to import into a process where another library (jax) already patched that class.
 
 from . import config
 from .__about__ import __version__
-from .array import Array, check_not_deleted, register_array_methods
+from .array import (
+    Array,
+    ArrayBase,
+    check_not_deleted,
+    register_array_methods,
+    register_tracer_class,
+)
 from .backend import (
+    Device,
     PluginInfo,
     default_backend,
     default_device,
@@ -35,9 +42,10 @@ from .transfer import block_until_ready, device_get, device_put, put_numpy
 
 __all__ = [
     "__version__",
-    "Array", "check_not_deleted", "register_array_methods",
+    "Array", "ArrayBase", "check_not_deleted", "register_array_methods",
+    "register_tracer_class",
     "config", "set_x64", "x64_enabled", "set_num_cpu_devices",
-    "get_client", "devices", "local_devices", "device_count", "local_device_count",
+    "Device", "get_client", "devices", "local_devices", "device_count", "local_device_count",
     "default_backend", "default_device", "process_index",
     "PluginInfo", "discover_plugins", "make_plugin_client",
     "SingleDeviceSharding", "GSPMDSharding", "sharding_for",

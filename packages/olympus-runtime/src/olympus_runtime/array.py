@@ -33,10 +33,23 @@ from olympus_ir import ShapedArray, dtypes
 from .readback import _capsule_pointer, _DLManagedTensor, to_numpy, value_of
 from .transfer import put_numpy
 
-__all__ = ["Array", "register_array_methods", "PATCH_MARKER"]
+__all__ = ["Array", "ArrayBase", "register_array_methods", "register_tracer_class",
+           "PATCH_MARKER"]
 
 ArrayImpl = _jax.ArrayImpl
 Array = ArrayImpl
+#: The public array type for instance checks and annotations: jaxlib's C++ ``Array``,
+#: the base class of ``ArrayImpl``, whose metaclass also counts instances of the tracer
+#: class registered with `register_tracer_class` (as JAX's ``jax.Array`` does).
+ArrayBase = _jax.Array
+
+
+def register_tracer_class(cls: type) -> None:
+    """Make ``isinstance(tracer, ArrayBase)`` true for instances of `cls` (and subclasses):
+    code that branches on "is this an array" must treat a traced value as one."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_tracer_class: expected a class, got {cls!r}")
+    _jax.set_tracer_class(cls)
 
 #: Class attribute naming every attribute olympus_runtime put on ``ArrayImpl``.
 PATCH_MARKER = "_olympus_runtime_patched_names"

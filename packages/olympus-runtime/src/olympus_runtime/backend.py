@@ -23,8 +23,11 @@ from . import config
 __all__ = [
     "get_client", "devices", "local_devices", "device_count", "local_device_count",
     "default_backend", "default_device", "process_index", "PluginInfo", "discover_plugins",
-    "make_plugin_client", "PLUGIN_GROUPS",
+    "make_plugin_client", "PLUGIN_GROUPS", "Device",
 ]
+
+#: The type of every device (``olympus.Device``): jaxlib's C++ device class.
+Device = xc.Device
 
 _client: Any = None
 _devices: tuple = ()

@@ -191,6 +191,11 @@ class Tracer:
     def aval(self) -> ShapedArray:
         raise NotImplementedError
 
+    def _is_traced_array(self) -> bool:
+        """Asked by ``isinstance(tracer, olympus.Array)`` (jaxlib's array metaclass, once
+        the tracer class is registered with it): a traced value is an array."""
+        return isinstance(self.aval, ShapedArray)
+
     @property
     def shape(self):
         return self.aval.shape

@@ -7,9 +7,11 @@ built on the olympus-ir / -trace / -lower / -runtime layers.
 import operator as _operator
 import os as _os
 
+import olympus_runtime as _rt
 from olympus_ir.avals import ShapeDtypeStruct
+from olympus_runtime import ArrayBase as Array
 from olympus_runtime import (
-    Array,
+    Device,
     block_until_ready,
     default_backend,
     device_count,
@@ -23,7 +25,7 @@ from olympus_trace.core import check_tracer_leaks
 from olympus_trace.make_olympuspr import make_olympuspr
 from olympus_trace.staging import register_internal_dir as _register_internal_dir
 
-from . import errors, stages, tree, tree_util
+from . import dtypes, errors, stages, tree, tree_util, typing
 from .__about__ import __version__
 from ._src import eager as _eager
 from ._src.api import (
@@ -48,7 +50,9 @@ _register_internal_dir(_os.path.join(_os.path.dirname(__file__), ""))
 
 # The tracing layer reads an Array's abstract value from its C++ `aval`; primitives bound
 # outside any trace run by the eager rule.
-_trace_core.aval_handlers[Array] = _operator.attrgetter("aval")
+_trace_core.aval_handlers[_rt.Array] = _operator.attrgetter("aval")
+# `olympus.Array` is the public array type: tracers are instances of it, as in JAX.
+_rt.register_tracer_class(_trace_core.Tracer)
 _eager.install()
 config._apply_initial()
 
@@ -63,6 +67,7 @@ __all__ = [
     "enable_x64",
     "device_put", "devices", "default_backend", "errors", "jit", "lax", "local_devices",
     "make_olympuspr", "numpy", "stages", "tree", "tree_util", "__version__",
+    "Device", "dtypes", "typing",
 ]
 from . import debug  # noqa: E402,F401
 

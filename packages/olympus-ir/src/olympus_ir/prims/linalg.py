@@ -6,11 +6,71 @@ The result shape is ``batch + lhs free + rhs free``, as in XLA.
 
 from __future__ import annotations
 
+import enum
+from typing import Any
+
 from .. import dtypes
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
 
 dot_general_p = new_primitive("dot_general")
+
+
+class Precision(enum.Enum):
+    """The arithmetic precision of a contraction (dot_general, conv) for one operand, as
+    XLA's ``PrecisionConfig``: DEFAULT (fastest), HIGH, HIGHEST (full float32). Also
+    constructed from the names ``'highest'``/``'float32'``, ``'high'``/``'bfloat16_3x'``/
+    ``'tensorfloat32'``, ``'default'``/``'bfloat16'``/``'fastest'``."""
+
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+    @classmethod
+    def _missing_(cls, value: Any):
+        if isinstance(value, str):
+            member = _PRECISION_ALIASES.get(value.lower())
+            if member is not None:
+                return cls[member]
+        return None
+
+    def __repr__(self) -> str:
+        return f"Precision.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+_PRECISION_ALIASES = {
+    "highest": "HIGHEST", "float32": "HIGHEST",
+    "high": "HIGH", "bfloat16_3x": "HIGH", "tensorfloat32": "HIGH",
+    "default": "DEFAULT", "bfloat16": "DEFAULT", "fastest": "DEFAULT",
+}
+
+
+def canonicalize_precision(precision: Any) -> tuple[Precision, Precision] | None:
+    """The ``precision`` parameter of dot_general and conv: None, or one `Precision` per
+    operand. Accepts None, a `Precision`, one of its names, or a pair of either."""
+    if precision is None:
+        return None
+    if isinstance(precision, Precision):
+        return (precision, precision)
+    if isinstance(precision, str) and precision.lower() in _PRECISION_ALIASES:
+        p = Precision(precision)
+        return (p, p)
+    if (isinstance(precision, (tuple, list)) and len(precision) == 2
+            and all(isinstance(p, Precision) for p in precision)):
+        return tuple(precision)
+    if (isinstance(precision, (tuple, list)) and len(precision) == 2
+            and all(isinstance(p, str) and p.lower() in _PRECISION_ALIASES
+                    for p in precision)):
+        return (Precision(precision[0]), Precision(precision[1]))
+    raise ValueError(
+        "Precision argument must be one of:\n- None,\n"
+        f"- a string in {list(_PRECISION_ALIASES) + [None]},\n"
+        "- a lax.Precision value,\n- a tuple of two lax.Precision values or strings,\n"
+        "- a lax.DotAlgorithmPreset or the name of one of these presets, or\n"
+        f"- a lax.DotAlgorithm value;\nbut got {precision}.")
 
 
 def _free(shape, contract, batch):

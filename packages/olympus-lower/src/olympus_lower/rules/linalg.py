@@ -14,41 +14,13 @@ from olympus_ir import dtypes
 from .. import mlir_utils as mu
 from ._registry import register_lowering
 
-_PRECISION_NAMES = {
-    "default": "DEFAULT", "fastest": "DEFAULT", "bfloat16": "DEFAULT",
-    "high": "HIGH", "tensorfloat32": "HIGH", "bfloat16_3x": "HIGH",
-    "highest": "HIGHEST", "float32": "HIGHEST",
-}
-
-
-def _precision_name(p: Any) -> str:
-    name = getattr(p, "name", p)
-    if isinstance(name, (int, np.integer)):
-        return ("DEFAULT", "HIGH", "HIGHEST")[int(name)]
-    key = str(name).lower()
-    if key.startswith("precision."):
-        key = key[len("precision."):]
-    try:
-        return _PRECISION_NAMES[key]
-    except KeyError:
-        raise ValueError(f"dot_general: unknown precision {p!r}") from None
-
 
 def precision_config(precision: Any) -> ir.ArrayAttr | None:
-    """None, one precision for both operands, or an (lhs, rhs) pair."""
+    """The precision parameter (None or a `Precision` per operand, as the wrappers
+    canonicalize it) as StableHLO's precision config."""
     if precision is None:
         return None
-    if isinstance(precision, (tuple, list)):
-        if len(precision) != 2:
-            raise ValueError(f"dot_general: precision pair expected, got {precision!r}")
-        lhs, rhs = precision
-    else:
-        lhs = rhs = precision
-    if lhs is None and rhs is None:
-        return None
-    lhs = "DEFAULT" if lhs is None else _precision_name(lhs)
-    rhs = "DEFAULT" if rhs is None else _precision_name(rhs)
-    return ir.ArrayAttr.get([hlo.PrecisionAttr.get(lhs), hlo.PrecisionAttr.get(rhs)])
+    return ir.ArrayAttr.get([hlo.PrecisionAttr.get(p.name) for p in precision])
 
 
 def _category(dt) -> str:

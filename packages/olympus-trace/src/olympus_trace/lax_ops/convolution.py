@@ -12,6 +12,7 @@ import numpy as np
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.prims.convolution import ConvDimensionNumbers
+from olympus_ir.prims.linalg import canonicalize_precision
 
 from ..core import bind, get_aval
 from .shape_ops import rev, transpose
@@ -107,8 +108,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     return bind(P.conv_general_dilated_p, lhs, rhs, window_strides=window_strides,
                 padding=padding, lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
                 dimension_numbers=dn, feature_group_count=int(feature_group_count),
-                batch_group_count=int(batch_group_count), precision=precision,
-                preferred_element_type=pet)
+                batch_group_count=int(batch_group_count),
+                precision=canonicalize_precision(precision), preferred_element_type=pet)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
+from olympus_ir.prims.linalg import Precision, canonicalize_precision
 
 from ..core import bind, get_aval
 
-__all__ = ["dot_general", "dot"]
+__all__ = ["Precision", "dot_general", "dot"]
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
@@ -16,15 +17,20 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
           (tuple(int(d) for d in lb), tuple(int(d) for d in rb)))
     pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(
         preferred_element_type)
-    return bind(P.dot_general_p, lhs, rhs, dimension_numbers=dn, precision=precision,
+    return bind(P.dot_general_p, lhs, rhs, dimension_numbers=dn,
+                precision=canonicalize_precision(precision),
                 preferred_element_type=pet, out_sharding=None)
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None):
-    la, ra = get_aval(lhs), get_aval(rhs)
-    if la.ndim not in (1, 2) or ra.ndim not in (1, 2):
-        raise TypeError(
-            f"lax.dot requires 1-D or 2-D operands, got shapes {la.shape} and {ra.shape}."
-        )
-    return dot_general(lhs, rhs, (((la.ndim - 1,), (0,)), ((), ())), precision,
-                       preferred_element_type)
+def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_type=None):
+    """`dot_general` with the contraction of a matrix/vector product implied when
+    `dimension_numbers` is not given (1-D or 2-D operands only)."""
+    if dimension_numbers is None:
+        ls, rs = get_aval(lhs).shape, get_aval(rhs).shape
+        if not (1 <= len(ls) <= 2 and 1 <= len(rs) <= 2 and ls[-1] == rs[0]):
+            raise ValueError(
+                "olympus.lax.dot: dimension_numbers must be specified when not performing "
+                "simple un-batched matrix-matrix, matrix-vector, or vector-vector products;"
+                f" got lhs_shape={ls} rhs_shape={rs}")
+        dimension_numbers = (((len(ls) - 1,), (0,)), ((), ()))
+    return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)

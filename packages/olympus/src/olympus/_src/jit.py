@@ -149,7 +149,7 @@ class SpecializedCall:
     def __init__(self, wrapped: Jitted, args, kwargs, in_avals=None):
         # No reference to `wrapped` (or its function) is kept: this object lives in a cache
         # weakly keyed by the function, and a value that refers to its key keeps it alive.
-        self.name = getattr(wrapped._fun, "__name__", "fun")
+        self.name = fun_name(wrapped._fun)
         counters["trace"] += 1
         nums, names = wrapped._static_argnums, wrapped._static_argnames
         self.closed, self.out_tree, self.out_avals = trace_fun(
@@ -282,6 +282,18 @@ def _donation_mask(w: Jitted, dyn_args, dyn_kwargs, args, nums) -> tuple[bool, .
     return tuple(mask)
 
 
+def fun_name(fun) -> str:
+    """The name a jitted function goes by (in `Traced.fun_name`, the lowered module's name):
+    its ``__name__``, a partial's underlying function's, or ``<unnamed function>``."""
+    while True:
+        name = getattr(fun, "__name__", None)
+        if isinstance(name, str):
+            return name
+        if not isinstance(fun, functools.partial):
+            return "<unnamed function>"
+        fun = fun.func
+
+
 class Jitted:
     """The state behind one `olympus.jit(fun, ...)`: options and the signature cache.
 
@@ -403,18 +415,22 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
         static_argnames: str | Sequence[str] | None = None,
         donate_argnums: int | Sequence[int] | None = None,
         donate_argnames: str | Sequence[str] | None = None, keep_unused: bool = False,
-        **unsupported: Any):
-    """Compile `fun` with XLA: traced and compiled once per argument signature."""
+        inline: bool = False, **unsupported: Any):
+    """Compile `fun` with XLA: traced and compiled once per argument signature.
+
+    Called while another function is being traced, a jitted function is traced into the
+    caller's olympuspr (``inline=True`` asks for exactly that)."""
     if unsupported:
         raise TypeError(f"jit() got unexpected keyword arguments {sorted(unsupported)}")
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames,
                                  donate_argnums=donate_argnums,
-                                 donate_argnames=donate_argnames, keep_unused=keep_unused)
+                                 donate_argnames=donate_argnames, keep_unused=keep_unused,
+                                 inline=inline)
     state = Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
                    keep_unused)
-    name = getattr(fun, "__name__", type(fun).__name__)
+    name = fun_name(fun)
     wrapped = _jax.pjit(
         name, fun, state.cache_miss, list(state._static_argnums),
         list(state._static_argnames), ("olympus", state._options), tree_util.cpp_registry,

@@ -108,13 +108,20 @@ class Lowered(Stage):
         self._lowered = lowered_module
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
+        """The module as text: StableHLO (the default) or ``dialect='hlo'``."""
+        if dialect == "hlo":
+            return self._lowered.as_hlo().as_hlo_text()
         if dialect not in (None, "stablehlo"):
-            raise ValueError(f"unknown dialect {dialect!r}: only 'stablehlo' is available")
+            raise ValueError(f"unknown dialect: {dialect}")
         return self._lowered.as_text(debug_info=debug_info)
 
     def compiler_ir(self, dialect: str | None = None):
+        """The module: an MLIR ``Module`` (StableHLO, the default) or, with
+        ``dialect='hlo'``, an ``XlaComputation``."""
+        if dialect == "hlo":
+            return self._lowered.as_hlo()
         if dialect not in (None, "stablehlo"):
-            raise ValueError(f"unknown dialect {dialect!r}: only 'stablehlo' is available")
+            raise ValueError(f"unknown dialect: {dialect}")
         return self._lowered.module
 
     def cost_analysis(self) -> dict | None:

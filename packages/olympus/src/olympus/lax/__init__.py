@@ -13,6 +13,7 @@ from olympus_trace.lax_ops import (
     FftType,
     GatherDimensionNumbers,
     GatherScatterMode,
+    Precision,
     ScatterDimensionNumbers,
     abs,
     acos,
@@ -139,6 +140,7 @@ from olympus_trace.lax_ops import (
     top_k,
     transpose,
 )
+from olympus_trace.promotion import broadcast_shapes
 
 from . import linalg
 from ._bessel import bessel_i0e, bessel_i1e
@@ -157,7 +159,7 @@ __all__ = [
     "clamp", "clz", "complex", "concatenate", "cond", "conj", "conv", "conv_dimension_numbers",
     "conv_general_dilated", "conv_transpose", "conv_with_general_padding",
     "convert_element_type", "cos", "cosh", "cumlogsumexp", "cummax", "cummin", "cumprod",
-    "cumsum", "digamma", "div", "dot", "dot_general", "dynamic_slice", "dynamic_update_slice",
+    "Precision", "broadcast_shapes", "cumsum", "digamma", "div", "dot", "dot_general", "dynamic_slice", "dynamic_update_slice",
     "eq", "erf", "erf_inv", "erfc", "exp", "exp2", "expand_dims", "expm1", "fft", "floor",
     "fori_loop", "gather", "ge", "gt", "igamma", "igamma_grad_a", "igammac", "imag",
     "integer_pow", "iota", "is_finite", "le", "lgamma", "linalg", "log", "log1p", "logistic",

@@ -41,8 +41,22 @@ def _branch_types(avals):
     return "(" + ", ".join(a.str_short() for a in avals) + ("," if len(avals) == 1 else "") + ")"
 
 
-def switch(index, branches, *operands):
+_NO_OPERAND = object()
+
+
+def _single_operand(operand, operands):
+    """`cond`/`switch`'s older ``operand=`` keyword, as one positional operand."""
+    if operand is _NO_OPERAND:
+        return operands
+    if operands:
+        raise TypeError("if 'operand' keyword is passed then no positional operands can be "
+                        f"passed, got operand={operand} and positional operands {operands}")
+    return (operand,)
+
+
+def switch(index, branches, *operands, operand=_NO_OPERAND):
     """Apply ``branches[index](*operands)``, with `index` clamped into range."""
+    operands = _single_operand(operand, operands)
     branches = list(branches)
     if not branches:
         raise ValueError("Empty branch sequence")
@@ -57,8 +71,11 @@ def switch(index, branches, *operands):
     return _cond_bind(index, branches, operands, "switch")
 
 
-def cond(pred, true_fun, false_fun, *operands):
-    """``true_fun(*operands)`` if `pred` else ``false_fun(*operands)``, staged as one primitive."""
+def cond(pred, true_fun, false_fun, *operands, operand=_NO_OPERAND):
+    """``true_fun(*operands)`` if `pred` else ``false_fun(*operands)``, staged as one primitive.
+
+    ``operand=x`` is the older single-operand form, equal to passing ``x`` positionally."""
+    operands = _single_operand(operand, operands)
     if not (callable(true_fun) and callable(false_fun)):
         raise TypeError("lax.cond: true_fun and false_fun arguments should be callable.")
     aval = get_aval(pred)
@@ -336,7 +353,41 @@ def _map_step(f):
     return step
 
 
-def map(f, xs):  # noqa: A001
-    """``stack([f(x) for x in xs])`` as a scan."""
-    _, ys = scan(memo_wrapper("map", f, _map_step), (), xs)
-    return ys
+def map(f, xs, *, batch_size: int | None = None):  # noqa: A001
+    """``stack([f(x) for x in xs])`` as a scan. With `batch_size`, the scan steps over
+    chunks of that many elements, each run by ``vmap(f)``; a remainder that does not fill
+    a chunk runs by one more ``vmap(f)`` (``batch_size=0``: one ``vmap`` over everything)."""
+    if batch_size is None:
+        _, ys = scan(memo_wrapper("map", f, _map_step), (), xs)
+        return ys
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) \
+            or batch_size < 0:
+        raise TypeError(f"lax.map: batch_size must be a non-negative int, got {batch_size!r}")
+    from .._src.api import vmap
+
+    leaves, tree = tree_util.tree_flatten(xs)
+    if not leaves:
+        return map(f, xs)
+    n = get_aval(leaves[0]).shape[0]
+    batch_size = int(batch_size)
+    chunks, rest = (0, n) if batch_size == 0 else divmod(n, batch_size)
+    full = chunks * batch_size
+    batched_f = vmap(f)
+    outs = []
+    if chunks:
+        scan_xs = tree_util.tree_unflatten(tree, [
+            lax_ops.reshape(lax_ops.slice(x, (0,) + (0,) * (get_aval(x).ndim - 1),
+                                          (full,) + get_aval(x).shape[1:]),
+                            (chunks, batch_size) + get_aval(x).shape[1:])
+            for x in leaves])
+        _, ys = scan(lambda _, x: ((), batched_f(x)), (), scan_xs)
+        outs.append(tree_util.tree_map(
+            lambda y: lax_ops.reshape(y, (full,) + get_aval(y).shape[2:]), ys))
+    if rest:
+        rem_xs = tree_util.tree_unflatten(tree, [
+            lax_ops.slice(x, (full,) + (0,) * (get_aval(x).ndim - 1), get_aval(x).shape)
+            for x in leaves])
+        outs.append(batched_f(rem_xs))
+    if len(outs) == 1:
+        return outs[0]
+    return tree_util.tree_map(lambda a, b: lax_ops.concatenate([a, b], 0), *outs)

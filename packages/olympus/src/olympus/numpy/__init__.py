@@ -65,7 +65,6 @@ from ._dtype_funcs import (  # noqa: F401
     shape,
     size,
 )
-from ._extras import matvec, vecmat  # noqa: F401
 from ._functional import apply_along_axis, apply_over_axes, piecewise, vectorize  # noqa: F401
 from ._histogram import (  # noqa: F401
     digitize,
@@ -125,7 +124,7 @@ from ._numeric import (  # noqa: F401
     vander,
 )
 from ._polynomial import convolve, correlate, polyfit, roots  # noqa: F401
-from ._products import dot, matmul, trapezoid  # noqa: F401
+from ._products import dot, matmul, matvec, trapezoid, vecmat  # noqa: F401
 from ._reductions import (  # noqa: F401
     all,
     amax,
@@ -351,7 +350,7 @@ from ._ufuncs import (  # noqa: F401
 )
 from ._window import i0, kaiser  # noqa: F401
 
-ndarray = _rt.Array
+ndarray = _rt.ArrayBase
 newaxis = None
 pi, e, inf, nan, euler_gamma = _np.pi, _np.e, _np.inf, _np.nan, _np.euler_gamma
 floating, integer, inexact, number = _np.floating, _np.integer, _np.inexact, _np.number

@@ -1,4 +1,5 @@
-"""dot and matmul (the rest of linear algebra lives elsewhere), and trapezoid."""
+"""dot, matmul, matvec and vecmat (the rest of linear algebra lives elsewhere), and
+trapezoid."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import builtins
 
 import numpy as np
 
+from olympus_ir import dtypes
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 
@@ -27,9 +29,18 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
         raise TypeError(f"Incompatible shapes for dot: {aa.shape} and {ba.shape}: the last "
                         f"axis of the first ({aa.shape[-1]}) must match axis {b_axis} of the "
                         f"second ({ba.shape[b_axis]}).")
+    out_dtype, out_weak = _output_type(aa, ba, preferred_element_type)
     out = lax.dot_general(a, b, (((aa.ndim - 1,), (b_axis,)), ((), ())),
-                          preferred_element_type=preferred_element_type or aa.dtype)
-    return lax.convert_element_type(out, aa.dtype, aa.weak_type and ba.weak_type)
+                          precision=precision, preferred_element_type=out_dtype)
+    return lax.convert_element_type(out, out_dtype, out_weak)
+
+
+def _output_type(aa, ba, preferred_element_type):
+    """The result dtype and weak type of a product of promoted operands: the requested
+    ``preferred_element_type`` (never weak), else the operands' (weak if both are)."""
+    if preferred_element_type is None:
+        return aa.dtype, aa.weak_type and ba.weak_type
+    return dtypes.canonicalize_dtype(preferred_element_type), False
 
 
 def matmul(a, b, *, precision=None, preferred_element_type=None):
@@ -43,8 +54,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
         if av.ndim < 1:
             raise ValueError(f"matmul input operand {i} must have ndim at least 1, but it has "
                              f"ndim {av.ndim}")
-    out_dtype = aa.dtype
-    out_weak = aa.weak_type and ba.weak_type
+    out_dtype, out_weak = _output_type(aa, ba, preferred_element_type)
     a_is_mat, b_is_mat = aa.ndim > 1, ba.ndim > 1
     a_batch_dims = aa.shape[:-2] if a_is_mat else ()
     b_batch_dims = ba.shape[:-2] if b_is_mat else ()
@@ -81,7 +91,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     na, nb_ = aval_of(a).ndim, aval_of(b).ndim
     out = lax.dot_general(a, b, (((na - 1,), (nb_ - 1 - b_is_mat,)),
                                  (tuple(a_batch), tuple(b_batch))),
-                          preferred_element_type=out_dtype)
+                          precision=precision, preferred_element_type=out_dtype)
     out = lax.transpose(out, tuple(int(p) for p in perm))
     return lax.convert_element_type(out, out_dtype, out_weak)
 
@@ -108,3 +118,40 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
             d = uf.subtract(_slice_axis(x, nd - 1, 1, n), _slice_axis(x, nd - 1, 0, n - 1))
     mid = uf.add(_slice_axis(y, nd - 1, 1, n), _slice_axis(y, nd - 1, 0, n - 1))
     return uf.multiply(0.5, _sum(uf.multiply(d, mid), axis=-1))
+
+
+# --- NumPy 2.2's matrix-vector gufuncs ---------------------------------------------------
+
+
+def _shape(x):
+    return tuple(aval_of(x).shape)
+
+
+def matvec(x1, x2, /):
+    """``sum_n x1[..., m, n] * x2[..., n]`` with broadcast batch dimensions."""
+    x1, x2 = ensure_arraylike("matvec", x1, x2)
+    if len(_shape(x1)) < 2 or len(_shape(x2)) < 1:
+        raise ValueError(f"matvec: x1 must be at least 2-D and x2 at least 1-D, got shapes "
+                         f"{_shape(x1)} and {_shape(x2)}.")
+    if _shape(x1)[-1] != _shape(x2)[-1]:
+        raise ValueError(f"matvec: the last dimensions of x1 {_shape(x1)} and x2 "
+                         f"{_shape(x2)} must match.")
+    out = matmul(x1, lax.reshape(x2, _shape(x2) + (1,)))
+    return lax.reshape(out, _shape(out)[:-1])
+
+
+def vecmat(x1, x2, /):
+    """``sum_n conj(x1[..., n]) * x2[..., n, m]`` with broadcast batch dimensions."""
+    x1, x2 = ensure_arraylike("vecmat", x1, x2)
+    if len(_shape(x1)) < 1 or len(_shape(x2)) < 2:
+        raise ValueError(f"vecmat: x1 must be at least 1-D and x2 at least 2-D, got shapes "
+                         f"{_shape(x1)} and {_shape(x2)}.")
+    if _shape(x1)[-1] != _shape(x2)[-2]:
+        raise ValueError(f"vecmat: the last dimension of x1 {_shape(x1)} must match the "
+                         f"second-to-last of x2 {_shape(x2)}.")
+    if dtypes.is_complex(aval_of(x1).dtype):
+        x1 = lax.conj(x1)
+    s = _shape(x1)
+    out = matmul(lax.reshape(x1, s[:-1] + (1, s[-1])), x2)
+    o = _shape(out)
+    return lax.reshape(out, o[:-2] + o[-1:])

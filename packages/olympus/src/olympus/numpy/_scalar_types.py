@@ -22,8 +22,13 @@ class _ScalarType:
         return f"<class 'olympus.numpy.{self.__name__}'>"
 
     def __eq__(self, other):
-        return isinstance(other, _ScalarType) and other.dtype == self.dtype or (
-            other is self.dtype.type)
+        # Equal to itself, to NumPy's scalar type and to the NumPy dtype, as JAX's are
+        # (array-API code compares ``x.dtype == xp.float32``); never to strings.
+        if isinstance(other, _ScalarType):
+            return other.dtype == self.dtype
+        if isinstance(other, np.dtype):
+            return other == self.dtype
+        return other is self.dtype.type
 
     def __hash__(self):
         return hash(self.dtype)

@@ -17,6 +17,7 @@ constructions but are checked statistically rather than against recorded JAX str
 """
 
 from ._binomial import binomial, multinomial  # noqa: F401
+from ._gamma import beta, chisquare, dirichlet, gamma, loggamma, t  # noqa: F401
 from ._prng import (  # noqa: F401
     KeyDType,
     PRNGKey,
@@ -35,18 +36,13 @@ from ._prng import (  # noqa: F401
 )
 from ._samplers import (  # noqa: F401
     bernoulli,
-    beta,
     categorical,
     cauchy,
-    chisquare,
     choice,
-    dirichlet,
     exponential,
-    gamma,
     geometric,
     gumbel,
     laplace,
-    loggamma,
     logistic,
     lognormal,
     maxwell,
@@ -59,7 +55,6 @@ from ._samplers import (  # noqa: F401
     randint,
     rayleigh,
     shuffle,
-    t,
     truncated_normal,
     uniform,
 )

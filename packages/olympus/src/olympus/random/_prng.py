@@ -98,6 +98,8 @@ class KeyDType:
     """The dtype of typed PRNG keys (``key<fry>`` for threefry2x32)."""
 
     __slots__ = ("impl",)
+    #: Its place in the dtype hierarchy: ``issubdtype(key.dtype, olympus.dtypes.prng_key)``.
+    type = dtypes.prng_key
 
     def __init__(self, impl: str = "threefry2x32"):
         self.impl = impl
@@ -124,7 +126,7 @@ class KeyDType:
 _KEY_DTYPE = KeyDType()
 
 
-class PRNGKeyArray:
+class PRNGKeyArray(_rt.ArrayBase):
     """An array of typed PRNG keys: a thin wrapper around ``uint32[*shape, 2]`` key data.
 
     Supports ``shape``/``ndim``/``size``/``dtype``, indexing and iteration over the leading

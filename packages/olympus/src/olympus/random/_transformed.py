@@ -19,6 +19,7 @@ from olympus_trace.core import Tracer
 from olympus_trace.errors import ConcretizationTypeError
 
 from .. import numpy as jnp
+from ._gamma import chisquare, gamma
 from ._prng import _canonicalize_shape, _sampler_jit, _split_n, _to_raw
 from ._samplers import (
     _as_operand,
@@ -28,8 +29,6 @@ from ._samplers import (
     _normal,
     _shape_of,
     _uniform,
-    chisquare,
-    gamma,
     maxwell,
     rademacher,
 )
