@@ -6,8 +6,9 @@ to import into a process where another library (jax) already patched that class.
 """
 
 from . import config
+from jaxlib._jax import Device
 from .__about__ import __version__
-from .array import Array, check_not_deleted, register_array_methods
+from .array import Array, Shard, check_not_deleted, register_array_methods
 from .backend import (
     PluginInfo,
     default_backend,
@@ -30,17 +31,36 @@ from .compiler import (
     compile_count,
 )
 from .config import set_num_cpu_devices, set_x64, x64_enabled
-from .sharding import GSPMDSharding, SingleDeviceSharding, sharding_for
+from .mesh import (
+    AbstractMesh,
+    AxisType,
+    DuplicateSpecError,
+    Mesh,
+    PartitionSpec,
+    get_abstract_mesh,
+    get_mesh,
+)
+from .sharding import (
+    GSPMDSharding,
+    IndivisibleError,
+    NamedSharding,
+    SingleDeviceSharding,
+    named_from_hlo,
+    sharding_for,
+)
 from .transfer import block_until_ready, device_get, device_put, put_numpy
 
 __all__ = [
-    "__version__",
+    "__version__", "Device",
     "Array", "check_not_deleted", "register_array_methods",
     "config", "set_x64", "x64_enabled", "set_num_cpu_devices",
     "get_client", "devices", "local_devices", "device_count", "local_device_count",
     "default_backend", "default_device", "process_index",
     "PluginInfo", "discover_plugins", "make_plugin_client",
-    "SingleDeviceSharding", "GSPMDSharding", "sharding_for",
+    "SingleDeviceSharding", "GSPMDSharding", "NamedSharding", "sharding_for", "named_from_hlo",
+    "IndivisibleError", "Shard",
+    "Mesh", "AbstractMesh", "AxisType", "PartitionSpec", "DuplicateSpecError", "get_mesh",
+    "get_abstract_mesh",
     "device_put", "device_get", "put_numpy", "block_until_ready",
     "compile", "Executable", "compile_count", "clear_cache", "XlaRuntimeError",
     "check_argument_types",

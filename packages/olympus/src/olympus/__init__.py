@@ -40,6 +40,25 @@ from ._src.api import (
 )
 from ._src.config import config, enable_x64
 from ._src.jit import jit
+from ._src.sharding import (
+    clear_caches,
+    host_count,
+    host_id,
+    live_arrays,
+    local_device_count,
+    make_array_from_callback,
+    make_array_from_process_local_data,
+    make_array_from_single_device_arrays,
+    make_mesh,
+    process_count,
+    process_index,
+    process_indices,
+    reshard,
+    set_mesh,
+    typeof,
+)
+from olympus_runtime import Device, PartitionSpec as P  # noqa: E402
+from . import sharding  # noqa: E402
 
 # Source lines of staged equations (StableHLO locations, error messages) name the user's
 # code: frames inside the olympus package (numpy, nn, scipy, lax, the eager lanes) are
@@ -63,6 +82,11 @@ __all__ = [
     "enable_x64",
     "device_put", "devices", "default_backend", "errors", "jit", "lax", "local_devices",
     "make_olympuspr", "numpy", "stages", "tree", "tree_util", "__version__",
+    "Device", "P", "sharding", "make_mesh", "set_mesh", "typeof", "reshard",
+    "make_array_from_callback", "make_array_from_single_device_arrays",
+    "make_array_from_process_local_data", "local_device_count", "process_index",
+    "process_count", "process_indices", "host_count", "host_id", "live_arrays",
+    "clear_caches",
 ]
 from . import debug  # noqa: E402,F401
 

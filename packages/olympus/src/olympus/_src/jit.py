@@ -454,3 +454,12 @@ Wrapped.trace = _trace
 Wrapped.lower = _lower
 Wrapped.eval_shape = _eval_shape
 Wrapped.clear_cache = _clear_cache
+
+
+def clear_all() -> None:
+    """Forget every jitted function's compiled signatures (``olympus.clear_caches``)."""
+    for calls in list(_cache.values()):
+        calls.clear()
+    with _order_lock:
+        _order.clear()
+    _cpp_cache.clear()
