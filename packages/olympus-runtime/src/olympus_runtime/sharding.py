@@ -404,6 +404,7 @@ class NamedSharding(_jax.Sharding):
             raise ValueError("NamedSharding needs a mesh with at least one axis")
         with _intern_lock:
             s = super().__new__(cls)
+            _jax.Sharding.__init__(s)
             s._mesh = mesh
             s._spec = spec
             s._internal_device_list = _jax.DeviceList(mesh._flat_devices_tuple)

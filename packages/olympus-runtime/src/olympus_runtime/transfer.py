@@ -124,7 +124,8 @@ def _put_array(x: Any, device: Any | None) -> Any:
     (out,) = _jax.batched_copy_array_to_devices_with_sharding(
         [x], [dest._internal_device_list], [dest], [_ALWAYS_COPY]
     )
-    return out
+    # The copy comes back uncommitted; an explicit device commits it (as in JAX).
+    return ArrayImpl(x.aval, dest, [out], True, _skip_checks=True)
 
 
 _PY_SCALARS = (bool, int, float, complex)
