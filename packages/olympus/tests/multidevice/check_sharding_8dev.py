@@ -341,6 +341,36 @@ def test_partition_specs_under_set_mesh(mesh):
     assert olympus.sharding.get_mesh().empty
 
 
+def test_with_sharding_constraint_lowers_to_shardy_and_composes(mesh):
+    """The module text is JAX 0.10.2's (result_info renamed), recorded under set_mesh."""
+
+    def g(a):
+        return olympus.lax.with_sharding_constraint(a * 2, P("y"))
+
+    with olympus.set_mesh(mesh):
+        text = olympus.jit(g).lower(jnp.arange(8.0)).as_text()
+        out = olympus.jit(g)(jnp.arange(8.0))
+        grad = olympus.grad(lambda a: olympus.jit(g)(a).sum())(jnp.arange(8.0))
+        batched = olympus.jit(olympus.vmap(g))(jnp.ones((3, 8)))
+        moved = olympus.reshard(jnp.arange(8.0), P("x"))
+    assert text == textwrap.dedent("""\
+    module @jit_g attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
+      sdy.mesh @mesh = <["x"=4, "y"=2]> {stablehlo.mesh = {axes = [{name = "x", size = 4 : i64}, {name = "y", size = 2 : i64}]}}
+      func.func public @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}]>}) -> (tensor<8xf32> {olympus.result_info = "result"}) {
+        %cst = stablehlo.constant dense<2.000000e+00> : tensor<f32>
+        %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<8xf32>
+        %1 = stablehlo.multiply %arg0, %0 : tensor<8xf32>
+        %2 = sdy.sharding_constraint %1 <@mesh, [{"y"}]> : tensor<8xf32>
+        return %2 : tensor<8xf32>
+      }
+    }""")
+    assert out.sharding is NamedSharding(mesh, P("y"))
+    np.testing.assert_array_equal(np.asarray(out), np.arange(8.0) * 2)
+    np.testing.assert_array_equal(np.asarray(grad), np.full(8, 2.0))
+    assert batched.sharding is NamedSharding(mesh, P(None, "y"))
+    assert moved.sharding is NamedSharding(mesh, P("x"))
+
+
 def test_sharded_call_uses_cache_and_donation(mesh):
     s = NamedSharding(mesh, P("x"))
     f = olympus.jit(lambda a: a + 1, donate_argnums=0)

@@ -19,6 +19,7 @@ from . import (  # noqa: E402,F401  (importing registers the rules)
     random,
     reductions,
     shape_ops,
+    sharding,
     sorting,
     windowed,
 )

@@ -22,6 +22,7 @@ from . import (
     random,
     reductions,
     shape_ops,
+    sharding,
     sorting,
     windowed,
 )
@@ -37,6 +38,7 @@ from .linalg_lapack import *  # noqa: F403
 from .random import *  # noqa: F403
 from .reductions import *  # noqa: F403
 from .shape_ops import *  # noqa: F403
+from .sharding import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .windowed import *  # noqa: F403
 

@@ -175,7 +175,8 @@ class SpecializedCall:
         self.placement = _placement.place(
             self.name, self.arg_names, self.in_avals,
             tree_util.tree_leaves((dyn_args, dyn_kwargs)), dyn_args, wrapped._in_shardings,
-            wrapped._out_shardings, self.out_tree, self.out_avals)
+            wrapped._out_shardings, self.out_tree, self.out_avals,
+            _placement.constraint_shardings(self.closed))
         self.executable = None
         self.lowered = None
         self._hoisted: list = []

@@ -217,6 +217,27 @@ def place(fname: str, arg_names, in_avals, leaves, dyn_args, in_shardings, out_s
     return Placement(devs, mesh, in_place, flat_out, arg_attrs, result_attrs, meshes)
 
 
+def constraint_shardings(closed: Any) -> list:
+    """The shardings of every ``sharding_constraint`` in `closed` (nested bodies too)."""
+    from olympus_ir import ClosedOlympuspr, Olympuspr
+
+    found: list = []
+
+    def walk(jpr: Any) -> None:
+        for eqn in jpr.eqns:
+            if eqn.primitive.name == "sharding_constraint":
+                found.append(eqn.params["sharding"])
+            for v in eqn.params.values():
+                for sub in (v if isinstance(v, (tuple, list)) else (v,)):
+                    if isinstance(sub, ClosedOlympuspr):
+                        walk(sub.olympuspr)
+                    elif isinstance(sub, Olympuspr):
+                        walk(sub)
+
+    walk(closed.olympuspr)
+    return found
+
+
 def sdy_mesh(name: str, mesh: Mesh | None) -> str:
     """``sdy.mesh @name = <[...]>`` as JAX 0.10.2 prints it (with its stablehlo.mesh)."""
     if mesh is None:

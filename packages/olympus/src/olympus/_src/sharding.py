@@ -38,7 +38,7 @@ __all__ = [
     "make_array_from_callback", "make_array_from_single_device_arrays",
     "make_array_from_process_local_data", "local_device_count", "process_index",
     "process_count", "process_indices", "host_count", "host_id", "live_arrays",
-    "clear_caches", "resolve_spec",
+    "clear_caches", "resolve_spec", "with_sharding_constraint",
 ]
 
 
@@ -176,21 +176,44 @@ def typeof(x: Any) -> TypedAval:
 
 # ------------------------------------------------------------------ resharding
 
+def _is_target(s: Any) -> bool:
+    return isinstance(s, (PartitionSpec, NamedSharding, SingleDeviceSharding,
+                          rt.GSPMDSharding))
+
+
+def _map_targets(fn: Callable, xs: Any, shardings: Any, what: str) -> Any:
+    if _is_target(shardings):
+        s = resolve_spec(shardings, what)
+        return tree_util.tree_map(lambda x: fn(x, s), xs)
+    return tree_util.tree_map(lambda x, s: fn(x, resolve_spec(s, what)), xs, shardings)
+
+
+def with_sharding_constraint(x: Any, shardings: Any) -> Any:
+    """Ask XLA's partitioner to lay `x` (a pytree) out as `shardings` says (a sharding, a
+    `PartitionSpec` on the current mesh, or a pytree of them). Outside a trace the value
+    is moved there at once."""
+    from olympus_trace import lax_ops
+
+    def one(v: Any, s: Any) -> Any:
+        shape = tuple(get_aval(v).shape)
+        rt.transfer.check_fits(s, shape, "with_sharding_constraint")
+        if isinstance(v, Tracer):
+            if not isinstance(s, NamedSharding):
+                if s.num_devices == 1:
+                    return v
+                raise TypeError(
+                    "with_sharding_constraint inside jit needs a NamedSharding or a "
+                    f"PartitionSpec, got {s!r}")
+            return lax_ops.sharding_constraint(v, s)
+        return rt.device_put(v, s)
+
+    return _map_targets(one, x, shardings, "with_sharding_constraint")
+
+
 def reshard(xs: Any, out_shardings: Any) -> Any:
     """Move `xs` (a pytree) to `out_shardings` (a sharding, a `PartitionSpec` on the
     current mesh, or a pytree of them): a copy outside jit, a sharding constraint inside."""
-    from olympus.lax import with_sharding_constraint
-
-    leaves = tree_util.tree_leaves(xs)
-    if any(isinstance(x, Tracer) for x in leaves):
-        return with_sharding_constraint(xs, out_shardings)
-    if isinstance(out_shardings, (PartitionSpec, NamedSharding, SingleDeviceSharding,
-                                  rt.GSPMDSharding)):
-        s = resolve_spec(out_shardings, "reshard")
-        return tree_util.tree_map(lambda x: rt.device_put(x, s), xs)
-    return tree_util.tree_map(
-        lambda x, s: rt.device_put(x, resolve_spec(s, "reshard")), xs, out_shardings,
-        is_leaf=lambda s: isinstance(s, PartitionSpec))
+    return with_sharding_constraint(xs, out_shardings)
 
 
 def _axes_decorator(kind: AxisType, name: str):

@@ -147,8 +147,10 @@ from ._incomplete_gamma import igamma, igamma_grad_a, igammac, random_gamma_grad
 from ._reduce import reduce, reduce_window
 from ._zeta import polygamma, zeta
 from .control_flow import cond, fori_loop, map, scan, switch, while_loop
+from .._src.sharding import with_sharding_constraint  # noqa: E402
 
 __all__ = [
+    "with_sharding_constraint",
     "ConvDimensionNumbers", "FftType", "GatherDimensionNumbers", "GatherScatterMode",
     "ScatterDimensionNumbers", "abs", "acos", "acosh", "add", "all_gather", "argmax",
     "argmin", "asin", "asinh", "atan", "atan2", "atanh", "axis_index", "bessel_i0e",
