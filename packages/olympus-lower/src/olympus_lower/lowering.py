@@ -85,6 +85,11 @@ class LoweringRuleContext:
                   for v, c in zip(jpr.constvars, closed.consts, strict=True)]
         return self._lowerer.lower_body(jpr, consts, list(operands))
 
+    def next_channel(self) -> int:
+        """A fresh channel handle id for a collective of this module."""
+        self._lowerer.channels += 1
+        return self._lowerer.channels
+
     def register_host_callback(self, fn: Any) -> int:
         """Add `fn` to the module's host callbacks; returns its index (the custom
         call's ``mhlo.backend_config = {index = k}``)."""
@@ -104,6 +109,7 @@ class _Lowerer:
     def __init__(self, name: str):
         self.name = name
         self.host_callbacks: list = []
+        self.channels = 0
 
     def lower_body(self, jpr: Olympuspr, const_vals: Sequence[ir.Value],
                    arg_vals: Sequence[ir.Value]) -> list[ir.Value]:

@@ -57,6 +57,8 @@ from ._src.sharding import (
     set_mesh,
     typeof,
 )
+from ._src.shard_map import shard_map, smap  # noqa: E402
+from ._src.pmap import pmap  # noqa: E402
 from olympus_runtime import Device, PartitionSpec as P  # noqa: E402
 from . import sharding  # noqa: E402
 
@@ -86,7 +88,7 @@ __all__ = [
     "make_array_from_callback", "make_array_from_single_device_arrays",
     "make_array_from_process_local_data", "local_device_count", "process_index",
     "process_count", "process_indices", "host_count", "host_id", "live_arrays",
-    "clear_caches",
+    "clear_caches", "shard_map", "smap", "pmap",
 ]
 from . import debug  # noqa: E402,F401
 

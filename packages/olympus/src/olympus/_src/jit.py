@@ -225,6 +225,18 @@ class SpecializedCall:
                 result_names=self.result_names(), **sharding_kw)
         return self.lowered
 
+    def _adopt_input_shardings(self, exe, n_hoisted: int) -> None:
+        """Inputs lowered without a sharding take the one XLA chose for them."""
+        p = self.placement
+        if p.arg_attrs is None or all(a is not None for a in p.arg_attrs):
+            return
+        kept = range(len(self.in_avals)) if self.kept is None else self.kept
+        targets = list(p.in_shardings)
+        for k, i in enumerate(kept):
+            if p.arg_attrs[i] is None:
+                targets[i] = exe.in_shardings[n_hoisted + k]
+        p.in_shardings = targets
+
     def _kept(self, items) -> list:
         return list(items) if self.kept is None else [items[i] for i in self.kept]
 
@@ -250,6 +262,7 @@ class SpecializedCall:
             )
             self._hoisted = [rt.device_put(np.asarray(c), exe.in_shardings[k])
                              for k, c in enumerate(hoisted)]
+            self._adopt_input_shardings(exe, len(hoisted))
             if lowered is self.lowered or self.executable is None:
                 self.executable = exe
             return exe

@@ -156,8 +156,9 @@ def place(fname: str, arg_names, in_avals, leaves, dyn_args, in_shardings, out_s
         if s is not None:
             rt.transfer.check_fits(s, tuple(out_avals[j].shape), "pjit")
             sources.append((f"out_shardings of result {j} of {fname}", s))
+    outer = len(sources)  # shardings given from outside the function's body
     for s in constraint_shardings:
-        sources.append((f"a sharding constraint in {fname}", s))
+        sources.append((f"a sharding constraint or shard_map in {fname}", s))
     if not sources:
         return DEFAULT
 
@@ -189,7 +190,10 @@ def place(fname: str, arg_names, in_avals, leaves, dyn_args, in_shardings, out_s
                 "use the same mesh")
     devs = mesh._flat_devices_tuple
     context = mesh_lib.get_mesh()
-    use_empty = not (not context.empty and context._flat_devices_tuple == devs)
+    in_context = not context.empty and context._flat_devices_tuple == devs
+    # As JAX prints it: unspecified inputs are replicated on the context mesh when it is
+    # this mesh, on the empty mesh when shardings came from outside the body, else bare.
+    unspecified = "mesh" if in_context else "empty_mesh" if outer else None
     in_place: list = []
     arg_attrs: list = []
     for i, aval in enumerate(in_avals):
@@ -204,8 +208,8 @@ def place(fname: str, arg_names, in_avals, leaves, dyn_args, in_shardings, out_s
             s = named
         if s is None:
             in_place.append(NamedSharding(mesh, PartitionSpec()))
-            arg_attrs.append(sdy_sharding("empty_mesh" if use_empty else "mesh",
-                                          PartitionSpec(), len(aval.shape)))
+            arg_attrs.append(None if unspecified is None else
+                             sdy_sharding(unspecified, PartitionSpec(), len(aval.shape)))
         else:
             in_place.append(s)
             arg_attrs.append(sdy_sharding("mesh", s.spec, len(aval.shape)))
@@ -227,6 +231,8 @@ def constraint_shardings(closed: Any) -> list:
         for eqn in jpr.eqns:
             if eqn.primitive.name == "sharding_constraint":
                 found.append(eqn.params["sharding"])
+            elif eqn.primitive.name == "shard_map":
+                found.append(NamedSharding(eqn.params["mesh"], PartitionSpec()))
             for v in eqn.params.values():
                 for sub in (v if isinstance(v, (tuple, list)) else (v,)):
                     if isinstance(sub, ClosedOlympuspr):

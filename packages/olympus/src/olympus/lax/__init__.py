@@ -9,6 +9,13 @@ combining function (`_reduce`) and the special functions (`_incomplete_gamma`,
 """
 
 from olympus_trace.lax_ops import (
+    all_to_all,
+    axis_size,
+    pbroadcast,
+    pcast,
+    ppermute,
+    psum_scatter,
+    pvary,
     ConvDimensionNumbers,
     FftType,
     GatherDimensionNumbers,
@@ -150,7 +157,8 @@ from .control_flow import cond, fori_loop, map, scan, switch, while_loop
 from .._src.sharding import with_sharding_constraint  # noqa: E402
 
 __all__ = [
-    "with_sharding_constraint",
+    "with_sharding_constraint", "all_to_all", "axis_size", "pbroadcast", "pcast", "ppermute",
+    "psum_scatter", "pvary",
     "ConvDimensionNumbers", "FftType", "GatherDimensionNumbers", "GatherScatterMode",
     "ScatterDimensionNumbers", "abs", "acos", "acosh", "add", "all_gather", "argmax",
     "argmin", "asin", "asinh", "atan", "atan2", "atanh", "axis_index", "bessel_i0e",
