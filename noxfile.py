@@ -39,7 +39,7 @@ PACKAGE_SESSIONS = {
     ),
 }
 ALL_PACKAGES = ["olympus-ir", "olympus-trace", "olympus-lower", "olympus-runtime", "olympus"]
-TEST_SESSIONS = [*PACKAGE_SESSIONS, "integration"]
+TEST_SESSIONS = [*PACKAGE_SESSIONS, "integration", "multiprocess"]
 
 
 def _install_packages(session: nox.Session, dirs: list[str], *extra: str) -> None:
@@ -99,6 +99,14 @@ def integration(session: nox.Session) -> None:
     """Cross-package tests (dependency direction, no `jax` import) with all five packages."""
     _install_packages(session, ALL_PACKAGES, *TEST_DEPS, "tomli; python_version < '3.11'")
     _pytest(session, "integration", ["integration-tests"])
+
+
+@nox.session
+def multiprocess(session: nox.Session) -> None:
+    """2 OS processes x 2 CPU devices on loopback (olympus.distributed, gloo): a sharded
+    training step equals the single-process one."""
+    _install_packages(session, ALL_PACKAGES, *TEST_DEPS)
+    _pytest(session, "multiprocess", ["multiprocess-tests"], "-p", "no:cacheprovider")
 
 
 @nox.session(python=False, requires=TEST_SESSIONS)

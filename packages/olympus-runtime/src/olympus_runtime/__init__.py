@@ -5,7 +5,7 @@ Olympus's methods to jaxlib's C++ array class, which *is* `Array` (`array`). It 
 to import into a process where another library (jax) already patched that class.
 """
 
-from . import config
+from . import config, distributed
 from jaxlib._jax import Device
 from .__about__ import __version__
 from .array import Array, Shard, check_not_deleted, register_array_methods
@@ -20,6 +20,7 @@ from .backend import (
     local_device_count,
     local_devices,
     make_plugin_client,
+    process_count,
     process_index,
 )
 from .compiler import (
@@ -55,7 +56,7 @@ __all__ = [
     "Array", "check_not_deleted", "register_array_methods",
     "config", "set_x64", "x64_enabled", "set_num_cpu_devices",
     "get_client", "devices", "local_devices", "device_count", "local_device_count",
-    "default_backend", "default_device", "process_index",
+    "default_backend", "default_device", "process_index", "process_count", "distributed",
     "PluginInfo", "discover_plugins", "make_plugin_client",
     "SingleDeviceSharding", "GSPMDSharding", "NamedSharding", "sharding_for", "named_from_hlo",
     "IndivisibleError", "Shard",

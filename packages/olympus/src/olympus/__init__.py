@@ -60,7 +60,7 @@ from ._src.sharding import (
 from ._src.shard_map import shard_map, smap  # noqa: E402
 from ._src.pmap import pmap  # noqa: E402
 from olympus_runtime import Device, PartitionSpec as P  # noqa: E402
-from . import sharding  # noqa: E402
+from . import distributed, sharding  # noqa: E402
 
 # Source lines of staged equations (StableHLO locations, error messages) name the user's
 # code: frames inside the olympus package (numpy, nn, scipy, lax, the eager lanes) are
@@ -84,7 +84,7 @@ __all__ = [
     "enable_x64",
     "device_put", "devices", "default_backend", "errors", "jit", "lax", "local_devices",
     "make_olympuspr", "numpy", "stages", "tree", "tree_util", "__version__",
-    "Device", "P", "sharding", "make_mesh", "set_mesh", "typeof", "reshard",
+    "Device", "P", "sharding", "distributed", "make_mesh", "set_mesh", "typeof", "reshard",
     "make_array_from_callback", "make_array_from_single_device_arrays",
     "make_array_from_process_local_data", "local_device_count", "process_index",
     "process_count", "process_indices", "host_count", "host_id", "live_arrays",
