@@ -141,7 +141,8 @@ def lint(session: nox.Session) -> None:
     """Ruff over the packages, the integration tests, the scripts and this file; then the
     JAX API coverage report (informational: it fails only below a given --min-percent)."""
     session.install("ruff==0.17.6")
-    session.run("ruff", "check", "packages", "integration-tests", "scripts", "noxfile.py",
+    session.run("ruff", "check", "packages", "integration-tests", "multiprocess-tests",
+                "scripts", "noxfile.py",
                 *session.posargs)
     _install_packages(session, ALL_PACKAGES)
     session.run("python", "scripts/api_coverage.py")

@@ -35,7 +35,8 @@ def main() -> None:
         olympus.distributed.initialize(mode, nproc, pid, initialization_timeout=60)
         assert olympus.distributed.is_initialized()
     import olympus.numpy as jnp
-    from olympus.sharding import AxisType, NamedSharding, PartitionSpec as P
+    from olympus.sharding import AxisType, NamedSharding
+    from olympus.sharding import PartitionSpec as P
 
     params, x, y = data()
 

@@ -5,8 +5,9 @@ Olympus's methods to jaxlib's C++ array class, which *is* `Array` (`array`). It 
 to import into a process where another library (jax) already patched that class.
 """
 
-from . import config, distributed
 from jaxlib._jax import Device
+
+from . import config, distributed
 from .__about__ import __version__
 from .array import Array, Shard, check_not_deleted, register_array_methods
 from .backend import (

@@ -10,6 +10,7 @@ import os as _os
 from olympus_ir.avals import ShapeDtypeStruct
 from olympus_runtime import (
     Array,
+    Device,
     block_until_ready,
     default_backend,
     device_count,
@@ -18,12 +19,13 @@ from olympus_runtime import (
     devices,
     local_devices,
 )
+from olympus_runtime import PartitionSpec as P
 from olympus_trace import core as _trace_core
 from olympus_trace.core import check_tracer_leaks
 from olympus_trace.make_olympuspr import make_olympuspr
 from olympus_trace.staging import register_internal_dir as _register_internal_dir
 
-from . import errors, stages, tree, tree_util
+from . import distributed, errors, sharding, stages, tree, tree_util
 from .__about__ import __version__
 from ._src import eager as _eager
 from ._src.api import (
@@ -40,6 +42,8 @@ from ._src.api import (
 )
 from ._src.config import config, enable_x64
 from ._src.jit import jit
+from ._src.pmap import pmap
+from ._src.shard_map import shard_map, smap
 from ._src.sharding import (
     clear_caches,
     host_count,
@@ -57,10 +61,6 @@ from ._src.sharding import (
     set_mesh,
     typeof,
 )
-from ._src.shard_map import shard_map, smap  # noqa: E402
-from ._src.pmap import pmap  # noqa: E402
-from olympus_runtime import Device, PartitionSpec as P  # noqa: E402
-from . import distributed, sharding  # noqa: E402
 
 # Source lines of staged equations (StableHLO locations, error messages) name the user's
 # code: frames inside the olympus package (numpy, nn, scipy, lax, the eager lanes) are

@@ -1,16 +1,17 @@
 """`olympus.sharding`: meshes, partition specs and the shardings built from them."""
 
+from jaxlib._jax import Sharding
+
 from olympus_runtime import (
     AbstractMesh,
     AxisType,
     Mesh,
     NamedSharding,
     PartitionSpec,
+    Shard,
     SingleDeviceSharding,
 )
 from olympus_runtime import GSPMDSharding as _GSPMDSharding
-from olympus_runtime import Shard
-from jaxlib._jax import Sharding
 
 from ._src.sharding import (
     auto_axes,

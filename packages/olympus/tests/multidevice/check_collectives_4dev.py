@@ -11,7 +11,8 @@ import pytest
 import olympus
 import olympus.numpy as jnp
 from olympus import lax
-from olympus.sharding import AxisType, NamedSharding, PartitionSpec as P
+from olympus.sharding import AxisType, NamedSharding
+from olympus.sharding import PartitionSpec as P
 
 pytestmark = pytest.mark.skipif(
     olympus.device_count() != 4, reason="needs OLYMPUS_NUM_CPU_DEVICES=4 (see test_sharding.py)")
@@ -32,7 +33,7 @@ def collectives(a):
             lax.psum_scatter(a, "x", tiled=True), lax.ppermute(a, "x", RING),
             lax.all_to_all(a, "x", 0, 0, tiled=True),
             lax.axis_index("x") * jnp.ones((1,), jnp.int32), lax.axis_size("x") + 0 * a[:1, 0],
-            lax.pbroadcast(a, "x", 2), lax.pvary(a[:1] * 0 + 1, "x"))
+            lax.pbroadcast(a, "x", 2), lax.pcast(a[:1] * 0 + 1, "x", to="varying"))
 
 
 def expected():

@@ -20,7 +20,8 @@ import pytest
 
 import olympus
 import olympus.numpy as jnp
-from olympus.sharding import AxisType, NamedSharding, PartitionSpec as P
+from olympus.sharding import AxisType, NamedSharding
+from olympus.sharding import PartitionSpec as P
 
 pytestmark = pytest.mark.skipif(
     olympus.device_count() != 8, reason="needs OLYMPUS_NUM_CPU_DEVICES=8 (see test_sharding.py)")

@@ -98,7 +98,7 @@ def ppermute_shape_rule(x, *, axis_name, perm):
     srcs = [s for s, _ in perm]
     dsts = [d for _, d in perm]
     if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
-        raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
+        raise TypeError(f"ppermute sources and destinations must be unique, got {perm}.")
     return x
 
 
@@ -110,18 +110,18 @@ def psum_scatter_shape_rule(x, *, axis_name, axis_size, scatter_dimension=0, til
     _check_axis_name("psum_scatter", axis_name)
     d = scatter_dimension
     if not 0 <= d < x.ndim:
-        raise ValueError(f"psum_scatter scatter_dimension {d} is out of bounds for an operand "
+        raise TypeError(f"psum_scatter scatter_dimension {d} is out of bounds for an operand "
                          f"of shape {x.shape}.")
     shape = list(x.shape)
     if tiled:
         if shape[d] % axis_size:
-            raise ValueError(
+            raise TypeError(
                 f"psum_scatter: the scatter dimension ({shape[d]}) must be divisible by the "
                 f"axis size ({axis_size}) when tiled.")
         shape[d] //= axis_size
     else:
         if shape[d] != axis_size:
-            raise ValueError(
+            raise TypeError(
                 f"psum_scatter: the scatter dimension ({shape[d]}) must equal the axis size "
                 f"({axis_size}) when not tiled.")
         del shape[d]
@@ -136,26 +136,26 @@ def all_to_all_shape_rule(x, *, axis_name, axis_size, split_axis, concat_axis, t
     _check_axis_name("all_to_all", axis_name)
     shape = list(x.shape)
     if not 0 <= split_axis < x.ndim:
-        raise ValueError(f"all_to_all split_axis {split_axis} is out of bounds for shape "
+        raise TypeError(f"all_to_all split_axis {split_axis} is out of bounds for shape "
                          f"{x.shape}.")
     if tiled:
         if not 0 <= concat_axis < x.ndim:
-            raise ValueError(f"all_to_all concat_axis {concat_axis} is out of bounds for "
+            raise TypeError(f"all_to_all concat_axis {concat_axis} is out of bounds for "
                              f"shape {x.shape}.")
         if shape[split_axis] % axis_size:
-            raise ValueError(
+            raise TypeError(
                 f"all_to_all: the split axis ({shape[split_axis]}) must be divisible by the "
                 f"axis size ({axis_size}).")
         shape[split_axis] //= axis_size
         shape[concat_axis] *= axis_size
     else:
         if shape[split_axis] != axis_size:
-            raise ValueError(
+            raise TypeError(
                 f"all_to_all: the split axis ({shape[split_axis]}) must equal the axis size "
                 f"({axis_size}) when not tiled.")
         del shape[split_axis]
         if not 0 <= concat_axis <= len(shape):
-            raise ValueError(f"all_to_all concat_axis {concat_axis} is out of bounds.")
+            raise TypeError(f"all_to_all concat_axis {concat_axis} is out of bounds.")
         shape.insert(concat_axis, axis_size)
     return ShapedArray(tuple(shape), x.dtype, x.weak_type)
 

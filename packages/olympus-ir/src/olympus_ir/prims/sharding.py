@@ -25,7 +25,7 @@ sharding_constraint_p = new_primitive("sharding_constraint")
 def sharding_constraint_shape_rule(x, *, sharding):
     spec = getattr(sharding, "spec", None)
     if spec is not None and len(spec) > x.ndim:
-        raise ValueError(
+        raise TypeError(
             f"Sharding {sharding!r} is only valid for values of rank at least {len(spec)}, "
             f"but was applied to a value of rank {x.ndim}.")
     return x
@@ -42,16 +42,16 @@ def _ways(mesh, spec, dim: int) -> int:
 
 
 def local_shape(mesh, spec, shape) -> tuple[int, ...]:
-    """The block of a global `shape` each device holds under `spec` (ValueError if it
+    """The block of a global `shape` each device holds under `spec` (TypeError if it
     does not divide)."""
     if len(spec) > len(shape):
-        raise ValueError(f"shard_map: spec {spec} has more entries than the rank "
+        raise TypeError(f"shard_map: spec {spec} has more entries than the rank "
                          f"{len(shape)} of the value it applies to")
     out = []
     for i, d in enumerate(shape):
         n = _ways(mesh, spec, i)
         if d % n:
-            raise ValueError(
+            raise TypeError(
                 f"shard_map: dimension {i} of a value of shape {tuple(shape)} (size {d}) is "
                 f"split {n} ways by {spec}, which does not divide it evenly")
         out.append(d // n)

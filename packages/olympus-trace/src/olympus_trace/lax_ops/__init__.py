@@ -44,4 +44,5 @@ from .windowed import *  # noqa: F403
 
 __all__ = sorted({name for m in (callbacks, collectives, convolution, cumulative, elementwise,
                                  indexing, linalg, linalg_lapack, random, reductions,
-                                 shape_ops, sorting, windowed) for name in m.__all__})
+                                 shape_ops, sharding, sorting, windowed)
+                  for name in m.__all__})

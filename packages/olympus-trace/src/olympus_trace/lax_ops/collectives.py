@@ -10,11 +10,10 @@ NameError. `axis_name` may also be a tuple of names: the collective runs over al
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
-
-import contextlib
 
 from olympus_ir.prims.collectives import (
     all_gather_p,

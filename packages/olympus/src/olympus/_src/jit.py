@@ -20,12 +20,11 @@ from jaxlib import _jax
 
 import olympus_runtime as rt
 from olympus_ir.dtypes import config as _dtype_config
+from olympus_runtime import mesh as _mesh_lib
 from olympus_trace import tree_util
 from olympus_trace.core import EvalTrace, trace_ctx
 from olympus_trace.make_olympuspr import abstractify, arg_names_of, trace_fun
 from olympus_trace.olympuspr_utils import dce_closed
-
-from olympus_runtime import mesh as _mesh_lib
 
 from . import placement as _placement
 from . import stages
@@ -358,7 +357,6 @@ class Jitted:
         self._calls = _per_fun_cache(fun)
 
     def _signature(self, args, kwargs):
-        nums, names = self._static_argnums, self._static_argnames
         if self._mesh_key:
             key, leaves = self._plain_signature(args, kwargs)
             return key + (_mesh_lib.get_mesh(),), leaves

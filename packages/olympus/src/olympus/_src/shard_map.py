@@ -109,7 +109,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
         for i, (a, s) in enumerate(zip(avals, flat_in, strict=True)):
             try:
                 local.append(a.update(shape=local_shape(m, s, a.shape)))
-            except ValueError as e:
+            except TypeError as e:
                 raise ValueError(
                     f"shard_map applied to the function '{fname}' was given argument leaf "
                     f"{i} of type {a.str_short(short_dtypes=False)} and in_specs {s}: {e}"

@@ -9,13 +9,6 @@ combining function (`_reduce`) and the special functions (`_incomplete_gamma`,
 """
 
 from olympus_trace.lax_ops import (
-    all_to_all,
-    axis_size,
-    pbroadcast,
-    pcast,
-    ppermute,
-    psum_scatter,
-    pvary,
     ConvDimensionNumbers,
     FftType,
     GatherDimensionNumbers,
@@ -26,6 +19,7 @@ from olympus_trace.lax_ops import (
     acosh,
     add,
     all_gather,
+    all_to_all,
     argmax,
     argmin,
     asin,
@@ -34,6 +28,7 @@ from olympus_trace.lax_ops import (
     atan2,
     atanh,
     axis_index,
+    axis_size,
     bitcast_convert_type,
     bitwise_and,
     bitwise_not,
@@ -99,12 +94,16 @@ from olympus_trace.lax_ops import (
     nextafter,
     pad,
     padtype_to_pads,
+    pbroadcast,
+    pcast,
     pmax,
     pmean,
     pmin,
     population_count,
     pow,
+    ppermute,
     psum,
+    psum_scatter,
     real,
     reduce_and,
     reduce_max,
@@ -147,6 +146,7 @@ from olympus_trace.lax_ops import (
     transpose,
 )
 
+from .._src.sharding import with_sharding_constraint  # noqa: E402
 from . import linalg
 from ._bessel import bessel_i0e, bessel_i1e
 from ._incomplete_beta import regularized_incomplete_beta
@@ -154,11 +154,10 @@ from ._incomplete_gamma import igamma, igamma_grad_a, igammac, random_gamma_grad
 from ._reduce import reduce, reduce_window
 from ._zeta import polygamma, zeta
 from .control_flow import cond, fori_loop, map, scan, switch, while_loop
-from .._src.sharding import with_sharding_constraint  # noqa: E402
 
 __all__ = [
     "with_sharding_constraint", "all_to_all", "axis_size", "pbroadcast", "pcast", "ppermute",
-    "psum_scatter", "pvary",
+    "psum_scatter",
     "ConvDimensionNumbers", "FftType", "GatherDimensionNumbers", "GatherScatterMode",
     "ScatterDimensionNumbers", "abs", "acos", "acosh", "add", "all_gather", "argmax",
     "argmin", "asin", "asinh", "atan", "atan2", "atanh", "axis_index", "bessel_i0e",
