@@ -97,8 +97,11 @@ def default_backend() -> str:
 
 
 def default_device() -> Any:
-    """The device computations go to when none is given: this process's first device
-    (``CpuDevice(id=0)`` in a single process)."""
+    """The device computations go to when none is given: ``olympus_default_device`` if
+    set, else this process's first device (``CpuDevice(id=0)`` in a single process)."""
+    d = config.default_device_state.value
+    if d is not None:
+        return d
     if _client is None:
         get_client()
     return _local_default

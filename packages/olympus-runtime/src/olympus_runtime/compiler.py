@@ -370,7 +370,8 @@ def _check_devices(devices: Sequence[Any] | None, num_partitions: Any) -> tuple:
                 f"compile: num_partitions={num_partitions} but there are only "
                 f"{len(client_devices)} devices (set olympus_num_cpu_devices)"
             )
-        devices = client_devices[:num_partitions]
+        devices = [backend.default_device()] if num_partitions == 1 else \
+            client_devices[:num_partitions]
     devices = tuple(devices)
     if len(devices) != num_partitions:
         raise ValueError(

@@ -46,6 +46,7 @@ from ._src.pmap import pmap
 from ._src.shard_map import shard_map, smap
 from ._src.sharding import (
     clear_caches,
+    default_device,
     host_count,
     host_id,
     live_arrays,
@@ -88,7 +89,7 @@ __all__ = [
     "make_array_from_callback", "make_array_from_single_device_arrays",
     "make_array_from_process_local_data", "local_device_count", "process_index",
     "process_count", "process_indices", "host_count", "host_id", "live_arrays",
-    "clear_caches", "shard_map", "smap", "pmap",
+    "clear_caches", "shard_map", "smap", "pmap", "default_device",
 ]
 from . import debug  # noqa: E402,F401
 

@@ -168,6 +168,30 @@ def test_mesh_and_sharding_reprs(mesh):
     assert olympus.local_device_count() == 8 and olympus.process_indices() == [0]
 
 
+def test_default_device_live_arrays_and_clear_caches():
+    d3 = olympus.devices()[3]
+    f = olympus.jit(lambda a: a * 2)
+    assert f(jnp.ones(3)).devices() == {olympus.devices()[0]}
+    with olympus.default_device(d3):
+        x = jnp.ones(3)
+        assert x.devices() == {d3} and not x.committed
+        assert f(np.ones(3)).devices() == {d3}  # the same jitted function, another device
+    assert f(jnp.ones(3)).devices() == {olympus.devices()[0]}
+    olympus.config.update("olympus_default_device", d3)
+    try:
+        assert jnp.arange(3).devices() == {d3}
+    finally:
+        olympus.config.update("olympus_default_device", None)
+    with pytest.raises(TypeError, match="default_device must be a Device or None"):
+        olympus.default_device("gpu:0").__enter__()
+    keep = jnp.arange(5.0)
+    assert any(a is keep for a in olympus.live_arrays())
+    assert isinstance(olympus.devices()[0], olympus.Device)
+    assert olympus.host_count() == 1 and olympus.host_id() == 0
+    olympus.clear_caches()
+    np.testing.assert_array_equal(np.asarray(f(keep)), np.arange(5.0) * 2)
+
+
 def test_typeof_prints_sharding_in_types(mesh):
     em = olympus.make_mesh((4, 2), ("x", "y"))
     z = np.zeros((8, 4), np.float32)

@@ -16,6 +16,8 @@ _DEFAULTS = {
     "olympus_threefry_partitionable": True,
     # CPU collectives across processes (olympus.distributed): "gloo" or "mpi".
     "olympus_cpu_collectives_implementation": "gloo",
+    # Where uncommitted arrays and computations go (None: the first local device).
+    "olympus_default_device": None,
 }
 
 
@@ -54,6 +56,12 @@ class Config:
             import olympus_runtime as rt
 
             rt.set_num_cpu_devices(int(value))
+        elif name == "olympus_default_device":
+            from .sharding import check_device
+
+            import olympus_runtime as rt
+
+            rt.config.default_device_state.set_global(check_device(value))
         elif name == "olympus_cpu_collectives_implementation":
             import olympus_runtime as rt
 

@@ -32,6 +32,7 @@ from .config import config
 from .lowering import lower_olympuspr
 
 _Array = rt.Array
+_default_device = rt.config.default_device_state
 _PY_SCALARS = (bool, int, float, complex)
 
 #: fun -> {(options, signature): SpecializedCall}; entries die with their function.
@@ -366,7 +367,7 @@ class Jitted:
         nums, names = self._static_argnums, self._static_argnames
         if not nums and not names:
             leaves, tree = tree_util.tree_flatten((args, kwargs))
-            return (self._options, _dtype_config.enable_x64, tree,
+            return (self._options, _dtype_config.enable_x64, _default_device.value, tree,
                     *map(_leaf_sig, leaves)), leaves
         nargs = len(args)
         statics = []
@@ -384,7 +385,8 @@ class Jitted:
             else:
                 kw_dyn[k] = v
         leaves, tree = tree_util.tree_flatten((tuple(dyn), kw_dyn))
-        return (self._options, _dtype_config.enable_x64, tree, tuple(statics),
+        return (self._options, _dtype_config.enable_x64, _default_device.value, tree,
+                tuple(statics),
                 tuple(sorted(kw_static)), *map(_leaf_sig, leaves)), leaves
 
     def _specialize(self, args, kwargs, in_avals=None):

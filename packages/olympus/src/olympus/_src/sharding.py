@@ -38,7 +38,8 @@ __all__ = [
     "make_array_from_callback", "make_array_from_single_device_arrays",
     "make_array_from_process_local_data", "local_device_count", "process_index",
     "process_count", "process_indices", "host_count", "host_id", "live_arrays",
-    "clear_caches", "resolve_spec", "with_sharding_constraint",
+    "clear_caches", "resolve_spec", "with_sharding_constraint", "default_device",
+    "check_device",
 ]
 
 
@@ -342,6 +343,29 @@ def make_array_from_process_local_data(sharding: Any, local_data: Any,
 
 
 # ------------------------------------------------------------------ devices, processes
+
+def check_device(device: Any) -> Any:
+    """`device` if it is a Device of this process's client (or None), else a TypeError."""
+    if device is None:
+        return None
+    if not isinstance(device, rt.Device):
+        raise TypeError(f"default_device must be a Device or None, got {device!r}")
+    if device not in rt.devices():
+        raise ValueError(f"default_device: {device} is not a device of this client")
+    return device
+
+
+@contextlib.contextmanager
+def default_device(device: Any):
+    """``with olympus.default_device(d):`` uncommitted arrays and computations go to `d`
+    inside the block (this thread); ``olympus_default_device`` sets it process-wide."""
+    state = rt.config.default_device_state
+    prev = state.swap_local(check_device(device))
+    try:
+        yield
+    finally:
+        state.set_local(prev)
+
 
 def local_device_count(backend: str | None = None) -> int:
     return rt.local_device_count(backend)
