@@ -57,9 +57,9 @@ class Config:
 
             rt.set_num_cpu_devices(int(value))
         elif name == "olympus_default_device":
-            from .sharding import check_device
-
             import olympus_runtime as rt
+
+            from .sharding import check_device
 
             rt.config.default_device_state.set_global(check_device(value))
         elif name == "olympus_cpu_collectives_implementation":
