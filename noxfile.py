@@ -39,7 +39,7 @@ PACKAGE_SESSIONS = {
     ),
 }
 ALL_PACKAGES = ["olympus-ir", "olympus-trace", "olympus-lower", "olympus-runtime", "olympus"]
-TEST_SESSIONS = [*PACKAGE_SESSIONS, "integration"]
+TEST_SESSIONS = [*PACKAGE_SESSIONS, "integration", "multiprocess"]
 
 
 def _install_packages(session: nox.Session, dirs: list[str], *extra: str) -> None:
@@ -101,6 +101,14 @@ def integration(session: nox.Session) -> None:
     _pytest(session, "integration", ["integration-tests"])
 
 
+@nox.session
+def multiprocess(session: nox.Session) -> None:
+    """2 OS processes x 2 CPU devices on loopback (olympus.distributed, gloo): a sharded
+    training step equals the single-process one."""
+    _install_packages(session, ALL_PACKAGES, *TEST_DEPS)
+    _pytest(session, "multiprocess", ["multiprocess-tests"], "-p", "no:cacheprovider")
+
+
 @nox.session(python=False, requires=TEST_SESSIONS)
 def tests(session: nox.Session) -> None:
     """Run every test session (the default) and print a summary of their results."""
@@ -133,7 +141,8 @@ def lint(session: nox.Session) -> None:
     """Ruff over the packages, the integration tests, the scripts and this file; then the
     JAX API coverage report (informational: it fails only below a given --min-percent)."""
     session.install("ruff==0.17.6")
-    session.run("ruff", "check", "packages", "integration-tests", "scripts", "noxfile.py",
+    session.run("ruff", "check", "packages", "integration-tests", "multiprocess-tests",
+                "scripts", "noxfile.py",
                 *session.posargs)
     _install_packages(session, ALL_PACKAGES)
     session.run("python", "scripts/api_coverage.py")

@@ -276,7 +276,8 @@ def test_olympus_lax_linalg_exports_its_api_only():
 
 @pytest.mark.parametrize("family", [
     "callbacks", "collectives", "convolution", "cumulative", "elementwise", "indexing",
-    "linalg", "linalg_lapack", "random", "reductions", "shape_ops", "sorting", "windowed"])
+    "linalg", "linalg_lapack", "random", "reductions", "shape_ops", "sharding", "sorting",
+    "windowed"])
 def test_each_wrapper_module_is_an_ir_family_with_an_explicit_all(family):
     import importlib
     import importlib.util
@@ -298,4 +299,4 @@ def test_wrapper_modules_cover_the_families_with_wrappers():
     # in olympus.lax.control_flow and olympus's custom_derivatives (see ALLOWED).
     assert modules == {"callbacks", "collectives", "convolution", "cumulative", "elementwise",
                        "indexing", "linalg", "linalg_lapack", "random", "reductions",
-                       "shape_ops", "sorting", "windowed"}
+                       "shape_ops", "sharding", "sorting", "windowed"}

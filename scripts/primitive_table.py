@@ -58,25 +58,17 @@ LINEAR = frozenset({
     # linalg_lapack: the FFT, and a triangular solve in its right-hand side
     "fft", "triangular_solve",
     # collectives
-    "psum", "all_gather",
+    "psum", "all_gather", "ppermute", "psum_scatter", "all_to_all", "pvary", "psum_invariant",
+    # sharding
+    "sharding_constraint", "shard_map",
     # control flow and calls: linear in the operands their body is linear in
     "closed_call", "cond", "scan", "checkpoint",
     # custom_derivatives: the tangents of a custom_vjp function (its transpose runs `bwd`)
     "custom_lin",
 })
 
-_COLLECTIVE = ("a named-axis collective: vmap's batching rule replaces it by ordinary "
-               "primitives before anything is lowered (there is no pmap or shard_map to "
-               "lower it for), so no lowered program contains one")
-
 #: Rules deliberately absent: (primitive, layer) -> why. Anything else missing fails CI.
-ALLOWED_MISSING: dict[tuple[str, str], str] = {
-    ("psum", "lowering"): _COLLECTIVE,
-    ("pmax", "lowering"): _COLLECTIVE,
-    ("pmin", "lowering"): _COLLECTIVE,
-    ("all_gather", "lowering"): _COLLECTIVE,
-    ("axis_index", "lowering"): _COLLECTIVE,
-}
+ALLOWED_MISSING: dict[tuple[str, str], str] = {}
 
 #: The layers every primitive needs a rule in (transpose: only the LINEAR ones).
 REQUIRED = ("shape rule", "JVP", "batching", "lowering")

@@ -36,6 +36,36 @@ def As(s: str) -> list[ShapedArray]:
     return [A(x) for x in s.split()]
 
 
+class _Spec(tuple):
+    """A PartitionSpec stand-in (the IR reads ``axes_of`` and ``len``)."""
+
+    def __new__(cls, *entries):
+        return super().__new__(cls, entries)
+
+    def axes_of(self, dim):
+        e = self[dim] if dim < len(self) else None
+        return () if e is None else (e,) if isinstance(e, str) else tuple(e)
+
+    def __repr__(self):
+        return "P(" + ", ".join(map(repr, self)) + ("," if len(self) == 1 else "") + ")"
+
+
+class _Sharding:
+    def __init__(self, spec):
+        self.spec = spec
+
+    def __repr__(self):
+        return f"Sharding({self.spec})"
+
+
+class _Mesh:
+    shape = {"x": 4}
+    axis_names = ("x",)
+
+
+_MESH = _Mesh()
+
+
 def fn(ins: str, outs: str) -> ClosedOlympuspr:
     """A body with the given input and output types (shape rules only read its types)."""
     invars = [Var(a) for a in As(ins)]
@@ -315,6 +345,23 @@ HAPPY = [
     ("all_gather", "i32[2,3]", dict(axis_name=("i", 0), axis_size=4, axis=0, tiled=True),
      "i32[8,3]"),
     ("axis_index", "", dict(axis_name="i"), "i32[]"),
+    ("ppermute", "f32[2,3]", dict(axis_name="i", perm=((0, 1), (1, 0))), "f32[2,3]"),
+    ("psum_scatter", "f32[8,3]", dict(axis_name="i", axis_size=4, scatter_dimension=0,
+                                      tiled=True), "f32[2,3]"),
+    ("psum_scatter", "f32[2,4]", dict(axis_name="i", axis_size=4, scatter_dimension=1),
+     "f32[2]"),
+    ("all_to_all", "f32[8,3]", dict(axis_name="i", axis_size=4, split_axis=0, concat_axis=1,
+                                    tiled=True), "f32[2,12]"),
+    ("all_to_all", "f32[4,3]", dict(axis_name="i", axis_size=4, split_axis=0, concat_axis=1),
+     "f32[3,4]"),
+    ("pvary", "f32[2]*", dict(axes=("i",)), "f32[2]*"),
+    ("psum_invariant", "f32[2]", dict(axes=("i", "j")), "f32[2]"),
+    # sharding
+    ("sharding_constraint", "f32[4,2]", dict(sharding=_Sharding(_Spec("x"))), "f32[4,2]"),
+    ("shard_map", "f32[8,3] i32[]",
+     dict(olympuspr=fn("f32[2,3] i32[]", "f32[2,3] f32[3]"), mesh=_MESH,
+          in_specs=(_Spec("x"), _Spec()), out_specs=(_Spec(None, "x"), _Spec()),
+          manual_axes=("x",), check_vma=True), ["f32[2,12]", "f32[3]"]),
     # custom derivatives and checkpoint
     ("custom_jvp_call", "f32[2]* i32[]",
      dict(call_olympuspr=fn("f32[2] i32[]", "i32[] f32[2]"), jvp=print, num_consts=0),
@@ -529,6 +576,20 @@ ERRORS = [
     ("all_gather", "f32[2,3]", dict(axis_name="i", axis_size=4, axis=3),
      r"all_gather axis 3 is out of range for an operand of shape \(2, 3\)"),
     ("axis_index", "", dict(axis_name={}), "axis_index axis_name must be a hashable"),
+    ("ppermute", "f32[2]", dict(axis_name="i", perm=((0, 1), (1, 1))),
+     "ppermute sources and destinations must be unique"),
+    ("psum_scatter", "f32[6]", dict(axis_name="i", axis_size=4, tiled=True),
+     r"must be divisible by the axis size \(4\) when tiled"),
+    ("all_to_all", "f32[3,2]", dict(axis_name="i", axis_size=4, split_axis=0, concat_axis=1),
+     r"the split axis \(3\) must equal the axis size \(4\) when not tiled"),
+    ("pvary", "f32[2]", dict(axes="i"), "pvary axes must be a tuple of axis names"),
+    ("psum_invariant", "f32[2]", dict(axes=["i"]), "psum_invariant axes must be a tuple"),
+    ("sharding_constraint", "f32[4]", dict(sharding=_Sharding(_Spec("x", "y"))),
+     "is only valid for values of rank at least 2"),
+    ("shard_map", "f32[6,3]", dict(olympuspr=fn("f32[2,3]", "f32[2,3]"), mesh=_MESH,
+                                   in_specs=(_Spec("x"),), out_specs=(_Spec("x"),),
+                                   manual_axes=("x",), check_vma=True),
+     r"split 4 ways by P\('x',\), which does not divide it evenly"),
     # custom derivatives and checkpoint
     ("custom_jvp_call", "f32[3]",
      dict(call_olympuspr=fn("f32[2]", "f32[2]"), jvp=print, num_consts=0),

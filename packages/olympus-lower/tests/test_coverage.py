@@ -24,9 +24,8 @@ F32, I32, U32, BOOL = (np.dtype(t) for t in (np.float32, np.int32, np.uint32, np
 TEST_DIR = Path(__file__).resolve().parent
 
 
-#: The collectives have no lowering rule: vmap's batching rules replace them before any
-#: program is lowered (test_custom_derivatives.py checks they have none).
-NOT_LOWERED = set(P.COLLECTIVES)
+#: Every primitive has a lowering rule (the collectives lower inside shard_map).
+NOT_LOWERED: set = set()
 #: custom_lin's rule raises (test_custom_derivatives.py): it lowers to no op.
 RAISES = {P.custom_lin_p}
 
@@ -256,9 +255,36 @@ def _cases():
 
 CASES = _cases()
 
+# The sharding family and the collectives, inside a shard_map over a 4 x 2 mesh.
+from test_sharding import lowered_text  # noqa: E402
+
+SHARDED_CASES = {
+    "psum": dict(axis_name="x"), "pmax": dict(axis_name="x"), "pmin": dict(axis_name="x"),
+    "all_gather": dict(axis_name="x", axis_size=4, axis=0, tiled=True),
+    "psum_scatter": dict(axis_name="x", axis_size=4, scatter_dimension=0, tiled=True),
+    "ppermute": dict(axis_name="x", perm=((0, 1), (1, 0))),
+    "all_to_all": dict(axis_name="x", axis_size=4, split_axis=0, concat_axis=1, tiled=True),
+    "pvary": dict(axes=("x",)), "psum_invariant": dict(axes=("x",)),
+}
+SHARDED_OPS = {"psum": "stablehlo.all_reduce", "pmax": "stablehlo.maximum",
+               "pmin": "stablehlo.minimum", "all_gather": "stablehlo.all_gather",
+               "psum_scatter": "stablehlo.reduce_scatter",
+               "ppermute": "stablehlo.collective_permute", "all_to_all": "stablehlo.all_to_all",
+               "pvary": "sdy.manual_computation", "psum_invariant": "stablehlo.all_reduce",
+               "shard_map": "sdy.manual_computation", "axis_index": "stablehlo.partition_id",
+               "sharding_constraint": "sdy.sharding_constraint"}
+
 
 def test_op_table_covers_every_primitive():
-    assert sorted(CASES) == sorted(p.name for p in _real_primitives() if p not in RAISES)
+    assert sorted([*CASES, *SHARDED_OPS]) == sorted(
+        p.name for p in _real_primitives() if p not in RAISES)
+
+
+@pytest.mark.parametrize("name", sorted(SHARDED_CASES))
+def test_sharded_primitive_lowers_to_expected_op(name):
+    text = lowered_text(P.primitive_by_name(name), **SHARDED_CASES[name])
+    assert SHARDED_OPS[name] in text and SHARDED_OPS["shard_map"] in text
+    assert re.search(rf"module @jit_{name} ", text)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

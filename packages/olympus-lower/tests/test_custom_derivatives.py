@@ -11,7 +11,7 @@ from _lower_util import Builder, closed_fn, lit, run
 
 from olympus_ir import ShapedArray
 from olympus_ir import primitives as P
-from olympus_lower import get_lowering_rule, lower_olympuspr
+from olympus_lower import lower_olympuspr
 
 F32 = np.dtype(np.float32)
 
@@ -58,13 +58,6 @@ def test_custom_lin_cannot_be_lowered():
     with pytest.raises(TypeError, match=r"can't apply forward-mode autodiff \(jvp\) to a "
                                         "custom_vjp function"):
         lower_olympuspr(b.build(outs), name="lin")
-
-
-@pytest.mark.parametrize("prim", P.COLLECTIVES, ids=lambda p: p.name)
-def test_collectives_have_no_lowering_rule(prim):
-    with pytest.raises(NotImplementedError, match=f"No lowering rule for primitive "
-                                                  f"'{prim.name}'"):
-        get_lowering_rule(prim)
 
 
 def test_checkpoint_nested_in_custom_jvp_call():

@@ -101,7 +101,7 @@ def test_spmd_executable():
     with pytest.raises(ValueError, match=r"argument 0 is on cpu:0, but the executable runs on cpu:0, cpu:1"):
         exe.execute([ort.device_put(x)])
     replicated = ort.device_put(x, ort.GSPMDSharding(ort.devices(), REPLICATED))
-    with pytest.raises(ValueError, match=r"argument 0 has sharding \{replicated\}, but the executable expects \{devices=\[2\]<=\[2\]\}"):
+    with pytest.raises(ValueError, match=r"argument 0 \(f32\[8\]\) has sharding GSPMDSharding\(\{replicated\}, devices=\[cpu:0, cpu:1\]\), but the executable expects GSPMDSharding\(\{devices=\[2\]<=\[2\]\}, devices=\[cpu:0, cpu:1\]\)"):
         exe.execute([replicated])
 
 

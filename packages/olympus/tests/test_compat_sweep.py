@@ -64,9 +64,6 @@ _AWAITING = {
     ("jax", "eval_shape"): "issue 19 (introspection)",
     ("jax", "monitoring"): "issue 19 (introspection)",
     ("jax", "named_scope"): "issue 19 (debugging tools)",
-    ("jax", "pmap"): "issue 20 (many devices)",
-    ("jax", "process_index"): "issue 20 (many devices)",
-    ("jax", "sharding"): "issue 20 (many devices)",
     ("jax", "test_util"): "issue 18 (check_grads)",
     ("jax.errors", "JaxRuntimeError"): "issue 17 (error classes)",
     ("jax.experimental", "checkify"): "issue 19 (checkify)",
@@ -75,7 +72,6 @@ _AWAITING = {
     ("jax.experimental.checkify", "*"): "issue 19 (checkify)",
     ("jax.experimental.layout", "Format"): "layouts are not modelled by Olympus yet",
     ("jax.experimental.multihost_utils", "sync_global_devices"): "issue 20 (processes)",
-    ("jax.lax", "all_to_all"): "issue 20 (collectives outside vmap)",
     ("jax.lax", "pswapaxes"): "issue 20 (collectives outside vmap)",
     ("jax.lax", "stop_gradient_p"): "issue 24 (primitives as public *_p objects)",
     ("jax.numpy", "float8_e4m3fn"): "issue 24 (narrow float dtypes)",
@@ -84,7 +80,6 @@ _AWAITING = {
     ("jax.numpy", "float8_e5m2fnuz"): "issue 24 (narrow float dtypes)",
     ("jax.scipy", "stats"): "issue 24 (scipy)",
     ("jax.scipy.stats", "*"): "issue 24 (scipy)",
-    ("jax.sharding", "*"): "issue 20 (many devices)",
 }
 
 
@@ -115,7 +110,7 @@ def test_exclusions_are_still_needed():
     """An excused name that now resolves must leave the exclusion lists."""
     resolved = []
     for module, name in _cases():
-        if (module, name) not in _AWAITING:
+        if (module, name) not in _AWAITING and (module, "*") not in _AWAITING:
             continue
         try:
             mod = importlib.import_module(_olympus_module_name(module))
@@ -124,6 +119,12 @@ def test_exclusions_are_still_needed():
         if hasattr(mod, name):
             resolved.append((module, name))
     assert not resolved, f"remove from _AWAITING: {resolved}"
+
+
+def test_keyword_exclusions_are_still_needed():
+    resolved = [(name, kw) for name, kw in _KEYWORDS_AWAITING
+                if kw in inspect.signature(_olympus_function(name)).parameters]
+    assert not resolved, f"remove from _KEYWORDS_AWAITING: {resolved}"
 
 
 def _olympus_function(name):
@@ -135,7 +136,6 @@ def _olympus_function(name):
 
 # Keywords left out, with the reason (each an open item of the named issue).
 _KEYWORDS_AWAITING = {
-    ("jit", "in_shardings"): "issue 20", ("jit", "out_shardings"): "issue 20",
     ("jit", "device"): "issue 20", ("jit", "backend"): "issue 20",
     ("jit", "compiler_options"): "issue 20 (with the sharded jit signature)",
     ("device_put", "src"): "issue 20", ("device_put", "donate"): "issue 20",

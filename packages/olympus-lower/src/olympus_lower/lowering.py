@@ -86,6 +86,11 @@ class LoweringRuleContext:
                   for v, c in zip(jpr.constvars, closed.consts, strict=True)]
         return self._lowerer.lower_body(jpr, consts, list(operands))
 
+    def next_channel(self) -> int:
+        """A fresh channel handle id for a collective of this module."""
+        self._lowerer.channels += 1
+        return self._lowerer.channels
+
     def register_host_callback(self, fn: Any) -> int:
         """Add `fn` to the module's host callbacks; returns its index (the custom
         call's ``mhlo.backend_config = {index = k}``)."""
@@ -105,6 +110,7 @@ class _Lowerer:
     def __init__(self, name: str):
         self.name = name
         self.host_callbacks: list = []
+        self.channels = 0
 
     def lower_body(self, jpr: Olympuspr, const_vals: Sequence[ir.Value],
                    arg_vals: Sequence[ir.Value]) -> list[ir.Value]:
@@ -267,6 +273,9 @@ def lower_olympuspr(
     num_replicas: int = 1,
     num_partitions: int = 1,
     const_hoist_threshold: int | None = DEFAULT_CONST_HOIST_THRESHOLD,
+    meshes: Sequence[str] = (),
+    arg_shardings: Sequence[str | None] | None = None,
+    result_shardings: Sequence[str | None] | None = None,
 ) -> LoweredModule:
     """Lower `closed` to ``module @jit_<name>`` with a public ``@main``.
 
@@ -277,6 +286,9 @@ def lower_olympuspr(
     * `result_names`: one per output, attached as ``{olympus.result_info = "..."}``.
     * `const_hoist_threshold`: consts with more bytes than this become leading arguments
       (see `LoweredModule.hoisted_consts`); ``None`` embeds every constant.
+    * `meshes`: Shardy mesh ops (``sdy.mesh @mesh = <["x"=4]>``), placed first in the
+      module; `arg_shardings` / `result_shardings`: per olympuspr input / output, a
+      ``#sdy.sharding<...>`` attribute (text) or None (left to the partitioner).
     """
     if isinstance(closed, Olympuspr):
         closed = ClosedOlympuspr(closed, [])
@@ -330,13 +342,32 @@ def lower_olympuspr(
                     break
             else:
                 arg_attrs[n_hoisted + i]["jax.buffer_donor"] = ir.BoolAttr.get(True)
+        if arg_shardings is not None:
+            if len(arg_shardings) != n_in:
+                raise ValueError(
+                    f"lower_olympuspr: got {len(arg_shardings)} arg_shardings for {n_in} inputs")
+            for i, sh in enumerate(arg_shardings):
+                if sh is not None:
+                    arg_attrs[n_hoisted + i]["sdy.sharding"] = ir.Attribute.parse(sh)
         if any(arg_attrs):
             fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in arg_attrs])
+        res_attrs: list[dict[str, ir.Attribute]] = [{} for _ in out_avals]
         if result_names is not None:
-            fn.result_attrs = ir.ArrayAttr.get([
-                ir.DictAttr.get({_RESULT_INFO: ir.StringAttr.get(str(r))})
-                for r in result_names
-            ])
+            for d, r in zip(res_attrs, result_names, strict=True):
+                d[_RESULT_INFO] = ir.StringAttr.get(str(r))
+        if result_shardings is not None:
+            if len(result_shardings) != n_out:
+                raise ValueError(f"lower_olympuspr: got {len(result_shardings)} "
+                                 f"result_shardings for {n_out} outputs")
+            for d, sh in zip(res_attrs, result_shardings, strict=True):
+                if sh is not None:
+                    d["sdy.sharding"] = ir.Attribute.parse(sh)
+        if any(res_attrs):
+            fn.result_attrs = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in res_attrs])
+        if meshes:
+            ip = ir.InsertionPoint(module.body.operations[0])
+            for text in meshes:
+                ip.insert(ir.Operation.parse(text))
 
         if arg_names is not None:
             arg_locs = [ir.Location.unknown()] * n_hoisted + [

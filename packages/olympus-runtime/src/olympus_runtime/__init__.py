@@ -5,11 +5,12 @@ Olympus's methods to jaxlib's C++ array class, which *is* `Array` (`array`). It 
 to import into a process where another library (jax) already patched that class.
 """
 
-from . import config
+from . import config, distributed
 from .__about__ import __version__
 from .array import (
     Array,
     ArrayBase,
+    Shard,
     check_not_deleted,
     register_array_methods,
     register_tracer_class,
@@ -26,6 +27,7 @@ from .backend import (
     local_device_count,
     local_devices,
     make_plugin_client,
+    process_count,
     process_index,
 )
 from .compiler import (
@@ -37,7 +39,23 @@ from .compiler import (
     compile_count,
 )
 from .config import set_num_cpu_devices, set_x64, x64_enabled
-from .sharding import GSPMDSharding, SingleDeviceSharding, sharding_for
+from .mesh import (
+    AbstractMesh,
+    AxisType,
+    DuplicateSpecError,
+    Mesh,
+    PartitionSpec,
+    get_abstract_mesh,
+    get_mesh,
+)
+from .sharding import (
+    GSPMDSharding,
+    IndivisibleError,
+    NamedSharding,
+    SingleDeviceSharding,
+    named_from_hlo,
+    sharding_for,
+)
 from .transfer import block_until_ready, device_get, device_put, put_numpy
 
 __all__ = [
@@ -46,9 +64,12 @@ __all__ = [
     "register_tracer_class",
     "config", "set_x64", "x64_enabled", "set_num_cpu_devices",
     "Device", "get_client", "devices", "local_devices", "device_count", "local_device_count",
-    "default_backend", "default_device", "process_index",
+    "default_backend", "default_device", "process_index", "process_count", "distributed",
     "PluginInfo", "discover_plugins", "make_plugin_client",
-    "SingleDeviceSharding", "GSPMDSharding", "sharding_for",
+    "SingleDeviceSharding", "GSPMDSharding", "NamedSharding", "sharding_for", "named_from_hlo",
+    "IndivisibleError", "Shard",
+    "Mesh", "AbstractMesh", "AxisType", "PartitionSpec", "DuplicateSpecError", "get_mesh",
+    "get_abstract_mesh",
     "device_put", "device_get", "put_numpy", "block_until_ready",
     "compile", "Executable", "compile_count", "clear_cache", "XlaRuntimeError",
     "check_argument_types",

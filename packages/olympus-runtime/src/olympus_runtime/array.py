@@ -33,7 +33,7 @@ from olympus_ir import ShapedArray, dtypes
 from .readback import _capsule_pointer, _DLManagedTensor, to_numpy, value_of
 from .transfer import put_numpy
 
-__all__ = ["Array", "ArrayBase", "register_array_methods", "register_tracer_class",
+__all__ = ["Array", "ArrayBase", "Shard", "register_array_methods", "register_tracer_class",
            "PATCH_MARKER"]
 
 ArrayImpl = _jax.ArrayImpl
@@ -173,6 +173,75 @@ def _device(self: Any) -> Any:
 def _devices(self: Any) -> set:
     _check_if_deleted(self)
     return set(self._sharding._internal_device_list)
+
+
+def _is_fully_replicated(self: Any) -> bool:
+    return self._sharding.is_fully_replicated
+
+
+def _is_fully_addressable(self: Any) -> bool:
+    return self._sharding._internal_device_list.is_fully_addressable
+
+
+class Shard:
+    """One device's piece of an array: the device, the index of the global array it holds,
+    which copy it is (`replica_id`, when several devices hold the same block) and its data
+    (a single-device Array)."""
+
+    __slots__ = ("device", "index", "replica_id", "_data")
+
+    def __init__(self, device: Any, index: tuple, replica_id: int, data: Any):
+        self.device = device
+        self.index = index
+        self.replica_id = replica_id
+        self._data = data
+
+    @property
+    def data(self) -> Any:
+        return self._data
+
+    def __repr__(self) -> str:
+        return (f"Shard(device={self.device!r}, index={self.index}, "
+                f"replica_id={self.replica_id}, data={self._data})")
+
+
+def _shards(self: Any, only_local: bool) -> list:
+    """The shards in device-list order. Each shard's data is a fresh single-device array
+    made from the host value (jaxlib's per-shard accessor tries ``import jax``, JAXLIB.md
+    §13); a single-device array is its own only shard."""
+    _check_if_deleted(self)
+    sharding = self._sharding
+    device_list = sharding._internal_device_list
+    shape = tuple(self.aval.shape)
+    if len(device_list) == 1:
+        return [Shard(device_list[0], (slice(None),) * len(shape), 0, self)]
+    index_map = sharding.devices_indices_map(shape)
+    value = value_of(self) if (not only_local or sharding.is_fully_addressable) else None
+    local = set(sharding.addressable_devices)
+    shard_aval = ShapedArray(sharding.shard_shape(shape), self.aval.dtype,
+                             self.aval.weak_type)
+    seen: dict[tuple, int] = {}
+    out = []
+    for d in device_list:
+        index = index_map[d]
+        key = tuple((s.start, s.stop) for s in index)
+        replica = seen.get(key, 0)
+        seen[key] = replica + 1
+        if only_local and d not in local:
+            continue
+        data = None
+        if value is not None and d in local:
+            data = put_numpy(np.ascontiguousarray(value[index]), shard_aval, d, True)
+        out.append(Shard(d, index, replica, data))
+    return out
+
+
+def _addressable_shards(self: Any) -> list:
+    return _shards(self, True)
+
+
+def _global_shards(self: Any) -> list:
+    return _shards(self, False)
 
 
 # ------------------------------------------------------------------ checked C++ methods
@@ -451,6 +520,10 @@ _CORE_METHODS: dict[str, Any] = {
     "committed": _aval_attr("_committed"),
     "device": property(_device),
     "devices": _devices,
+    "is_fully_replicated": property(_is_fully_replicated),
+    "is_fully_addressable": property(_is_fully_addressable),
+    "addressable_shards": property(_addressable_shards),
+    "global_shards": property(_global_shards),
     "_value": property(_value),
     "_check_if_deleted": _check_if_deleted,
     # buffer lifetime (checked versions of C++ methods that crash on deleted arrays)

@@ -22,8 +22,8 @@ from . import config
 
 __all__ = [
     "get_client", "devices", "local_devices", "device_count", "local_device_count",
-    "default_backend", "default_device", "process_index", "PluginInfo", "discover_plugins",
-    "make_plugin_client", "PLUGIN_GROUPS", "Device",
+    "default_backend", "default_device", "process_index", "process_count", "PluginInfo",
+    "discover_plugins", "make_plugin_client", "PLUGIN_GROUPS", "Device",
 ]
 
 #: The type of every device (``olympus.Device``): jaxlib's C++ device class.
@@ -31,6 +31,7 @@ Device = xc.Device
 
 _client: Any = None
 _devices: tuple = ()
+_local_default: Any = None
 
 # absl levels: 0=INFO, 1=WARNING, 2=ERROR, 3=FATAL.
 _LOG_LEVEL = 1
@@ -50,9 +51,13 @@ def _create_client() -> Any:
         if _client is None:
             # Creating a client logs an INFO line (device count) to stderr; silence INFO.
             jaxlib.utils.absl_set_min_log_level(_LOG_LEVEL)
+            from . import distributed
+
             n = config.num_cpu_devices()
-            client = xc.make_cpu_client(num_devices=n)
+            client = xc.make_cpu_client(num_devices=n, **distributed.client_options())
             _devices = tuple(client.devices())
+            global _local_default
+            _local_default = client.local_devices()[0]
             config._client_created = True
             _client = client
     return _client
@@ -85,15 +90,24 @@ def process_index() -> int:
     return get_client().process_index()
 
 
+def process_count() -> int:
+    get_client()
+    return len({d.process_index for d in _devices})
+
+
 def default_backend() -> str:
     return "cpu"
 
 
 def default_device() -> Any:
-    """The device computations go to when none is given: ``CpuDevice(id=0)``."""
+    """The device computations go to when none is given: ``olympus_default_device`` if
+    set, else this process's first device (``CpuDevice(id=0)`` in a single process)."""
+    d = config.default_device_state.value
+    if d is not None:
+        return d
     if _client is None:
         get_client()
-    return _devices[0]
+    return _local_default
 
 
 def _check_backend(backend: str | None) -> None:

@@ -25,7 +25,7 @@ from olympus_ir import ShapedArray, dtypes
 
 from . import backend
 from ._once import OnceMap
-from .sharding import GSPMDSharding, sharding_for
+from .sharding import GSPMDSharding, _same_layout, named_from_hlo, sharding_for
 
 
 class _LazyMlirIr:
@@ -271,6 +271,7 @@ def compile(
     options: Mapping[str, Any] | None = None,
     host_callbacks: Sequence[Callable] = (),
     committed: bool = True,
+    mesh: Any = None,
 ) -> Executable:
     """Compile `module`'s ``main`` for `devices` (default: the default device).
 
@@ -284,6 +285,10 @@ def compile(
     `host_callbacks` are passed to ``compile_and_load`` (index k is the module's
     ``mhlo.backend_config = {index = k}``). Cached: compiling the same module again
     returns the same `Executable`.
+
+    With several partitions, `mesh` (a `Mesh` over `devices`, in their order) makes the
+    executable's argument and result shardings `NamedSharding` s on it wherever the
+    compiled layout has one.
 
     `module` may also be MLIR text, compiled as it is (no MLIR context is built): then
     `in_avals` and `out_avals` are required, nothing is donated, no host callbacks are
@@ -343,12 +348,12 @@ def compile(
             _compile_count += 1
         return _Loaded(loaded, callbacks)  # keeps the callbacks (and so their ids) alive
 
-    exe_key = (key, tuple(in_avals), tuple(out_avals), bool(committed))
+    exe_key = (key, tuple(in_avals), tuple(out_avals), bool(committed), mesh)
     return _executables.get_or_create(
         exe_key,
         lambda: Executable(_loaded_cache.get_or_create(key, build_loaded), in_avals,
                            out_avals, devices, key[0], donated, num_partitions,
-                           bool(committed), name),
+                           bool(committed), name, mesh),
     )
 
 
@@ -365,7 +370,8 @@ def _check_devices(devices: Sequence[Any] | None, num_partitions: Any) -> tuple:
                 f"compile: num_partitions={num_partitions} but there are only "
                 f"{len(client_devices)} devices (set olympus_num_cpu_devices)"
             )
-        devices = client_devices[:num_partitions]
+        devices = [backend.default_device()] if num_partitions == 1 else \
+            client_devices[:num_partitions]
     devices = tuple(devices)
     if len(devices) != num_partitions:
         raise ValueError(
@@ -417,6 +423,17 @@ def _module_name(module: ir.Module) -> str:
 
 # ----------------------------------------------------------------- executables
 
+def _layout_sharding(devices: tuple, op: Any, ndim: int, mesh: Any) -> Any:
+    """The sharding object for a compiled argument/result layout: a `NamedSharding` on
+    `mesh` when one lays the array out so, else a `GSPMDSharding`."""
+    hlo = xc.HloSharding.from_proto(op)
+    if mesh is not None and tuple(mesh._flat_devices_tuple) == tuple(devices):
+        named = named_from_hlo(mesh, hlo, ndim)
+        if named is not None:
+            return named
+    return GSPMDSharding(devices, hlo)
+
+
 class Executable:
     """A compiled program with prebuilt output handlers and argument checks."""
 
@@ -429,7 +446,7 @@ class Executable:
     def __init__(self, loaded: Any, in_avals: Sequence[ShapedArray],
                  out_avals: Sequence[ShapedArray], devices: Sequence[Any], fingerprint: str,
                  donated_args: Sequence[int], num_partitions: int, committed: bool,
-                 name: str):
+                 name: str, mesh: Any = None):
         if isinstance(loaded, _Loaded):  # keep the shared holder (and its callbacks) alive
             self._holder, loaded = loaded, loaded.loaded
         else:
@@ -449,9 +466,11 @@ class Executable:
             self.out_shardings = (sharding,) * len(self.out_avals)
         else:
             self.in_shardings = tuple(
-                GSPMDSharding(self.devices, op) for op in loaded.get_parameter_shardings())
+                _layout_sharding(self.devices, op, len(a.shape), mesh)
+                for op, a in zip(loaded.get_parameter_shardings(), self.in_avals, strict=True))
             self.out_shardings = tuple(
-                GSPMDSharding(self.devices, op) for op in loaded.get_output_shardings())
+                _layout_sharding(self.devices, op, len(a.shape), mesh)
+                for op, a in zip(loaded.get_output_shardings(), self.out_avals, strict=True))
         self.out_handlers = [
             _array_result_handler(aval, sharding, committed, _skip_checks=True)
             for aval, sharding in zip(self.out_avals, self.out_shardings, strict=True)
@@ -501,13 +520,12 @@ class Executable:
                 f"{_devices_str(wanted_devices)}; move it with device_put first"
             )
         ndim = len(aval.shape)
-        if len(wanted_devices) > 1 and (
-            actual._to_xla_hlo_sharding(ndim) != expected._to_xla_hlo_sharding(ndim)
+        if len(wanted_devices) > 1 and not _same_layout(
+            actual._to_xla_hlo_sharding(ndim), expected._to_xla_hlo_sharding(ndim)
         ):
             raise ValueError(
-                f"{where} has sharding {actual._to_xla_hlo_sharding(ndim)}, but the "
-                f"executable expects {expected._to_xla_hlo_sharding(ndim)}; reshard it "
-                "with device_put first"
+                f"{where} ({aval.str_short()}) has sharding {actual!r}, but the executable "
+                f"expects {expected!r}; reshard it with device_put first"
             )
         # An equivalent sharding object that is not the interned one: fine to pass.
         return None

@@ -27,7 +27,7 @@ from jaxlib import _jax
 from olympus_ir import dtypes
 
 __all__ = [
-    "enable_x64_state", "disable_jit_state", "post_hook_state",
+    "enable_x64_state", "disable_jit_state", "post_hook_state", "default_device_state",
     "set_x64", "x64_enabled", "set_disable_jit", "jit_disabled",
     "set_num_cpu_devices", "num_cpu_devices", "update", "read",
 ]
@@ -40,6 +40,11 @@ disable_jit_state = _jax.config.Config(
     "olympus_disable_jit", False, include_in_jit_key=False, include_in_trace_context=True,
 )
 post_hook_state = _jax.config.Config("olympus_post_hook", None)
+#: ``olympus_default_device``: where uncommitted computations and arrays go (None: this
+#: process's first device). Part of the jit key, so the C++ fast path keys on it too.
+default_device_state = _jax.config.Config(
+    "olympus_default_device", None, include_in_jit_key=True, include_in_trace_context=True,
+)
 
 _jax.jax_jit.set_enable_x64_state(enable_x64_state)
 _jax.jax_jit.set_disable_jit_state(disable_jit_state)

@@ -178,5 +178,10 @@ def value_of(arr: Any) -> np.ndarray:
     aval = arr.aval
     ndim = len(aval.shape)
     if not arr._sharding._to_xla_hlo_sharding(ndim).is_replicated():
+        if not device_list.is_fully_addressable:
+            raise RuntimeError(
+                "Fetching value for `olympus.Array` that spans non-addressable (non process "
+                "local) devices is not possible. Use the `.addressable_shards` method of "
+                "olympus.Array to inspect the addressable (process local) shards.")
         arr = _gather_executable(aval, arr._sharding).execute([arr])[0]
     return _dlpack_to_numpy(arr, aval.dtype, tuple(aval.shape))

@@ -19,7 +19,10 @@ from olympus_ir import ShapedArray, dtypes
 
 from . import backend
 from .readback import value_of
-from .sharding import GSPMDSharding, SingleDeviceSharding, sharding_for
+from .sharding import GSPMDSharding, NamedSharding, SingleDeviceSharding, sharding_for
+
+#: Shardings that lay an array out over a device list (as opposed to one device).
+MULTI = (GSPMDSharding, NamedSharding)
 
 __all__ = ["device_put", "device_get", "put_numpy", "block_until_ready", "aval_for"]
 
@@ -48,11 +51,11 @@ def _resolve_device(device: Any) -> tuple[Any, bool]:
         return backend.default_device(), False
     if isinstance(device, SingleDeviceSharding):
         return device._device, True
-    if isinstance(device, (_jax.Device, GSPMDSharding)):
+    if isinstance(device, (_jax.Device, GSPMDSharding, NamedSharding)):
         return device, True
     raise TypeError(
-        "device_put: device must be a Device, a SingleDeviceSharding, a GSPMDSharding or "
-        f"None, got {type(device).__name__}"
+        "device_put: device must be a Device, a Sharding (SingleDeviceSharding, "
+        f"NamedSharding, GSPMDSharding) or None, got {type(device).__name__}: {device!r}"
     )
 
 
@@ -64,21 +67,39 @@ def _check_live(x: Any) -> None:
         )
 
 
-def _put_sharded(host: Any, aval: Any, sharding: GSPMDSharding) -> Any:
+def check_fits(sharding: Any, shape: tuple[int, ...], what: str) -> None:
+    """ValueError (as JAX words it) unless `sharding` can lay out an array of `shape`."""
+    from .sharding import IndivisibleError
+
+    try:
+        sharding.shard_shape(tuple(shape))
+    except IndivisibleError:
+        raise
+    except ValueError as e:
+        raise type(e)(
+            f"One of {what} args is incompatible with its sharding annotation "
+            f"{sharding!r}: {e}") from None
+
+
+def _put_sharded(host: Any, aval: Any, sharding: Any) -> Any:
     """Split host data into the shards `sharding` lays out and assemble the global array.
 
     Each shard is put on its device, then ``ArrayImpl(aval, sharding, shards, ...)``
     assembles them without copying. (``batched_device_put`` with all the shards at once
-    fails with ``bad_function_call`` for partially replicated shardings.)
+    fails with ``bad_function_call`` for partially replicated shardings.) Only this
+    process's devices get a shard (the others belong to other processes).
     """
     host = np.asarray(host)
+    check_fits(sharding, host.shape, "device_put")
     index = sharding.devices_indices_map(host.shape)
     x64 = _x64_config.enable_x64
     shard_aval = aval_for(sharding.shard_shape(host.shape), aval.dtype, aval.weak_type)
+    device_list = sharding._internal_device_list
+    local = device_list if device_list.is_fully_addressable else device_list.addressable_device_list
     shards = [
         _batched_device_put(shard_aval, sharding_for(d), [host[index[d]]], [d], True, False,
                             _COPY_DURING_CALL, x64)
-        for d in sharding._internal_device_list
+        for d in local
     ]
     return ArrayImpl(aval, sharding, shards, True, _skip_checks=True)
 
@@ -92,9 +113,9 @@ def _put_array(x: Any, device: Any | None) -> Any:
     if sharding is target:
         return x
     source_devices = sharding._internal_device_list
-    if isinstance(target, GSPMDSharding) or len(source_devices) != 1:
+    if isinstance(target, MULTI) or len(source_devices) != 1:
         # Resharding goes through the host (simple and always correct).
-        if isinstance(target, GSPMDSharding):
+        if isinstance(target, MULTI):
             return _put_sharded(value_of(x), x.aval, target)
         return put_numpy(value_of(x), x.aval, target)
     if source_devices[0] is target:
@@ -103,7 +124,8 @@ def _put_array(x: Any, device: Any | None) -> Any:
     (out,) = _jax.batched_copy_array_to_devices_with_sharding(
         [x], [dest._internal_device_list], [dest], [_ALWAYS_COPY]
     )
-    return out
+    # The copy comes back uncommitted; an explicit device commits it (as in JAX).
+    return ArrayImpl(x.aval, dest, [out], True, _skip_checks=True)
 
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -179,7 +201,7 @@ def _put_leaf(x: Any, device: Any | None) -> Any:
         return _put_array(x, device)
     host, aval = _host_leaf(x)
     dev, committed = _resolve_device(device)
-    if type(dev) is GSPMDSharding:
+    if isinstance(dev, MULTI):
         return _put_sharded(host, aval, dev)
     return _batched_device_put(
         aval, sharding_for(dev), [host], [dev], committed, False, _COPY_DURING_CALL,
@@ -230,7 +252,28 @@ def device_put(x: Any, device: Any = None) -> Any:
         return _put_array(x, device)
     if t is np.ndarray or t in _PY_SCALARS:
         return _put_leaf(x, device)
+    if isinstance(device, (tuple, list, dict)):  # a tree of targets, one per subtree
+        return _tree_map2(_put_leaf, x, device)
     return _tree_map(lambda leaf: _put_leaf(leaf, device), x)
+
+
+def _tree_map2(f: Any, tree: Any, targets: Any) -> Any:
+    """Map `f(leaf, target)` where `targets` is a prefix of `tree` (tuple/list/dict)."""
+    if not isinstance(targets, (tuple, list, dict)):
+        return _tree_map(lambda leaf: f(leaf, targets), tree)
+    t = type(tree)
+    if isinstance(targets, dict):
+        if t is not dict or set(tree) != set(targets):
+            raise ValueError(
+                "device_put: the tree of devices/shardings must be a prefix of the tree of "
+                f"values; got {sorted(map(str, targets))} for a {t.__name__}")
+        return {k: _tree_map2(f, v, targets[k]) for k, v in tree.items()}
+    if not isinstance(tree, (tuple, list)) or len(tree) != len(targets):
+        raise ValueError(
+            "device_put: the tree of devices/shardings must be a prefix of the tree of "
+            f"values; got {len(targets)} targets for a {t.__name__}")
+    out = [_tree_map2(f, v, d) for v, d in zip(tree, targets, strict=True)]
+    return t(*out) if hasattr(tree, "_fields") else t(out)
 
 
 def _get_leaf(x: Any) -> Any:

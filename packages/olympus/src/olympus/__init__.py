@@ -20,12 +20,13 @@ from olympus_runtime import (
     devices,
     local_devices,
 )
+from olympus_runtime import PartitionSpec as P
 from olympus_trace import core as _trace_core
 from olympus_trace.core import check_tracer_leaks
 from olympus_trace.make_olympuspr import make_olympuspr
 from olympus_trace.staging import register_internal_dir as _register_internal_dir
 
-from . import dtypes, errors, stages, tree, tree_util, typing
+from . import distributed, dtypes, errors, sharding, stages, tree, tree_util, typing
 from .__about__ import __version__
 from ._src import eager as _eager
 from ._src.api import (
@@ -42,6 +43,26 @@ from ._src.api import (
 )
 from ._src.config import config, enable_x64
 from ._src.jit import jit
+from ._src.pmap import pmap
+from ._src.shard_map import shard_map, smap
+from ._src.sharding import (
+    clear_caches,
+    default_device,
+    host_count,
+    host_id,
+    live_arrays,
+    local_device_count,
+    make_array_from_callback,
+    make_array_from_process_local_data,
+    make_array_from_single_device_arrays,
+    make_mesh,
+    process_count,
+    process_index,
+    process_indices,
+    reshard,
+    set_mesh,
+    typeof,
+)
 
 # Source lines of staged equations (StableHLO locations, error messages) name the user's
 # code: frames inside the olympus package (numpy, nn, scipy, lax, the eager lanes) are
@@ -67,7 +88,11 @@ __all__ = [
     "enable_x64",
     "device_put", "devices", "default_backend", "errors", "jit", "lax", "local_devices",
     "make_olympuspr", "numpy", "stages", "tree", "tree_util", "__version__",
-    "Device", "dtypes", "typing",
+    "Device", "dtypes", "typing", "P", "sharding", "distributed", "make_mesh", "set_mesh", "typeof", "reshard",
+    "make_array_from_callback", "make_array_from_single_device_arrays",
+    "make_array_from_process_local_data", "local_device_count", "process_index",
+    "process_count", "process_indices", "host_count", "host_id", "live_arrays",
+    "clear_caches", "shard_map", "smap", "pmap", "default_device",
 ]
 from . import debug  # noqa: E402,F401
 

@@ -24,7 +24,14 @@ from olympus_ir.prims.callbacks import debug_effect, ordered_debug_effect
 from olympus_trace import lax_ops, tree_util
 from olympus_trace.core import is_array_like
 
-__all__ = ["callback", "print"]
+from ._src.visualize import (  # noqa: E402  (sharding pictures: olympus/_src/visualize.py)
+    inspect_array_sharding,
+    visualize_array_sharding,
+    visualize_sharding,
+)
+
+__all__ = ["callback", "print", "inspect_array_sharding", "visualize_array_sharding",
+           "visualize_sharding"]
 
 
 def callback(callback: Callable[..., Any], *args: Any, ordered: bool = False,

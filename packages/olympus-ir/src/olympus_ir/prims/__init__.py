@@ -14,5 +14,6 @@ from .linalg_lapack import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
 from .shape_ops import *  # noqa: F401,F403
+from .sharding import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403
 from .windowed import *  # noqa: F401,F403

@@ -17,6 +17,7 @@ from . import (  # noqa: F401
     random,
     reductions,
     shape_ops,
+    sharding,
     sorting,
     windowed,
 )

@@ -1,16 +1,29 @@
 """JVP and transpose rules of the collectives. psum and all_gather are linear (psum
 transposes to psum, JAX's rule; all_gather to each member's block of the psum of the
 gathered cotangents); pmax/pmin pass the tangent of the member(s) holding the extremum
-(averaged over ties), like reduce_max; axis_index has an integer result."""
+(averaged over ties), like reduce_max; axis_index has an integer result. ppermute
+transposes to the inverse permutation, psum_scatter to a tiled all_gather, all_to_all to
+the all_to_all back; pvary and psum_invariant transpose to each other."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from olympus_ir.prims.collectives import all_gather_p, axis_index_p, pmax_p, pmin_p, psum_p
+from olympus_ir.prims.collectives import (
+    all_gather_p,
+    all_to_all_p,
+    axis_index_p,
+    pmax_p,
+    pmin_p,
+    ppermute_p,
+    psum_invariant_p,
+    psum_p,
+    psum_scatter_p,
+    pvary_p,
+)
 
 from .. import lax_ops as lax
-from ..ad import Zero, jvp_rules, transpose_rules
+from ..ad import Zero, jvp_rules, tangent_aval, transpose_rules
 from ..core import bind, get_aval
 from ._util import zero_jvp
 
@@ -66,3 +79,58 @@ jvp_rules[pmin_p] = _chooser_jvp(pmin_p)
 jvp_rules[all_gather_p] = _all_gather_jvp
 transpose_rules[all_gather_p] = _all_gather_transpose
 jvp_rules[axis_index_p] = zero_jvp(axis_index_p)  # no operands, an integer result
+
+
+def _linear_jvp(prim):
+    def rule(primals, tangents, **params):
+        (x,), (t,) = primals, tangents
+        out = bind(prim, x, **params)
+        if isinstance(t, Zero):
+            return out, Zero(tangent_aval(get_aval(out)))
+        return out, bind(prim, t, **params)
+
+    rule.__name__ = f"_{prim.name}_jvp"
+    return rule
+
+
+def _ppermute_transpose(ct, x, *, axis_name, perm):
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    inverse = tuple((d, s) for s, d in perm)
+    return [bind(ppermute_p, ct, axis_name=axis_name, perm=inverse)]
+
+
+def _psum_scatter_transpose(ct, x, *, axis_name, axis_size, scatter_dimension=0, tiled=False):
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    return [bind(all_gather_p, ct, axis_name=axis_name, axis_size=axis_size,
+                 axis=scatter_dimension, tiled=tiled)]
+
+
+def _all_to_all_transpose(ct, x, *, axis_name, axis_size, split_axis, concat_axis,
+                          tiled=False):
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    return [bind(all_to_all_p, ct, axis_name=axis_name, axis_size=axis_size,
+                 split_axis=concat_axis, concat_axis=split_axis, tiled=tiled)]
+
+
+def _pvary_transpose(ct, x, *, axes):
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    return [bind(psum_invariant_p, ct, axes=axes)]
+
+
+def _psum_invariant_transpose(ct, x, *, axes):
+    if isinstance(ct, Zero):
+        return [Zero(x.aval)]
+    return [bind(pvary_p, ct, axes=axes)]
+
+
+for _p in (ppermute_p, psum_scatter_p, all_to_all_p, pvary_p, psum_invariant_p):
+    jvp_rules[_p] = _linear_jvp(_p)
+transpose_rules[ppermute_p] = _ppermute_transpose
+transpose_rules[psum_scatter_p] = _psum_scatter_transpose
+transpose_rules[all_to_all_p] = _all_to_all_transpose
+transpose_rules[pvary_p] = _pvary_transpose
+transpose_rules[psum_invariant_p] = _psum_invariant_transpose

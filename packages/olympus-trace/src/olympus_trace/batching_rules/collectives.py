@@ -1,6 +1,9 @@
 """Batching rules for the collectives: over the vmapped axis they name, psum/pmax/pmin
-reduce the batch dimension, all_gather stacks it, axis_index numbers it. A collective
-naming another axis passes through to the enclosing transformation."""
+reduce the batch dimension, all_gather stacks it, axis_index numbers it, ppermute moves
+rows of it, psum_scatter sums it and hands out blocks, all_to_all swaps it with blocks of
+the split axis. A collective naming another axis (a mesh axis of an enclosing shard_map,
+an outer vmap) passes through with its operand's batch dimension moved to the front;
+pvary and psum_invariant (mesh axes only) pass through likewise."""
 
 from __future__ import annotations
 
@@ -10,10 +13,15 @@ from olympus_ir import dtypes
 from olympus_ir.prims.collectives import (
     COLLECTIVES,
     all_gather_p,
+    all_to_all_p,
     axis_index_p,
     pmax_p,
     pmin_p,
+    ppermute_p,
+    psum_invariant_p,
     psum_p,
+    psum_scatter_p,
+    pvary_p,
 )
 
 from .. import lax_ops
@@ -65,6 +73,87 @@ def _axis_index_rule(axis_data, vals, dims, *, axis_name):
     return lax_ops.iota(np.int32, axis_data.size), 0
 
 
+def _front(x, d, size):
+    return broadcast_batched(x, size, 0) if d is None else moveaxis(x, d, 0)
+
+
+def _ppermute_rule(axis_data, vals, dims, *, axis_name, perm):
+    (x,), (d,) = vals, dims
+    if axis_name != axis_data.name:
+        return bind(ppermute_p, x, axis_name=axis_name, perm=perm), d
+    x = _front(x, d, axis_data.size)
+    n = axis_data.size
+    rows = [None] * n
+    for s, t in perm:
+        rows[t] = s
+    aval = get_aval(x)
+    zero = lax_ops.broadcast_in_dim(np.zeros((), aval.dtype), (1, *aval.shape[1:]), ())
+    parts = [zero if s is None else lax_ops.slice(x, (s,) + (0,) * (aval.ndim - 1),
+                                                  (s + 1, *aval.shape[1:]))
+             for s in rows]
+    return lax_ops.concatenate(parts, 0), 0
+
+
+def _psum_scatter_rule(axis_data, vals, dims, *, axis_name, axis_size, scatter_dimension=0,
+                       tiled=False):
+    (x,), (d,) = vals, dims
+    if axis_name != axis_data.name:
+        x = _front(x, d, axis_data.size) if d is not None else x
+        out = bind(psum_scatter_p, x, axis_name=axis_name, axis_size=axis_size,
+                   scatter_dimension=scatter_dimension + (d is not None), tiled=tiled)
+        return out, (0 if d is not None else None)
+    x = _front(x, d, axis_data.size)
+    total = lax_ops.reduce_sum(x, (0,))  # the member dimension summed away
+    shape = list(get_aval(total).shape)
+    sd = scatter_dimension
+    n = axis_data.size
+    if tiled:
+        shape[sd:sd + 1] = [n, shape[sd] // n]
+        total = lax_ops.reshape(total, shape)
+    return moveaxis(total, sd, 0), 0
+
+
+def _all_to_all_rule(axis_data, vals, dims, *, axis_name, axis_size, split_axis, concat_axis,
+                     tiled=False):
+    (x,), (d,) = vals, dims
+    if axis_name != axis_data.name:
+        x = _front(x, d, axis_data.size) if d is not None else x
+        k = 1 if d is not None else 0
+        out = bind(all_to_all_p, x, axis_name=axis_name, axis_size=axis_size,
+                   split_axis=split_axis + k, concat_axis=concat_axis + k, tiled=tiled)
+        return out, (0 if d is not None else None)
+    n = axis_data.size
+    x = _front(x, d, n)  # (member i, ...)
+    shape = list(get_aval(x).shape)
+    s = split_axis + 1
+    if tiled:  # split axis -> (block j, rest)
+        shape[s:s + 1] = [n, shape[s] // n]
+        x = lax_ops.reshape(x, shape)
+    # now: member i at 0, block j at s; out member j gets blocks over i at concat_axis.
+    x = moveaxis(x, s, 0)  # (j, i, ...)
+    x = moveaxis(x, 1, 1 + concat_axis + (0 if tiled or concat_axis < split_axis else 0))
+    if tiled:
+        shape = list(get_aval(x).shape)
+        c = 1 + concat_axis
+        shape[c:c + 2] = [shape[c] * shape[c + 1]]
+        x = lax_ops.reshape(x, shape)
+    return x, 0
+
+
+def _mesh_axes_rule(prim):
+    def rule(axis_data, vals, dims, *, axes):
+        (x,), (d,) = vals, dims
+        return bind(prim, x, axes=axes), d
+
+    rule.__name__ = f"_{prim.name}_batch_rule"
+    return rule
+
+
+batching_rules[ppermute_p] = _ppermute_rule
+batching_rules[psum_scatter_p] = _psum_scatter_rule
+batching_rules[all_to_all_p] = _all_to_all_rule
+batching_rules[pvary_p] = _mesh_axes_rule(pvary_p)
+batching_rules[psum_invariant_p] = _mesh_axes_rule(psum_invariant_p)
 batching_rules[psum_p] = _reduction_batcher(psum_p, lax_ops.reduce_sum, _psum_unbatched)
 batching_rules[pmax_p] = _reduction_batcher(pmax_p, lax_ops.reduce_max, lambda x, n: x)
 batching_rules[pmin_p] = _reduction_batcher(pmin_p, lax_ops.reduce_min, lambda x, n: x)

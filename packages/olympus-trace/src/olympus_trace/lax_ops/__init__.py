@@ -22,6 +22,7 @@ from . import (
     random,
     reductions,
     shape_ops,
+    sharding,
     sorting,
     windowed,
 )
@@ -37,9 +38,11 @@ from .linalg_lapack import *  # noqa: F403
 from .random import *  # noqa: F403
 from .reductions import *  # noqa: F403
 from .shape_ops import *  # noqa: F403
+from .sharding import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .windowed import *  # noqa: F403
 
 __all__ = sorted({name for m in (callbacks, collectives, convolution, cumulative, elementwise,
                                  indexing, linalg, linalg_lapack, random, reductions,
-                                 shape_ops, sorting, windowed) for name in m.__all__})
+                                 shape_ops, sharding, sorting, windowed)
+                  for name in m.__all__})

@@ -10,31 +10,60 @@ NameError. `axis_name` may also be a tuple of names: the collective runs over al
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
 
-from olympus_ir.prims.collectives import all_gather_p, axis_index_p, pmax_p, pmin_p, psum_p
+from olympus_ir.prims.collectives import (
+    all_gather_p,
+    all_to_all_p,
+    axis_index_p,
+    pmax_p,
+    pmin_p,
+    ppermute_p,
+    psum_p,
+    psum_scatter_p,
+    pvary_p,
+)
 
 from .. import tree_util
 from ..core import bind, current_trace, get_aval
 from .elementwise import add, mul
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "axis_size",
-           "check_axis_name"]
+           "check_axis_name", "ppermute", "psum_scatter", "all_to_all", "pbroadcast", "pcast",
+           "pvary", "bound_mesh_axes"]
 
 
 # --- finding the transformation that binds an axis name -------------------------------------
 
 
+#: (name, size) of the mesh axes bound by the shard_map bodies being traced, innermost last.
+_mesh_axes: list[tuple[Any, int]] = []
+
+
+@contextlib.contextmanager
+def bound_mesh_axes(axes):
+    """Bind mesh axis names (``[(name, size), ...]``) while a shard_map body is traced."""
+    n = len(_mesh_axes)
+    _mesh_axes.extend(axes)
+    try:
+        yield
+    finally:
+        del _mesh_axes[n:]
+
+
 def _bound_axes():
-    """(name, size) of every named mapped axis of the current trace stack, innermost first."""
+    """(name, size) of every named mapped axis of the current trace stack, innermost first,
+    then the mesh axes of enclosing shard_map bodies."""
     t = current_trace()
     while t is not None:
         ad = getattr(t, "axis_data", None)
         if ad is not None and ad.name is not None:
             yield ad.name, ad.size
         t = getattr(t, "parent", None)
+    yield from reversed(_mesh_axes)
 
 
 def axis_size(axis_name: Any) -> int:
@@ -137,3 +166,83 @@ def axis_index(axis_name: Any):
         i = bind(axis_index_p, axis_name=n)
         out = i if out is None else add(mul(out, np.int32(axis_size(n))), i)
     return out
+
+
+def ppermute(x, axis_name, perm):
+    """Member ``dst`` gets member ``src``'s `x` (a pytree) for each ``(src, dst)`` in
+    `perm`; members that receive nothing get zeros."""
+    check_axis_name(axis_name)
+    n = axis_size(axis_name)
+    perm = tuple((int(s), int(d)) for s, d in perm)
+    for s_, d_ in perm:
+        if not (0 <= s_ < n and 0 <= d_ < n):
+            raise ValueError(f"ppermute: indices in perm {perm} must be in range(0, {n}).")
+    return tree_util.tree_map(lambda v: bind(ppermute_p, v, axis_name=axis_name, perm=perm), x)
+
+
+def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=None,
+                 tiled: bool = False):
+    """The psum of `x` (a pytree), of which member i keeps block i along
+    `scatter_dimension`."""
+    _no_groups(axis_index_groups, "psum_scatter")
+    check_axis_name(axis_name)
+    n = axis_size(axis_name)
+
+    def one(v):
+        d = scatter_dimension % max(get_aval(v).ndim, 1)
+        return bind(psum_scatter_p, v, axis_name=axis_name, axis_size=n,
+                    scatter_dimension=d, tiled=bool(tiled))
+
+    return tree_util.tree_map(one, x)
+
+
+def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_groups=None,
+               tiled: bool = False):
+    """Split `x` in axis-size blocks along `split_axis`; member j gets every member's
+    block j, joined in member order along `concat_axis`."""
+    _no_groups(axis_index_groups, "all_to_all")
+    check_axis_name(axis_name)
+    n = axis_size(axis_name)
+
+    def one(v):
+        nd = get_aval(v).ndim
+        return bind(all_to_all_p, v, axis_name=axis_name, axis_size=n,
+                    split_axis=split_axis % nd, concat_axis=concat_axis % nd,
+                    tiled=bool(tiled))
+
+    return tree_util.tree_map(one, x)
+
+
+def pvary(x, axis_name):
+    """Mark `x` (a pytree) as varying over the manual axes `axis_name` (the identity)."""
+    names = _names(axis_name)
+    for n in names:
+        check_axis_name(n)
+    return tree_util.tree_map(lambda v: bind(pvary_p, v, axes=tuple(names)), x)
+
+
+def pcast(x, axis_name, *, to: str):
+    """``to='varying'``: `pvary`. (The other casts of JAX's type system are not
+    supported.)"""
+    if to != "varying":
+        raise NotImplementedError(f"pcast to {to!r} is not supported; only to='varying'")
+    return pvary(x, axis_name)
+
+
+def pbroadcast(x, axis_name, source: int):
+    """Every member gets member `source`'s `x` (a pytree)."""
+    check_axis_name(axis_name)
+    n = axis_size(axis_name)
+    if not 0 <= source < n:
+        raise ValueError(f"pbroadcast: source {source} is out of range for axis size {n}.")
+    from .elementwise import eq, select_n
+    from .shape_ops import broadcast_in_dim
+
+    def one(v):
+        aval = get_aval(v)
+        me = axis_index(axis_name)
+        mine = broadcast_in_dim(eq(me, np.int32(source)), aval.shape, ())
+        zero = broadcast_in_dim(np.zeros((), aval.dtype), aval.shape, ())
+        return psum(select_n(mine, zero, v), axis_name)
+
+    return tree_util.tree_map(one, x)

@@ -14,6 +14,10 @@ _DEFAULTS = {
     "olympus_check_tracer_leaks": False,
     # JAX 0.10.2's default threefry stream (read by olympus.random).
     "olympus_threefry_partitionable": True,
+    # CPU collectives across processes (olympus.distributed): "gloo" or "mpi".
+    "olympus_cpu_collectives_implementation": "gloo",
+    # Where uncommitted arrays and computations go (None: the first local device).
+    "olympus_default_device": None,
 }
 
 
@@ -52,6 +56,19 @@ class Config:
             import olympus_runtime as rt
 
             rt.set_num_cpu_devices(int(value))
+        elif name == "olympus_default_device":
+            import olympus_runtime as rt
+
+            from .sharding import check_device
+
+            rt.config.default_device_state.set_global(check_device(value))
+        elif name == "olympus_cpu_collectives_implementation":
+            import olympus_runtime as rt
+
+            if value not in ("gloo", "mpi"):
+                raise ValueError("olympus_cpu_collectives_implementation must be 'gloo' or "
+                                 f"'mpi', got {value!r}")
+            rt.distributed.collectives_implementation = value
         elif name == "olympus_disable_jit":
             import olympus_runtime as rt
 

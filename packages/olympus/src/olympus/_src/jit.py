@@ -20,16 +20,19 @@ from jaxlib import _jax
 
 import olympus_runtime as rt
 from olympus_ir.dtypes import config as _dtype_config
+from olympus_runtime import mesh as _mesh_lib
 from olympus_trace import tree_util
 from olympus_trace.core import EvalTrace, trace_ctx
 from olympus_trace.make_olympuspr import abstractify, arg_names_of, trace_fun
 from olympus_trace.olympuspr_utils import dce_closed
 
+from . import placement as _placement
 from . import stages
 from .config import config
 from .lowering import lower_olympuspr
 
 _Array = rt.Array
+_default_device = rt.config.default_device_state
 _PY_SCALARS = (bool, int, float, complex)
 
 #: fun -> {(options, signature): SpecializedCall}; entries die with their function.
@@ -137,8 +140,11 @@ def _normalize_static(fun, static_argnums, static_argnames):
 
 def _leaf_sig(x):
     """A leaf's part of the signature: its aval (a Python scalar is a weak-typed scalar, so
-    `f(0)` and `f(weak int32 Array)` share one compilation)."""
+    `f(0)` and `f(weak int32 Array)` share one compilation), and for a committed Array its
+    sharding (committed inputs decide where the call runs)."""
     if type(x) is _Array:
+        if x._committed:
+            return (x.aval, x._sharding)
         return x.aval
     return abstractify(x)
 
@@ -166,6 +172,11 @@ class SpecializedCall:
             self.arg_names = tuple(f"args[{i}]" for i in range(len(self.in_avals)))
         self.donated_mask = _donation_mask(wrapped, dyn_args, dyn_kwargs, args, nums)
         self.kept = self._kept_args(wrapped._options[4])
+        self.placement = _placement.place(
+            self.name, self.arg_names, self.in_avals,
+            tree_util.tree_leaves((dyn_args, dyn_kwargs)), dyn_args, wrapped._in_shardings,
+            wrapped._out_shardings, self.out_tree, self.out_avals,
+            _placement.constraint_shardings(self.closed))
         self.executable = None
         self.lowered = None
         self._hoisted: list = []
@@ -203,10 +214,28 @@ class SpecializedCall:
                 arg_names = [arg_names[i] for i in self.kept]
                 mask = [mask[i] for i in self.kept]
             donated = tuple(i for i, d in enumerate(mask) if d)
+            p = self.placement
+            sharding_kw = {}
+            if p.arg_attrs is not None:
+                sharding_kw = dict(meshes=p.meshes, arg_shardings=self._kept(p.arg_attrs),
+                                   result_shardings=p.result_attrs,
+                                   num_partitions=p.num_partitions)
             self.lowered = lower_olympuspr(
                 closed, name=self.name, arg_names=arg_names, donated=donated,
-                result_names=self.result_names())
+                result_names=self.result_names(), **sharding_kw)
         return self.lowered
+
+    def _adopt_input_shardings(self, exe, n_hoisted: int) -> None:
+        """Inputs lowered without a sharding take the one XLA chose for them."""
+        p = self.placement
+        if p.arg_attrs is None or all(a is not None for a in p.arg_attrs):
+            return
+        kept = range(len(self.in_avals)) if self.kept is None else self.kept
+        targets = list(p.in_shardings)
+        for k, i in enumerate(kept):
+            if p.arg_attrs[i] is None:
+                targets[i] = exe.in_shardings[n_hoisted + k]
+        p.in_shardings = targets
 
     def _kept(self, items) -> list:
         return list(items) if self.kept is None else [items[i] for i in self.kept]
@@ -224,8 +253,16 @@ class SpecializedCall:
                 donated_args=tuple(len(hoisted) + i for i in donated),
                 options=options,
                 host_callbacks=lowered.host_callbacks,
+                devices=self.placement.devices,
+                num_partitions=self.placement.num_partitions,
+                mesh=self.placement.mesh,
+                # As in JAX: outputs are committed when the placement was decided by
+                # committed inputs or explicit shardings, else they may move freely.
+                committed=self.placement is not _placement.DEFAULT,
             )
-            self._hoisted = [rt.device_put(np.asarray(c)) for c in hoisted]
+            self._hoisted = [rt.device_put(np.asarray(c), exe.in_shardings[k])
+                             for k, c in enumerate(hoisted)]
+            self._adopt_input_shardings(exe, len(hoisted))
             if lowered is self.lowered or self.executable is None:
                 self.executable = exe
             return exe
@@ -240,7 +277,12 @@ class SpecializedCall:
         the seed page's TypeError naming each mismatched argument; a call that reached this
         signature through its cache key skips that, its leaves have the types by
         construction."""
-        arrays = [x if type(x) is _Array else _put(x) for x in leaves]
+        targets = self.placement.in_shardings
+        if targets is None:
+            arrays = [x if type(x) is _Array else _put(x) for x in leaves]
+        else:
+            arrays = [x if type(x) is _Array and (x._sharding is s or x._committed)
+                      else _put(x, s) for x, s in zip(leaves, targets, strict=True)]
         if check_types:
             rt.check_argument_types(self.arg_names, self.in_avals, arrays)
         if self.kept is not None:
@@ -257,16 +299,18 @@ class SpecializedCall:
             kept = [True] * n if self.kept is None else [i in self.kept for i in range(n)]
             self._fastpath = FastpathData(
                 exe.loaded, self.out_tree, list(exe.in_shardings), list(exe.out_shardings),
-                list(self.out_avals), [True] * len(self.out_avals), kept,
+                list(self.out_avals), [exe.committed] * len(self.out_avals), kept,
                 [None] * sum(kept), [])
         return self._fastpath
 
 
 
-def _put(x):
-    """A non-Array argument on the default device (JAX's error for a non-array)."""
-    abstractify(x)
-    return rt.device_put(x)
+def _put(x, sharding=None):
+    """A non-Array (or uncommitted) argument on the default device or `sharding` (JAX's
+    error for a non-array)."""
+    if type(x) is not _Array:
+        abstractify(x)
+    return rt.device_put(x, sharding)
 
 
 def _donation_mask(w: Jitted, dyn_args, dyn_kwargs, args, nums) -> tuple[bool, ...]:
@@ -303,7 +347,7 @@ class Jitted:
     """
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                 keep_unused):
+                 keep_unused, in_shardings=None, out_shardings=None):
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun!r}")
         self._fun = fun
@@ -316,15 +360,26 @@ class Jitted:
         self._donate_argnums, self._donate_argnames = _normalize_static(
             fun, donate_argnums, donate_argnames)
         self._keep_unused = keep_unused
+        self._in_shardings = _placement.normalize_shardings(in_shardings, "in_shardings")
+        self._out_shardings = _placement.normalize_shardings(out_shardings, "out_shardings")
         self._options = (self._static_argnums, self._static_argnames, self._donate_argnums,
-                         self._donate_argnames, bool(keep_unused))
+                         self._donate_argnames, bool(keep_unused), self._in_shardings,
+                         self._out_shardings)
+        # Bare PartitionSpecs are taken on the current mesh: it is part of the signature.
+        self._mesh_key = in_shardings is not None or out_shardings is not None
         self._calls = _per_fun_cache(fun)
 
     def _signature(self, args, kwargs):
+        if self._mesh_key:
+            key, leaves = self._plain_signature(args, kwargs)
+            return key + (_mesh_lib.get_mesh(),), leaves
+        return self._plain_signature(args, kwargs)
+
+    def _plain_signature(self, args, kwargs):
         nums, names = self._static_argnums, self._static_argnames
         if not nums and not names:
             leaves, tree = tree_util.tree_flatten((args, kwargs))
-            return (self._options, _dtype_config.enable_x64, tree,
+            return (self._options, _dtype_config.enable_x64, _default_device.value, tree,
                     *map(_leaf_sig, leaves)), leaves
         nargs = len(args)
         statics = []
@@ -342,7 +397,8 @@ class Jitted:
             else:
                 kw_dyn[k] = v
         leaves, tree = tree_util.tree_flatten((tuple(dyn), kw_dyn))
-        return (self._options, _dtype_config.enable_x64, tree, tuple(statics),
+        return (self._options, _dtype_config.enable_x64, _default_device.value, tree,
+                tuple(statics),
                 tuple(sorted(kw_static)), *map(_leaf_sig, leaves)), leaves
 
     def _specialize(self, args, kwargs, in_avals=None):
@@ -403,8 +459,9 @@ def _hashable_static(v, where):
 
 
 def _shard_arg_fallback(x, sharding, layout):
-    """The C++ fast path's hook for argument types it cannot place itself."""
-    return rt.device_put(x)
+    """The C++ fast path's hook for arguments it cannot place itself (non-array types,
+    uncommitted arrays for a computation on other devices)."""
+    return rt.device_put(x, sharding)
 
 
 #: The type of what `jit` returns (jaxlib's C++ PjitFunction, carrying Olympus attributes).
@@ -415,11 +472,16 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
         static_argnames: str | Sequence[str] | None = None,
         donate_argnums: int | Sequence[int] | None = None,
         donate_argnames: str | Sequence[str] | None = None, keep_unused: bool = False,
-        inline: bool = False, **unsupported: Any):
+        in_shardings: Any = None, out_shardings: Any = None, inline: bool = False,
+        **unsupported: Any):
     """Compile `fun` with XLA: traced and compiled once per argument signature.
 
-    Called while another function is being traced, a jitted function is traced into the
-    caller's olympuspr (``inline=True`` asks for exactly that)."""
+    `in_shardings` / `out_shardings` (shardings, PartitionSpecs on the current mesh, or
+    pytrees of them, None for unspecified) place the computation over several devices;
+    XLA's SPMD partitioner (Shardy) partitions it. Called while another function is being
+    traced, a jitted function is traced into the caller's olympuspr (``inline=True`` asks
+    for exactly that).
+    """
     if unsupported:
         raise TypeError(f"jit() got unexpected keyword arguments {sorted(unsupported)}")
     if fun is None:
@@ -427,9 +489,10 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
                                  static_argnames=static_argnames,
                                  donate_argnums=donate_argnums,
                                  donate_argnames=donate_argnames, keep_unused=keep_unused,
+                                 in_shardings=in_shardings, out_shardings=out_shardings,
                                  inline=inline)
     state = Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                   keep_unused)
+                   keep_unused, in_shardings, out_shardings)
     name = fun_name(fun)
     wrapped = _jax.pjit(
         name, fun, state.cache_miss, list(state._static_argnums),
@@ -470,3 +533,12 @@ Wrapped.trace = _trace
 Wrapped.lower = _lower
 Wrapped.eval_shape = _eval_shape
 Wrapped.clear_cache = _clear_cache
+
+
+def clear_all() -> None:
+    """Forget every jitted function's compiled signatures (``olympus.clear_caches``)."""
+    for calls in list(_cache.values()):
+        calls.clear()
+    with _order_lock:
+        _order.clear()
+    _cpp_cache.clear()

@@ -163,6 +163,31 @@ class Compiled(Stage):
     def runtime_executable(self):
         return self._executable
 
+    @property
+    def input_shardings(self):
+        """(args' shardings, kwargs' shardings) as pytrees like the arguments (unused
+        arguments, which the executable does not take, are shown replicated where they
+        would be put)."""
+        m = self._meta
+        exe = self._executable
+        n_hoisted = len(m._hoisted)
+        kept = list(exe.in_shardings[n_hoisted:])
+        flat = []
+        it = iter(kept)
+        for i in range(len(m.in_avals)):
+            if m.kept is None or i in m.kept:
+                flat.append(next(it))
+            else:
+                p = m.placement.in_shardings
+                flat.append(p[i] if p is not None else exe.in_shardings[0]
+                            if exe.in_shardings else None)
+        return tree_util.tree_unflatten(m.in_tree, flat)
+
+    @property
+    def output_shardings(self):
+        return tree_util.tree_unflatten(self._meta.out_tree,
+                                        list(self._executable.out_shardings))
+
     def __call__(self, *args, **kwargs):
         m = self._meta
         leaves, tree = tree_util.tree_flatten((args, kwargs))

@@ -20,6 +20,7 @@ from olympus_trace.lax_ops import (
     acosh,
     add,
     all_gather,
+    all_to_all,
     argmax,
     argmin,
     asin,
@@ -28,6 +29,7 @@ from olympus_trace.lax_ops import (
     atan2,
     atanh,
     axis_index,
+    axis_size,
     bitcast_convert_type,
     bitwise_and,
     bitwise_not,
@@ -93,12 +95,16 @@ from olympus_trace.lax_ops import (
     nextafter,
     pad,
     padtype_to_pads,
+    pbroadcast,
+    pcast,
     pmax,
     pmean,
     pmin,
     population_count,
     pow,
+    ppermute,
     psum,
+    psum_scatter,
     real,
     reduce_and,
     reduce_max,
@@ -142,6 +148,7 @@ from olympus_trace.lax_ops import (
 )
 from olympus_trace.promotion import broadcast_shapes
 
+from .._src.sharding import with_sharding_constraint  # noqa: E402
 from . import linalg
 from ._bessel import bessel_i0e, bessel_i1e
 from ._incomplete_beta import regularized_incomplete_beta
@@ -151,6 +158,8 @@ from ._zeta import polygamma, zeta
 from .control_flow import cond, fori_loop, map, scan, switch, while_loop
 
 __all__ = [
+    "with_sharding_constraint", "all_to_all", "axis_size", "pbroadcast", "pcast", "ppermute",
+    "psum_scatter",
     "ConvDimensionNumbers", "FftType", "GatherDimensionNumbers", "GatherScatterMode",
     "ScatterDimensionNumbers", "abs", "acos", "acosh", "add", "all_gather", "argmax",
     "argmin", "asin", "asinh", "atan", "atan2", "atanh", "axis_index", "bessel_i0e",

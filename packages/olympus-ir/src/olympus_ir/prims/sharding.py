@@ -1,0 +1,76 @@
+"""Placing values on devices: ``sharding_constraint`` and ``shard_map``.
+
+* ``sharding_constraint(x; sharding)``: x itself, asking the SPMD partitioner to lay it out
+  as `sharding` says (a `NamedSharding`-like object: ``spec``, ``num_devices``,
+  ``with_spec(spec)``). The IR treats the sharding as an opaque, hashable parameter.
+* ``shard_map(*xs; olympuspr, mesh, in_specs, out_specs, manual_axes, check_vma)``: runs
+  the closed `olympuspr` (no consts) once per device of `mesh` on that device's block of
+  each input; the outputs' blocks are assembled into global arrays. ``in_specs[i]`` /
+  ``out_specs[j]`` (PartitionSpec-like: ``axes_of(dim)``) say which mesh axes split each
+  dimension; `mesh` is Mesh-like (``shape``: axis name -> size). Collectives in the body
+  name the `manual_axes`.
+"""
+
+from __future__ import annotations
+
+from ..avals import ShapedArray
+from ..core import def_shape_rule, new_primitive
+
+__all__ = ["sharding_constraint_p", "shard_map_p", "local_shape", "global_shape"]
+
+sharding_constraint_p = new_primitive("sharding_constraint")
+
+
+@def_shape_rule(sharding_constraint_p)
+def sharding_constraint_shape_rule(x, *, sharding):
+    spec = getattr(sharding, "spec", None)
+    if spec is not None and len(spec) > x.ndim:
+        raise TypeError(
+            f"Sharding {sharding!r} is only valid for values of rank at least {len(spec)}, "
+            f"but was applied to a value of rank {x.ndim}.")
+    return x
+
+
+shard_map_p = new_primitive("shard_map", multiple_results=True)
+
+
+def _ways(mesh, spec, dim: int) -> int:
+    n = 1
+    for a in spec.axes_of(dim):
+        n *= mesh.shape[a]
+    return n
+
+
+def local_shape(mesh, spec, shape) -> tuple[int, ...]:
+    """The block of a global `shape` each device holds under `spec` (TypeError if it
+    does not divide)."""
+    if len(spec) > len(shape):
+        raise TypeError(f"shard_map: spec {spec} has more entries than the rank "
+                         f"{len(shape)} of the value it applies to")
+    out = []
+    for i, d in enumerate(shape):
+        n = _ways(mesh, spec, i)
+        if d % n:
+            raise TypeError(
+                f"shard_map: dimension {i} of a value of shape {tuple(shape)} (size {d}) is "
+                f"split {n} ways by {spec}, which does not divide it evenly")
+        out.append(d // n)
+    return tuple(out)
+
+
+def global_shape(mesh, spec, shape) -> tuple[int, ...]:
+    return tuple(d * _ways(mesh, spec, i) for i, d in enumerate(shape))
+
+
+@def_shape_rule(shard_map_p)
+def shard_map_shape_rule(*xs, olympuspr, mesh, in_specs, out_specs, manual_axes, check_vma):
+    if len(xs) != len(olympuspr.in_avals) or len(in_specs) != len(xs):
+        raise TypeError(f"shard_map: {len(xs)} operands for a body of "
+                        f"{len(olympuspr.in_avals)} inputs and {len(in_specs)} in_specs")
+    for i, (x, a, s) in enumerate(zip(xs, olympuspr.in_avals, in_specs, strict=True)):
+        if local_shape(mesh, s, x.shape) != tuple(a.shape) or x.dtype != a.dtype:
+            raise TypeError(
+                f"shard_map: operand {i} ({x.str_short()}) split by {s} does not give the "
+                f"body's input type {a.str_short()}")
+    return [ShapedArray(global_shape(mesh, s, a.shape), a.dtype, a.weak_type)
+            for a, s in zip(olympuspr.out_avals, out_specs, strict=True)]

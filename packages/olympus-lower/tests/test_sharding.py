@@ -1,0 +1,121 @@
+"""Lowering of the sharding family and the collectives inside shard_map: the Shardy ops
+and XLA collectives each lowers to, with the replica groups of a 4 x 2 mesh. (They are run
+on 4 and 8 devices by the olympus package's multi-device tests, which need a client with
+several devices and the Shardy partitioner.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _lower_util import Builder, closed_fn
+
+from olympus_ir import ShapedArray
+from olympus_ir import primitives as P
+from olympus_lower import lower_olympuspr
+from olympus_lower.rules.collectives import replica_groups
+
+F32 = np.dtype(np.float32)
+
+
+class Spec(tuple):
+    """A PartitionSpec stand-in (lowering reads ``axes_of``)."""
+
+    def __new__(cls, *entries):
+        return super().__new__(cls, entries)
+
+    def axes_of(self, dim):
+        e = self[dim] if dim < len(self) else None
+        return () if e is None else (e,) if isinstance(e, str) else tuple(e)
+
+
+class Mesh:
+    axis_names = ("x", "y")
+    shape = {"x": 4, "y": 2}
+
+
+class Sharding:
+    def __init__(self, spec, num_devices=8):
+        self.spec = spec
+        self.num_devices = num_devices
+
+
+MESH_OP = 'sdy.mesh @mesh = <["x"=4, "y"=2]>'
+SHARDED = dict(meshes=[MESH_OP], num_partitions=8)
+
+
+def shard_map_of(body, in_aval, in_spec, out_specs):
+    b = Builder()
+    x = b.arg(in_aval)
+    outs = b.eqn(P.shard_map_p, x, olympuspr=body, mesh=Mesh(), in_specs=(in_spec,),
+                 out_specs=out_specs, manual_axes=("x", "y"), check_vma=False)
+    return b.build(outs)
+
+
+def lowered_text(prim, **params):
+    """shard_map over the 4 x 2 mesh of a body applying `prim` to a f32[8,4] block."""
+    block = ShapedArray((8, 4), F32)
+    body = closed_fn([block], lambda b, v: [b.eqn(prim, v, **params)])
+    out = body.out_avals[0]
+    spec = Spec(*(["x"] + [None] * (out.ndim - 1)))
+    closed = shard_map_of(body, ShapedArray((32, 4), F32), Spec("x"), (spec,))
+    return lower_olympuspr(closed, name=prim.name, **SHARDED).as_text()
+
+
+def test_replica_groups_follow_the_mesh():
+    assert replica_groups(("x", "y"), (4, 2), ("x",)) == [[0, 2, 4, 6], [1, 3, 5, 7]]
+    assert replica_groups(("x", "y"), (4, 2), ("y",)) == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert replica_groups(("x", "y"), (4, 2), ("x", "y")) == [list(range(8))]
+
+
+@pytest.mark.parametrize("prim, params, op", [
+    (P.psum_p, dict(axis_name="x"), '"stablehlo.all_reduce"'),
+    (P.psum_invariant_p, dict(axes=("x", "y")), "dense<[[0, 1, 2, 3, 4, 5, 6, 7]]>"),
+    (P.pmax_p, dict(axis_name="y"), "stablehlo.maximum"),
+    (P.pmin_p, dict(axis_name="y"), "stablehlo.minimum"),
+    (P.all_gather_p, dict(axis_name="x", axis_size=4, axis=0, tiled=True),
+     '"stablehlo.all_gather"'),
+    (P.psum_scatter_p, dict(axis_name="x", axis_size=4, scatter_dimension=0, tiled=True),
+     '"stablehlo.reduce_scatter"'),
+    (P.ppermute_p, dict(axis_name="y", perm=((0, 1), (1, 0))),
+     "source_target_pairs = dense<[[0, 1], [1, 0], [2, 3], [3, 2], [4, 5], [5, 4], [6, 7], "
+     "[7, 6]]>"),
+    (P.all_to_all_p, dict(axis_name="x", axis_size=4, split_axis=0, concat_axis=1,
+                          tiled=True), '"stablehlo.all_to_all"'),
+    (P.pvary_p, dict(axes=("x",)), "sdy.return %arg1"),
+])
+def test_collective_lowers_inside_manual_computation(prim, params, op):
+    text = lowered_text(prim, **params)
+    assert "sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"x\"}, {}]>]" in text
+    assert 'manual_axes={"x", "y"}' in text
+    assert op in text, text
+    if prim is not P.pvary_p:
+        assert "channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>" in text
+
+
+def test_axis_index_reads_the_partition_id():
+    body = closed_fn([ShapedArray((8, 4), F32)], lambda b, v: [b.eqn(P.axis_index_p,
+                                                                    axis_name="x")])
+    closed = shard_map_of(body, ShapedArray((32, 4), F32), Spec("x"), (Spec(),))
+    text = lower_olympuspr(closed, name="idx", **SHARDED).as_text()
+    assert "stablehlo.partition_id" in text and "stablehlo.divide" in text
+    assert "stablehlo.remainder" in text
+
+
+def test_sharding_constraint_lowers_to_shardy():
+    b = Builder()
+    x = b.arg(ShapedArray((8, 4), F32))
+    out = b.eqn(P.sharding_constraint_p, x, sharding=Sharding(Spec(None, ("x", "y"))))
+    text = lower_olympuspr(b.build([out]), name="c", **SHARDED).as_text()
+    assert 'sdy.sharding_constraint %arg0 <@mesh, [{}, {"x", "y"}]>' in text
+    single = Builder()
+    y = single.arg(ShapedArray((8,), F32))
+    o = single.eqn(P.sharding_constraint_p, y, sharding=Sharding(Spec("x"), num_devices=1))
+    assert "sdy" not in lower_olympuspr(single.build([o]), name="one").as_text()
+
+
+def test_collective_outside_shard_map_is_not_lowered():
+    b = Builder()
+    x = b.arg(ShapedArray((2,), F32))
+    out = b.eqn(P.psum_p, x, axis_name="i")
+    with pytest.raises(NotImplementedError, match="psum can only be lowered inside shard_map"):
+        lower_olympuspr(b.build([out]), name="bad")

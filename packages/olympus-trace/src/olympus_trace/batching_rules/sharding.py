@@ -1,0 +1,56 @@
+"""Batching of ``sharding_constraint``: the batch dimension is left unconstrained (a None
+entry inserted into the spec at its position)."""
+
+from __future__ import annotations
+
+from olympus_ir.prims.sharding import sharding_constraint_p
+
+from ..batching import batching_rules
+from ..core import bind, get_aval
+
+
+def _constraint_batch_rule(axis_data, vals, dims, *, sharding):
+    (x,), (d,) = vals, dims
+    if d is None:
+        return bind(sharding_constraint_p, x, sharding=sharding), None
+    spec = sharding.spec
+    ndim = get_aval(x).ndim
+    entries = list(spec) + [None] * (ndim - 1 - len(spec))
+    entries.insert(d, None)
+    new = sharding.with_spec(type(spec)(*entries))
+    return bind(sharding_constraint_p, x, sharding=new), d
+
+
+batching_rules[sharding_constraint_p] = _constraint_batch_rule
+
+
+# --- shard_map ---------------------------------------------------------------------------------
+# vmap of shard_map: batched operands get their batch dimension moved to the front and an
+# unsplit (None) leading spec entry; the body is batched along dimension 0 of its blocks.
+
+from olympus_ir.prims.sharding import shard_map_p  # noqa: E402
+
+from ..batching import moveaxis  # noqa: E402
+from ..lax_ops.sharding import shard_map as _bind_shard_map  # noqa: E402
+from .control_flow import batch_olympuspr  # noqa: E402
+
+
+def _lead_none(spec):
+    return type(spec)(None, *spec)
+
+
+def _shard_map_batch_rule(axis_data, vals, dims, *, olympuspr, mesh, in_specs, out_specs,
+                          manual_axes, check_vma):
+    vals = [v if d is None else moveaxis(v, d, 0) for v, d in zip(vals, dims, strict=True)]
+    body_dims = [None if d is None else 0 for d in dims]
+    new, _ = batch_olympuspr(olympuspr, axis_data, body_dims,
+                             force_out=[0] * len(olympuspr.out_avals))
+    specs = tuple(s if d is None else _lead_none(s) for s, d in zip(in_specs, dims,
+                                                                      strict=True))
+    outs = _bind_shard_map(vals, new, mesh=mesh, in_specs=specs,
+                           out_specs=tuple(_lead_none(s) for s in out_specs),
+                           check_vma=False)
+    return list(outs), [0] * len(outs)
+
+
+batching_rules[shard_map_p] = _shard_map_batch_rule

@@ -1,0 +1,184 @@
+"""Wrapper of ``sharding_constraint`` (`olympus_ir.prims.sharding`): the sharding is
+already resolved (a PartitionSpec is turned into a sharding on the current mesh by the
+public ``olympus.lax.with_sharding_constraint``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from olympus_ir.prims.sharding import sharding_constraint_p
+
+from ..core import bind
+
+__all__ = ["sharding_constraint", "shard_map", "annotate_vma", "spec_vma"]
+
+
+def sharding_constraint(x: Any, sharding: Any) -> Any:
+    return bind(sharding_constraint_p, x, sharding=sharding)
+
+
+# --- shard_map ---------------------------------------------------------------------------------
+#
+# Inside a shard_map body every value varies over a set of manual mesh axes (its "vma"): an
+# input over the axes its in_spec names, axis_index(a) over a, a psum over a stops varying
+# over a. `annotate_vma` rewrites a traced body so that this is explicit, as JAX's types make
+# it: an operand combined with values that vary over more axes goes through ``pvary`` (the
+# identity, whose transpose is a psum: the cotangents of an invariant value used on every
+# device are summed), and a psum over manual axes becomes ``psum_invariant`` (whose transpose
+# is ``pvary``). Differentiating the rewritten body is then correct for replicated inputs
+# and outputs alike.
+
+
+def _names_of(axis_name) -> tuple:
+    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
+
+
+def annotate_vma(closed, in_vmas, manual_axes, out_specs=None, check_vma=True, fname="fun"):
+    """Rewrite the closed shard_map body `closed` (no consts) with explicit ``pvary`` /
+    ``psum_invariant``; with `out_specs`, lift each output to the axes its spec names and
+    (with `check_vma`) refuse an output said to be replicated over an axis it varies over.
+    Returns the new closed olympuspr."""
+    from olympus_ir import Literal
+    from olympus_ir.prims import collectives as C
+
+    from ..staging import trace_to_olympuspr
+
+    manual = tuple(manual_axes)
+    manual_axes_sizes = dict(manual_axes) if isinstance(manual_axes, dict) else {}
+    jpr = closed.olympuspr
+    order = {a: i for i, a in enumerate(manual)}
+
+    def sort(axes):
+        return tuple(sorted(axes, key=order.__getitem__))
+
+    def body(*args):
+        env = {}
+        vma = {}
+        for v, x, m in zip(jpr.invars, args, in_vmas, strict=True):
+            env[id(v)] = x
+            vma[id(v)] = frozenset(m)
+
+        def read(a):
+            if isinstance(a, Literal):
+                return a.val, frozenset()
+            return env[id(a)], vma[id(a)]
+
+        def lift(x, have, want):
+            missing = want - have
+            if not missing:
+                return x
+            return bind(C.pvary_p, x, axes=sort(missing))
+
+        for eqn in jpr.eqns:
+            p = eqn.primitive
+            vals, vmas = zip(*map(read, eqn.invars)) if eqn.invars else ((), ())
+            vals = list(vals)
+            params = dict(eqn.params)
+            name = params.get("axis_name")
+            own = frozenset(n for n in _names_of(name) if n in order) if name is not None \
+                else frozenset()
+            union = frozenset().union(*vmas) if vmas else frozenset()
+            if p in (C.psum_p, C.pmax_p, C.pmin_p) and own:
+                x = lift(vals[0], vmas[0], own)
+                if p is C.psum_p:
+                    out = bind(C.psum_invariant_p, x, axes=sort(own))
+                else:
+                    out = bind(p, x, **params)
+                outs, out_vma = [out], vmas[0] - own
+            elif p is C.psum_invariant_p:
+                axes = frozenset(params["axes"])
+                outs = [bind(p, lift(vals[0], vmas[0], axes), **params)]
+                out_vma = vmas[0] - axes
+            elif p is C.pvary_p:
+                outs, out_vma = [bind(p, *vals, **params)], union | frozenset(params["axes"])
+            elif p is C.axis_index_p:
+                outs, out_vma = [bind(p, **params)], own
+            elif own and p in (C.all_gather_p, C.ppermute_p, C.psum_scatter_p,
+                               C.all_to_all_p):
+                outs = [bind(p, lift(vals[0], vmas[0], own), **params)]
+                out_vma = vmas[0] | own
+            else:
+                lifted = [x if isinstance(a, Literal) else lift(x, m, union)
+                          for a, x, m in zip(eqn.invars, vals, vmas, strict=True)]
+                out = bind(p, *lifted, **params)
+                outs = out if p.multiple_results else [out]
+                out_vma = union
+            for v, o in zip(eqn.outvars, outs, strict=True):
+                env[id(v)] = o
+                vma[id(v)] = out_vma
+        results = []
+        for k, v in enumerate(jpr.outvars):
+            x, m = read(v)
+            if out_specs is not None:
+                spec_axes = frozenset(a for a in out_specs[k].used_axes() if a in order)
+                extra = m - spec_axes
+                if extra and check_vma:
+                    implied = [a for a in manual if a not in spec_axes]
+                    inferred = [a for a in implied if a not in m]
+                    could = ("could not infer replication over any axes" if not inferred
+                             else f"could only infer replication over "
+                                  f"{_axes_words(inferred)}")
+                    raise ValueError(
+                        f"shard_map applied to the function '{fname}' was given out_specs "
+                        "which require replication which can't be statically inferred "
+                        "given the mesh:\n\nThe mesh given has shape "
+                        f"{tuple(manual_axes_sizes[a] for a in manual)} with corresponding "
+                        f"axis names {manual}.\n\nout_specs[{k}] is {out_specs[k]} which "
+                        "implies that the corresponding output value is replicated across "
+                        f"mesh axis {_axes_words(implied)}, but {could}\n\nCheck if these "
+                        "output values "
+                        "are meant to be replicated over those mesh axes. If not, consider "
+                        "revising the corresponding out_specs entries. If so, consider "
+                        "disabling the check by passing the check_vma=False argument to "
+                        "`olympus.shard_map`.")
+                x = lift(x, m, spec_axes)
+            results.append(x)
+        return results
+
+    new, _ = trace_to_olympuspr(body, closed.in_avals)
+    return new
+
+
+def _axes_words(axes) -> str:
+    axes = list(axes)
+    if len(axes) == 1:
+        return f"'{axes[0]}'"
+    return "axes " + ", ".join(f"'{a}'" for a in axes)
+
+
+def spec_vma(spec, manual) -> frozenset:
+    return frozenset(a for a in spec.used_axes() if a in manual)
+
+
+def shard_map(args, body, *, mesh, in_specs, out_specs, check_vma=True, fname="fun",
+              annotate=True):
+    """Bind ``shard_map`` of the closed `body` on `args`. The body's consts become leading
+    operands replicated on every device (spec ``P()``); with `annotate` the body is first
+    rewritten by `annotate_vma`."""
+    from olympus_ir.prims.sharding import shard_map_p
+
+    from ..olympuspr_utils import hoist_consts
+
+    manual = tuple(mesh.axis_names)
+    sizes = dict(mesh.shape)
+    in_specs = tuple(in_specs)
+    out_specs = tuple(out_specs)
+    if body.consts:
+        body, consts = hoist_consts(body)
+        empty = type(in_specs[0])() if in_specs else _empty_spec(out_specs)
+        args = list(consts) + list(args)
+        in_specs = (empty,) * len(consts) + in_specs
+    if annotate:
+        body = annotate_vma(body, [spec_vma(s, manual) for s in in_specs], sizes,
+                            out_specs, check_vma, fname)
+        if body.consts:
+            body, consts = hoist_consts(body)
+            empty = type(in_specs[0])() if in_specs else _empty_spec(out_specs)
+            args = list(consts) + list(args)
+            in_specs = (empty,) * len(consts) + in_specs
+    return bind(shard_map_p, *args, olympuspr=body, mesh=mesh, in_specs=in_specs,
+                out_specs=out_specs, manual_axes=manual, check_vma=bool(check_vma))
+
+
+def _empty_spec(out_specs):
+    return type(out_specs[0])()

@@ -1,0 +1,170 @@
+"""`olympus.shard_map` and `olympus.smap`: per-device code over a mesh.
+
+``shard_map(f, mesh=..., in_specs=..., out_specs=...)(*args)`` runs `f` once per device on
+that device's block of each argument (as `in_specs` split them) and assembles the blocks
+of the results (as `out_specs` say). The collectives (``lax.psum``, ``all_gather``,
+``ppermute``, ...) name mesh axes. It traces `f` at the block shapes into one
+``shard_map`` equation, lowered to Shardy's ``sdy.manual_computation`` and partitioned by
+XLA; outside jit the call runs as a jitted one-equation program.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from olympus_ir.prims.sharding import local_shape
+from olympus_runtime import AbstractMesh, Mesh, NamedSharding, PartitionSpec
+from olympus_runtime import mesh as mesh_lib
+from olympus_trace import lax_ops, tree_util
+from olympus_trace.core import get_aval
+from olympus_trace.make_olympuspr import abstractify
+from olympus_trace.staging import trace_to_olympuspr
+
+__all__ = ["shard_map", "smap"]
+
+
+def _is_spec(x: Any) -> bool:
+    return x is None or isinstance(x, PartitionSpec)
+
+
+def _broadcast_specs(specs: Any, tree: Any, what: str, fname: str) -> list:
+    """One spec per leaf of `tree` (`specs` is a tree prefix of it; None means P())."""
+    if _is_spec(specs):
+        return [specs or PartitionSpec()] * len(tree_util.tree_leaves(tree))
+    if isinstance(specs, (tuple, list)) and isinstance(tree, (tuple, list)):
+        if len(specs) != len(tree):
+            raise ValueError(
+                f"shard_map applied to the function '{fname}' was given {what} with "
+                f"{len(specs)} entries, but the function has {len(tree)} "
+                f"{'arguments' if what == 'in_specs' else 'outputs'} there")
+        out: list = []
+        for s, t in zip(specs, tree, strict=True):
+            out += _broadcast_specs(s, t, what, fname)
+        return out
+    if isinstance(specs, dict) and isinstance(tree, dict) and set(specs) == set(tree):
+        out = []
+        for k in sorted(tree):
+            out += _broadcast_specs(specs[k], tree[k], what, fname)
+        return out
+    raise ValueError(
+        f"shard_map applied to the function '{fname}': {what} {specs!r} is not a tree "
+        "prefix of the values it applies to")
+
+
+def _check_spec(mesh: Mesh, spec: PartitionSpec, what: str, fname: str) -> None:
+    seen: set = set()
+    for a in spec.used_axes():
+        if a not in mesh.axis_names:
+            raise ValueError(
+                f"shard_map applied to the function '{fname}' was given {what} {spec} "
+                f"naming the axis {a!r}, which is not in the mesh {mesh} (axes "
+                f"{mesh.axis_names})")
+        if a in seen:
+            raise ValueError(f"shard_map: {what} {spec} names the mesh axis {a!r} twice")
+        seen.add(a)
+
+
+def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = None,
+              mesh: Mesh | AbstractMesh | None = None, axis_names: Any = frozenset(),
+              check_vma: bool = True):
+    """Map `f` over the blocks of its arguments on the devices of `mesh` (default: the
+    current mesh). See the module docstring."""
+    if f is None:
+        return functools.partial(shard_map, out_specs=out_specs, in_specs=in_specs,
+                                 mesh=mesh, axis_names=axis_names, check_vma=check_vma)
+    if not callable(f):
+        raise TypeError(f"shard_map requires a callable, got {f!r}")
+    fname = getattr(f, "__name__", "fun")
+
+    @functools.wraps(f)
+    def wrapped(*args):
+        m = mesh if mesh is not None else mesh_lib.get_mesh()
+        if isinstance(m, AbstractMesh) or m.empty:
+            raise ValueError(
+                f"shard_map applied to the function '{fname}' needs a concrete mesh: pass "
+                "mesh=... or set one with `olympus.set_mesh(mesh)`")
+        names = frozenset(axis_names)
+        if names and names != frozenset(m.axis_names):
+            raise NotImplementedError(
+                f"shard_map: axis_names={set(names)} makes only some of the mesh axes "
+                f"{m.axis_names} manual; Olympus supports every axis manual (the default)")
+        leaves, in_tree = tree_util.tree_flatten(args)
+        if in_specs is None:
+            flat_in = []
+            for i, x in enumerate(leaves):
+                s = getattr(x, "_sharding", None)
+                if not isinstance(s, NamedSharding) or s.mesh != m:
+                    raise ValueError(
+                        f"shard_map applied to the function '{fname}' was not given in_specs, "
+                        f"and argument leaf {i} has no sharding on the mesh to infer them from")
+                flat_in.append(s.spec)
+        else:
+            flat_in = _broadcast_specs(in_specs, args, "in_specs", fname)
+        for s in flat_in:
+            _check_spec(m, s, "in_specs", fname)
+        avals = [abstractify(x) for x in leaves]
+        local = []
+        for i, (a, s) in enumerate(zip(avals, flat_in, strict=True)):
+            try:
+                local.append(a.update(shape=local_shape(m, s, a.shape)))
+            except TypeError as e:
+                raise ValueError(
+                    f"shard_map applied to the function '{fname}' was given argument leaf "
+                    f"{i} of type {a.str_short(short_dtypes=False)} and in_specs {s}: {e}"
+                ) from None
+        out_tree_box: list = []
+
+        def flat_body(*xs):
+            outs = f(*tree_util.tree_unflatten(in_tree, list(xs)))
+            out_leaves, out_tree = tree_util.tree_flatten(outs)
+            out_tree_box.append(out_tree)
+            return out_leaves
+
+        axes = [(a, m.shape[a]) for a in m.axis_names]
+        with lax_ops.bound_mesh_axes(axes):
+            closed, _ = trace_to_olympuspr(flat_body, local)
+        out_tree = out_tree_box[0]
+        skeleton = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
+        flat_out = _broadcast_specs(out_specs, skeleton, "out_specs", fname)
+        for s in flat_out:
+            _check_spec(m, s, "out_specs", fname)
+        outs = lax_ops.shard_map(leaves, closed, mesh=m, in_specs=tuple(flat_in),
+                                 out_specs=tuple(flat_out), check_vma=check_vma,
+                                 fname=fname)
+        return tree_util.tree_unflatten(out_tree, list(outs))
+
+    return wrapped
+
+
+def smap(f: Callable | None = None, /, *, in_axes: Any = 0, out_axes: Any,
+         axis_name: str):
+    """`shard_map` over the one mesh axis `axis_name` of the current mesh, with arguments
+    split along dimension `in_axes` (None: replicated) and results joined along
+    `out_axes`."""
+    if f is None:
+        return functools.partial(smap, in_axes=in_axes, out_axes=out_axes,
+                                 axis_name=axis_name)
+
+    def to_spec(ax: Any) -> PartitionSpec:
+        if ax is None:
+            return PartitionSpec()
+        return PartitionSpec(*([None] * ax), axis_name)
+
+    def specs(axes: Any) -> Any:
+        if isinstance(axes, (tuple, list)):
+            return type(axes)(specs(a) for a in axes)
+        return to_spec(axes)
+
+    @functools.wraps(f)
+    def wrapped(*args):
+        ins = specs(in_axes) if isinstance(in_axes, (tuple, list)) else \
+            tuple(to_spec(in_axes) for _ in args)
+        return shard_map(f, in_specs=ins, out_specs=specs(out_axes))(*args)
+
+    return wrapped
+
+
+def _aval(x: Any) -> Any:
+    return get_aval(x)

@@ -1,0 +1,191 @@
+"""shard_map, its collectives and pmap over 4 virtual CPU devices. Run in its own process by
+`test_sharding.py` (``OLYMPUS_NUM_CPU_DEVICES=4``). Results are compared with numpy on the
+blocks each device holds and with the same function on one device; the error wording of the
+replication check was recorded from reference JAX 0.10.2."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import olympus
+import olympus.numpy as jnp
+from olympus import lax
+from olympus.sharding import AxisType, NamedSharding
+from olympus.sharding import PartitionSpec as P
+
+pytestmark = pytest.mark.skipif(
+    olympus.device_count() != 4, reason="needs OLYMPUS_NUM_CPU_DEVICES=4 (see test_sharding.py)")
+
+X = np.arange(64, dtype=np.float32).reshape(16, 4)
+BLOCKS = X.reshape(4, 4, 4)  # device i holds BLOCKS[i]
+RING = [(i, (i + 1) % 4) for i in range(4)]
+
+
+@pytest.fixture(scope="module")
+def mesh():
+    return olympus.make_mesh((4,), ("x",), axis_types=(AxisType.Auto,))
+
+
+def collectives(a):
+    return (lax.psum(a, "x"), lax.pmean(a, "x"), lax.pmax(a, "x"), lax.pmin(a, "x"),
+            lax.all_gather(a, "x", tiled=True), lax.all_gather(a, "x"),
+            lax.psum_scatter(a, "x", tiled=True), lax.ppermute(a, "x", RING),
+            lax.all_to_all(a, "x", 0, 0, tiled=True),
+            lax.axis_index("x") * jnp.ones((1,), jnp.int32), lax.axis_size("x") + 0 * a[:1, 0],
+            lax.pbroadcast(a, "x", 2), lax.pcast(a[:1] * 0 + 1, "x", to="varying"))
+
+
+def expected():
+    b = BLOCKS
+    total = b.sum(0)
+    return (np.tile(total, (4, 1)), np.tile(b.mean(0), (4, 1)), np.tile(b.max(0), (4, 1)),
+            np.tile(b.min(0), (4, 1)), np.tile(X, (4, 1)), np.tile(b, (4, 1, 1)),
+            total, np.concatenate([b[3], b[0], b[1], b[2]]),
+            np.concatenate([np.stack([b[i][j] for i in range(4)]) for j in range(4)]),
+            np.arange(4, dtype=np.int32), np.full(4, 4.0), np.tile(b[2], (4, 1)),
+            np.ones((4, 4)))
+
+
+def test_every_collective_in_shard_map(mesh):
+    f = olympus.shard_map(collectives, mesh=mesh, in_specs=P("x"),
+                          out_specs=(P("x"),) * 13, check_vma=False)
+    got = olympus.jit(f)(X)
+    for k, (g, e) in enumerate(zip(got, expected(), strict=True)):
+        np.testing.assert_allclose(np.asarray(g), e, rtol=1e-6, err_msg=f"output {k}")
+    eager = f(X)  # outside jit: one jitted shard_map equation
+    np.testing.assert_allclose(np.asarray(eager[0]), expected()[0])
+
+
+def test_every_collective_in_pmap():
+    """pmap gives each device its row; the same collectives, over the pmap axis."""
+    f = olympus.pmap(lambda r: collectives(r.reshape(4, 4)), axis_name="x")
+    got = f(X.reshape(4, 16))
+    for k, (g, e) in enumerate(zip(got, expected(), strict=True)):
+        np.testing.assert_allclose(np.asarray(g).reshape(e.shape), e, rtol=1e-6,
+                                   err_msg=f"output {k}")
+    idx = olympus.pmap(lambda r: lax.axis_index("x") + 0 * r.astype(jnp.int32), "x")(
+        np.zeros(4, np.float32))
+    np.testing.assert_array_equal(np.asarray(idx), np.arange(4))
+
+
+def test_pmap_arguments_and_stages():
+    x = X[:, :3].reshape(4, 4, 3)
+    scaled = olympus.pmap(lambda a, s: a * s, in_axes=(0, None))(x, 2.0)
+    np.testing.assert_allclose(np.asarray(scaled), x * 2)
+    outs = olympus.pmap(lambda a: a.sum(0), out_axes=1)(x)
+    np.testing.assert_allclose(np.asarray(outs), x.sum(1).T)
+    static = olympus.pmap(lambda a, k: a * k, static_broadcasted_argnums=1)(x, 3)
+    np.testing.assert_allclose(np.asarray(static), x * 3)
+    nested = olympus.pmap(lambda a: olympus.vmap(lambda r: lax.psum(r, "j") + lax.psum(r, "i"),
+                                                 axis_name="j")(a), axis_name="i")(x)
+    np.testing.assert_allclose(np.asarray(nested), x.sum(1, keepdims=True) + x.sum(0), rtol=1e-6)
+    lowered = olympus.pmap(lambda a: a + 1)(x) if False else olympus.pmap(lambda a: a + 1).lower(x)
+    assert "mhlo.num_partitions = 4" in lowered.as_text()
+    assert "sdy.manual_computation" in lowered.as_text()
+    np.testing.assert_allclose(np.asarray(lowered.compile()(x)), x + 1)
+    donor = olympus.device_put(x)
+    out = olympus.pmap(lambda a: a * 2, donate_argnums=0)(donor)
+    np.testing.assert_allclose(np.asarray(out), x * 2)
+    with pytest.raises(ValueError, match="requires 5 logical devices"):
+        olympus.pmap(lambda a: a)(np.zeros((5, 2)))
+    with pytest.raises(ValueError, match="inconsistent sizes"):
+        olympus.pmap(lambda a, b: a + b)(np.zeros((4, 2)), np.zeros((2, 2)))
+
+
+def test_grad_through_shard_map_with_replicated_and_split_inputs(mesh):
+    w = np.linspace(-1, 1, 4).astype(np.float32)
+
+    def per_device(w, x):
+        return lax.psum(jnp.sum(jnp.tanh(x @ w)), "x")
+
+    loss = olympus.shard_map(per_device, mesh=mesh, in_specs=(P(), P("x")), out_specs=P())
+    gw, gx = olympus.jit(olympus.grad(loss, argnums=(0, 1)))(w, X / 100)
+    rw, rx = olympus.grad(lambda w, x: jnp.sum(jnp.tanh(x @ w)), argnums=(0, 1))(w, X / 100)
+    np.testing.assert_allclose(np.asarray(gw), np.asarray(rw), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(gx), np.asarray(rx), rtol=1e-5)
+    # A replicated output of a replicated input: no psum is implied.
+    g = olympus.grad(lambda w: olympus.shard_map(lambda v: v * 3.0, mesh=mesh, in_specs=P(),
+                                                 out_specs=P())(w).sum())(w)
+    np.testing.assert_allclose(np.asarray(g), np.full(4, 3.0))
+
+
+def test_data_parallel_training_step_in_shard_map(mesh):
+    rng = np.random.default_rng(1)
+    params = {"w": rng.normal(size=(4, 2)).astype(np.float32), "b": np.zeros(2, np.float32)}
+    xb, yb = rng.normal(size=(16, 4)).astype(np.float32), rng.normal(size=(16, 2)).astype(
+        np.float32)
+
+    def loss(p, x, y):
+        return jnp.mean((jnp.tanh(x @ p["w"] + p["b"]) - y) ** 2)
+
+    def step(p, x, y):
+        val, g = olympus.value_and_grad(loss)(p, x, y)
+        val, g = lax.pmean((val, g), "x")
+        return val, olympus.tree.map(lambda a, b: a - 0.1 * b, p, g)
+
+    sharded = olympus.jit(olympus.shard_map(step, mesh=mesh, in_specs=(P(), P("x"), P("x")),
+                                            out_specs=(P(), P())))
+    val, new = sharded(params, xb, yb)
+    want_val, want_g = olympus.value_and_grad(loss)(params, xb, yb)
+    np.testing.assert_allclose(float(val), float(want_val), rtol=1e-5)
+    for k in params:
+        np.testing.assert_allclose(np.asarray(new[k]), params[k] - 0.1 * np.asarray(want_g[k]),
+                                   rtol=1e-5, atol=1e-6)
+
+
+def test_scan_inside_shard_map(mesh):
+    def cumsum_rows(a):
+        def body(c, r):
+            c = c + r
+            return c, c
+        return lax.scan(body, jnp.zeros(a.shape[1:]), a)[1]
+
+    out = olympus.jit(olympus.shard_map(cumsum_rows, mesh=mesh, in_specs=P("x"),
+                                        out_specs=P("x")))(X)
+    np.testing.assert_allclose(np.asarray(out), np.concatenate([np.cumsum(b, 0) for b in BLOCKS]))
+
+
+def test_vmap_of_shard_map_and_shard_map_of_vmap(mesh):
+    total = olympus.shard_map(lambda a: lax.psum(a, "x"), mesh=mesh, in_specs=P("x"),
+                              out_specs=P())
+    v = olympus.vmap(total)(np.stack([X, 2 * X]))
+    np.testing.assert_allclose(np.asarray(v), np.stack([BLOCKS.sum(0), 2 * BLOCKS.sum(0)]))
+    inner = olympus.shard_map(olympus.vmap(lambda r: lax.psum(r.sum(), "x")), mesh=mesh,
+                              in_specs=P("x"), out_specs=P("x"))
+    out = olympus.jit(inner)(X)
+    np.testing.assert_allclose(np.asarray(out), np.tile(BLOCKS.sum((0, 2)), 4))
+
+
+def test_shard_map_output_sharding_and_inferred_specs(mesh):
+    x = olympus.device_put(X, NamedSharding(mesh, P("x")))
+    out = olympus.shard_map(lambda a: a * 2, mesh=mesh, out_specs=P("x"))(x)
+    assert out.sharding is NamedSharding(mesh, P("x"))
+    np.testing.assert_allclose(np.asarray(out), X * 2)
+    with olympus.set_mesh(mesh):
+        sm = olympus.smap(lambda a: lax.psum(a, "x"), in_axes=0, out_axes=None, axis_name="x")
+        np.testing.assert_allclose(np.asarray(olympus.jit(sm)(X)), BLOCKS.sum(0))
+
+
+def test_replication_check_errors_as_jax_words_them(mesh):
+    with pytest.raises(ValueError) as e:
+        olympus.shard_map(lambda a: a, mesh=mesh, in_specs=P("x"), out_specs=P())(X)
+    assert str(e.value) == (
+        "shard_map applied to the function '<lambda>' was given out_specs which require "
+        "replication which can't be statically inferred given the mesh:\n\nThe mesh given has "
+        "shape (4,) with corresponding axis names ('x',).\n\nout_specs[0] is P() which implies "
+        "that the corresponding output value is replicated across mesh axis 'x', but could not "
+        "infer replication over any axes\n\nCheck if these output values are meant to be "
+        "replicated over those mesh axes. If not, consider revising the corresponding "
+        "out_specs entries. If so, consider disabling the check by passing the check_vma=False "
+        "argument to `olympus.shard_map`.")
+    unchecked = olympus.shard_map(lambda a: a, mesh=mesh, in_specs=P("x"), out_specs=P(),
+                                  check_vma=False)(X)
+    np.testing.assert_allclose(np.asarray(unchecked), BLOCKS[0])
+    with pytest.raises(ValueError, match="does not divide it evenly"):
+        olympus.shard_map(lambda a: a, mesh=mesh, in_specs=P("x"), out_specs=P("x"))(X[:6])
+    with pytest.raises(ValueError, match="naming the axis 'z'"):
+        olympus.shard_map(lambda a: a, mesh=mesh, in_specs=P("z"), out_specs=P("x"))(X)
+    with pytest.raises(NameError, match="unbound axis name: y"):
+        olympus.shard_map(lambda a: lax.psum(a, "y"), mesh=mesh, in_specs=P("x"),
+                          out_specs=P())(X)
