@@ -101,3 +101,34 @@ def test_environment_variable_across_processes(tmp_path):
         outs.append(json.loads(r.stdout.strip().splitlines()[-1]))
     assert outs[0]["compiles"] == 1 and outs[1]["compiles"] == 0 and outs[1]["hits"] >= 1
     assert outs[0]["g"] == outs[1]["g"]
+
+
+_CALLBACK_CHILD = """
+import json, sys
+import numpy as np
+import olympus, olympus.numpy as jnp, olympus_runtime as rt
+from olympus_runtime import persistent_cache
+olympus.config.update("olympus_compilation_cache_dir", sys.argv[1])
+olympus.config.update("olympus_persistent_cache_min_compile_time_secs", 0)
+seen = []
+def f(x):
+    olympus.debug.callback(lambda v: seen.append(np.asarray(v).tolist()), x)
+    return x * 10 + 1
+x = jnp.arange(3.0)
+before = rt.compile_count()
+y = olympus.jit(f)(x)
+print(json.dumps({"y": y.tolist(), "seen": seen, "compiles": rt.compile_count() - before,
+                  "hits": persistent_cache.stats["hits"]}))
+"""
+
+
+def test_cached_executable_gets_its_host_callbacks_again(tmp_path):
+    outs = []
+    for _ in range(2):
+        r = subprocess.run([sys.executable, "-c", textwrap.dedent(_CALLBACK_CHILD),
+                            str(tmp_path / "cb")], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr[-2000:]  # a callback missing on load would crash
+        outs.append(json.loads(r.stdout.strip().splitlines()[-1]))
+    assert outs[0]["compiles"] == 1 and outs[1]["compiles"] == 0 and outs[1]["hits"] >= 1
+    for out in outs:
+        assert out["y"] == [1.0, 11.0, 21.0] and out["seen"] == [[0.0, 1.0, 2.0]]
