@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+
 import numpy as np
 import pytest
 from conftest import HERE
