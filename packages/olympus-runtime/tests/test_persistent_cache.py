@@ -283,5 +283,6 @@ def test_fuzzed_entries_are_misses_never_crashes(tmp_path):
     for label, out in zip(cases, outs, strict=True):
         assert out["results"] == [[8, 9, 10]], label
         assert out["compiles"] == 1 and out["stats"]["errors"] == 1, label
+        assert out["stats"]["hits"] == 0, label
         assert any("Error reading persistent compilation cache entry" in w
                    for w in out["warnings"]), label

@@ -424,6 +424,7 @@ def _load_or_compile(compile_fn: Callable[[], Any], fingerprint: str, settings: 
                 loaded = backend.get_client().deserialize_executable(
                     blob, _jax.DeviceList(devices), compile_options,
                     host_callbacks=list(callbacks))
+                persistent_cache.record_hit()
                 return _Loaded(loaded, callbacks, key)
             except XlaRuntimeError as e:  # checked bytes jaxlib still refuses: a miss
                 persistent_cache.reject(name, e)
