@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import io
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -23,7 +24,7 @@ from jaxlib import _jax
 
 from olympus_ir import ShapedArray, dtypes
 
-from . import backend
+from . import backend, persistent_cache, serialized
 from ._once import OnceMap
 from .sharding import GSPMDSharding, _same_layout, named_from_hlo, sharding_for
 
@@ -68,13 +69,15 @@ KEEP_RECENT = 64
 
 
 class _Loaded:
-    """A compiled XLA executable and the host callbacks it calls (kept alive with it)."""
+    """A compiled XLA executable, the host callbacks it calls (kept alive with it), and its
+    persistent cache key."""
 
-    __slots__ = ("loaded", "callbacks", "__weakref__")
+    __slots__ = ("loaded", "callbacks", "cache_key", "__weakref__")
 
-    def __init__(self, loaded: Any, callbacks: tuple):
+    def __init__(self, loaded: Any, callbacks: tuple, cache_key: str | None = None):
         self.loaded = loaded
         self.callbacks = callbacks
+        self.cache_key = cache_key
 
 
 # Both caches hold their values weakly: an executable lives while an `Executable` (held by
@@ -335,18 +338,15 @@ def compile(
            tuple(id(cb) for cb in callbacks))
 
     def build_loaded() -> _Loaded:
-        global _compile_count
-        client = backend.get_client()
-        loaded = client.compile_and_load(
-            module,
-            executable_devices=_jax.DeviceList(devices),
-            compile_options=_compile_options(
-                device_ids, num_partitions, opts, shardy, propagate_to_outputs),
-            host_callbacks=list(callbacks),
-        )
-        with _count_lock:
-            _compile_count += 1
-        return _Loaded(loaded, callbacks)  # keeps the callbacks (and so their ids) alive
+        compile_options = _compile_options(
+            device_ids, num_partitions, opts, shardy, propagate_to_outputs)
+        settings = ["module", device_ids, num_partitions, donated, opts, shardy,
+                    propagate_to_outputs, len(callbacks)]
+        return _load_or_compile(
+            lambda: backend.get_client().compile_and_load(
+                module, executable_devices=_jax.DeviceList(devices),
+                compile_options=compile_options, host_callbacks=list(callbacks)),
+            key[0], settings, devices, compile_options, callbacks, name)
 
     exe_key = (key, tuple(in_avals), tuple(out_avals), bool(committed), mesh)
     return _executables.get_or_create(
@@ -396,14 +396,14 @@ def _compile_text(text: str, devices, num_partitions, in_avals, out_avals, optio
     key = (hashlib.sha256(text.encode()).hexdigest(), device_ids, num_partitions, (), opts, ())
 
     def build_loaded() -> _Loaded:
-        global _compile_count
-        loaded = backend.get_client().compile_and_load(
-            text, _jax.DeviceList(devices),
-            _compile_options(device_ids, num_partitions, opts, "sdy.mesh" in text,
-                             [False] * len(out_avals)))
-        with _count_lock:
-            _compile_count += 1
-        return _Loaded(loaded, ())
+        shardy = "sdy.mesh" in text
+        propagate = [False] * len(out_avals)
+        compile_options = _compile_options(device_ids, num_partitions, opts, shardy, propagate)
+        settings = ["text", device_ids, num_partitions, (), opts, shardy, propagate, 0]
+        return _load_or_compile(
+            lambda: backend.get_client().compile_and_load(
+                text, _jax.DeviceList(devices), compile_options),
+            key[0], settings, devices, compile_options, (), "main")
 
     exe_key = (key, tuple(in_avals), tuple(out_avals), bool(committed))
     return _executables.get_or_create(
@@ -412,6 +412,36 @@ def _compile_text(text: str, devices, num_partitions, in_avals, out_avals, optio
                            out_avals, devices, key[0], (), num_partitions, bool(committed),
                            "main"),
     )
+
+
+def _load_or_compile(compile_fn: Callable[[], Any], fingerprint: str, settings: list,
+                     devices: tuple, compile_options: Any, callbacks: tuple,
+                     name: str) -> _Loaded:
+    """Run `compile_fn` (a jaxlib compile), unless the persistent cache has the executable:
+    `settings` is everything `compile_options` was built from, for the cache key. The
+    host callbacks are passed again when an executable is loaded (JAXLIB.md §7)."""
+    global _compile_count
+    env = serialized.environment(devices)
+    key = persistent_cache.cache_key(fingerprint, settings, env)
+    if persistent_cache.is_enabled():
+        blob = persistent_cache.load(key, env, name)
+        if blob is not None:
+            try:
+                loaded = backend.get_client().deserialize_executable(
+                    blob, _jax.DeviceList(devices), compile_options,
+                    host_callbacks=list(callbacks))
+                persistent_cache.record_hit()
+                return _Loaded(loaded, callbacks, key)
+            except XlaRuntimeError as e:  # checked bytes jaxlib still refuses: a miss
+                persistent_cache.reject(name, e)
+    start = time.perf_counter()
+    loaded = compile_fn()
+    seconds = time.perf_counter() - start
+    with _count_lock:
+        _compile_count += 1
+    if persistent_cache.is_enabled():
+        persistent_cache.store(key, env, loaded.serialize(), seconds, name)
+    return _Loaded(loaded, callbacks, key)  # keeps the callbacks (and so their ids) alive
 
 
 def _module_name(module: ir.Module) -> str:
@@ -440,7 +470,8 @@ class Executable:
     __slots__ = (
         "_holder", "loaded", "in_avals", "out_avals", "out_handlers", "devices", "fingerprint",
         "donated_args", "num_partitions", "committed", "name", "in_shardings",
-        "out_shardings", "_in_specs", "_execute_sharded", "_donated_set", "__weakref__",
+        "out_shardings", "_in_specs", "_execute_sharded", "_donated_set", "cache_key",
+        "__weakref__",
     )
 
     def __init__(self, loaded: Any, in_avals: Sequence[ShapedArray],
@@ -449,8 +480,10 @@ class Executable:
                  name: str, mesh: Any = None):
         if isinstance(loaded, _Loaded):  # keep the shared holder (and its callbacks) alive
             self._holder, loaded = loaded, loaded.loaded
+            self.cache_key = self._holder.cache_key
         else:
             self._holder = None
+            self.cache_key = None
         self.loaded = loaded
         self.in_avals = tuple(in_avals)
         self.out_avals = tuple(out_avals)

@@ -18,13 +18,27 @@ _DEFAULTS = {
     "olympus_cpu_collectives_implementation": "gloo",
     # Where uncommitted arrays and computations go (None: the first local device).
     "olympus_default_device": None,
+    # The persistent compilation cache (olympus_runtime.persistent_cache), JAX's defaults.
+    "olympus_compilation_cache_dir": None,
+    "olympus_enable_compilation_cache": True,
+    "olympus_persistent_cache_min_compile_time_secs": 1.0,
+    "olympus_persistent_cache_min_entry_size_bytes": 0,
+    "olympus_compilation_cache_max_size": -1,
 }
+#: Options that live in olympus_runtime.persistent_cache (under their unprefixed names).
+_CACHE_OPTIONS = frozenset({
+    "olympus_compilation_cache_dir", "olympus_enable_compilation_cache",
+    "olympus_persistent_cache_min_compile_time_secs",
+    "olympus_persistent_cache_min_entry_size_bytes", "olympus_compilation_cache_max_size",
+})
 
 
 def _env_default(name: str, default: Any) -> Any:
     v = os.environ.get(name.upper())
     if v is None:
         return default
+    if default is None:
+        return v
     if isinstance(default, bool):
         return v.lower() in ("1", "true", "yes", "on")
     return type(default)(v)
@@ -74,12 +88,20 @@ class Config:
 
             value = bool(value)
             rt.config.set_disable_jit(value)  # the C++ jit fast path reads this state
+        elif name in _CACHE_OPTIONS:
+            from olympus_runtime import persistent_cache
+
+            persistent_cache.set_option(name[len("olympus_"):], value)
+            value = persistent_cache.get_option(name[len("olympus_"):])
         self._values[name] = value
 
     def _apply_initial(self) -> None:
         for name in ("olympus_enable_x64", "olympus_disable_jit"):
             if self._values[name]:
                 self.update(name, True)
+        for name in _CACHE_OPTIONS:  # from the environment (OLYMPUS_COMPILATION_CACHE_DIR...)
+            if self._values[name] != _DEFAULTS[name]:
+                self.update(name, self._values[name])
 
 
 config = Config()

@@ -188,6 +188,19 @@ class Compiled(Stage):
         return tree_util.tree_unflatten(self._meta.out_tree,
                                         list(self._executable.out_shardings))
 
+    @property
+    def cache_key(self) -> str | None:
+        """The persistent compilation cache's key of this executable (hex sha256 of the
+        module, compile options, devices, backend and jaxlib version)."""
+        return self._executable.cache_key
+
+    def save(self, path) -> None:
+        """Write this executable and its calling convention to `path`, for
+        `olympus.stages.load_compiled` in this or a later process (no pickle)."""
+        from .saved_compiled import save
+
+        save(self, path)
+
     def __call__(self, *args, **kwargs):
         m = self._meta
         leaves, tree = tree_util.tree_flatten((args, kwargs))

@@ -1,0 +1,1 @@
+"""`olympus.experimental`: APIs JAX keeps under ``jax.experimental``."""

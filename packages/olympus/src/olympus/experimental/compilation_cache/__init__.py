@@ -1,0 +1,1 @@
+"""`olympus.experimental.compilation_cache`: the persistent compilation cache's controls."""
