@@ -15,9 +15,12 @@ from olympus_trace import lax_ops as lax
 from .._src.eager_ops import lane_function as _lane
 
 __all__ = [
-    "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc",
-    "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log_ndtr",
-    "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "polygamma", "softmax", "xlog1py",
+    "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
+    "dawsn", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit",
+    "expn", "factorial", "fresnel", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
+    "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
+    "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "owens_t", "poch",
+    "polygamma", "rel_entr", "sici", "softmax", "spence", "sph_harm_y", "wofz", "xlog1py",
     "xlogy", "zeta",
 ]
 
@@ -316,3 +319,23 @@ def log_softmax(x, axis=None):
     from ..nn import log_softmax as _log_softmax
 
     return _log_softmax(x, axis=axis)
+
+
+# --- the families written on the public olympus.numpy / olympus.lax API --------------------
+
+from ._special_bessel_harmonics import bessel_jn, sph_harm_y  # noqa: E402
+from ._special_elementary import boxcox, boxcox1p, kl_div, rel_entr  # noqa: E402
+from ._special_error_functions import dawsn, erfcx, fresnel, owens_t, wofz  # noqa: E402
+from ._special_gamma import (  # noqa: E402
+    bernoulli,
+    beta,
+    comb,
+    factorial,
+    gamma,
+    gammasgn,
+    loggamma,
+    multigammaln,
+    poch,
+)
+from ._special_hypergeometric import hyp1f1, hyp2f1  # noqa: E402
+from ._special_integrals import exp1, expi, expn, sici, spence  # noqa: E402
