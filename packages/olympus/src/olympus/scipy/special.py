@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+import olympus.numpy as _jnp
 from olympus_ir import dtypes
 from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
 
 from .._src.eager_ops import lane_function as _lane
+from ._util import promote_args_inexact as _public_promote
 
 __all__ = [
     "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
@@ -56,43 +58,41 @@ digamma = _unary(lax.digamma, "digamma", "The digamma function, d/dx log Gamma(x
 expit = _unary(lax.logistic, "expit", "The logistic sigmoid 1 / (1 + exp(-x)).")
 
 
-def logit(x):
-    """log(x / (1 - x)), the inverse of `expit`."""
-    (x,) = _inexact(x)
-    return lax.log(lax.div(x, lax.sub(_c(x, 1), x)))
-
-
 def _where(c, x, y):
     return ops.where(c, x, y)
+
+
+def logit(x):
+    """log(x / (1 - x)), the inverse of `expit`."""
+    (x,) = _public_promote("logit", x)
+    return _jnp.log(x / (1 - x))
 
 
 def xlogy(x, y):
     """x * log(y), defined as 0 where x == 0 (also for y == 0). The gradient is taken
     through the `x != 0` branch only (so it is finite where x == 0)."""
-    x, y = _inexact(x, y)
-    x, y = ops._promote_shapes(x, y)
-    nz = ops.not_equal(x, _c(x, 0))
-    safe_y = _where(nz, y, ops.add(ops.multiply(y, _c(y, 0)), _c(y, 1)))
-    return _where(nz, ops.multiply(x, lax.log(safe_y)), ops.multiply(x, _c(x, 0)))
+    x, y = _jnp.broadcast_arrays(*_public_promote("xlogy", x, y))
+    nz = x != 0
+    safe_y = _jnp.where(nz, y, _jnp.ones_like(y))
+    return _jnp.where(nz, x * _jnp.log(safe_y), _jnp.zeros_like(x))
 
 
 def xlog1py(x, y):
     """x * log1p(y), defined as 0 where x == 0."""
-    x, y = _inexact(x, y)
-    x, y = ops._promote_shapes(x, y)
-    nz = ops.not_equal(x, _c(x, 0))
-    safe_y = _where(nz, y, ops.multiply(y, _c(y, 0)))
-    return _where(nz, ops.multiply(x, lax.log1p(safe_y)), ops.multiply(x, _c(x, 0)))
+    x, y = _jnp.broadcast_arrays(*_public_promote("xlog1py", x, y))
+    nz = x != 0
+    safe_y = _jnp.where(nz, y, _jnp.zeros_like(y))
+    return _jnp.where(nz, x * _jnp.log1p(safe_y), _jnp.zeros_like(x))
 
 
 def entr(x):
     """-x log(x) for x > 0, 0 at 0, -inf for x < 0."""
-    (x,) = _inexact(x)
-    pos = ops.greater(x, _c(x, 0))
-    safe = _where(pos, x, ops.add(ops.multiply(x, _c(x, 0)), _c(x, 1)))
-    val = lax.neg(ops.multiply(x, lax.log(safe)))
-    return _where(pos, val, _where(ops.equal(x, _c(x, 0)), ops.multiply(x, _c(x, 0)),
-                                   ops.add(ops.multiply(x, _c(x, 0)), _c(x, -np.inf))))
+    (x,) = _public_promote("entr", x)
+    pos = x > 0
+    safe = _jnp.where(pos, x, _jnp.ones_like(x))
+    val = -(x * _jnp.log(safe))
+    return _jnp.where(pos, val, _jnp.where(x == 0, _jnp.zeros_like(x),
+                                           _jnp.full_like(x, -np.inf)))
 
 
 def betaln(a, b):
