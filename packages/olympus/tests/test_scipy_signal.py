@@ -82,18 +82,21 @@ def test_detrend_and_spectral(dtype):
         _close(S.detrend(a[0], bp=[5, 12]), ss.detrend(a[0], bp=[5, 12]), dtype, 10)
         x = r.normal(size=(2, 300)).astype(dtype)
         y = r.normal(size=(2, 300)).astype(dtype)
-        for kw in (dict(nperseg=64), dict(nperseg=64, noverlap=16, nfft=100, detrend="linear"),
+        configs = (dict(nperseg=64, noverlap=16, nfft=100, detrend="linear"),
                    dict(window="hamming", nperseg=50, scaling="spectrum", average="median"),
-                   dict(nperseg=64, return_onesided=False)):
+                   dict(nperseg=64, return_onesided=False))
+        for kw in configs if dtype == np.float32 else configs[:1]:
             _close(S.welch(x, **kw), ss.welch(x, **kw), dtype, 10)
             _close(S.csd(x, y, **kw), ss.csd(x, y, **kw), dtype, 10)
         _close(S.welch(x.T, nperseg=32, axis=0), ss.welch(x.T, nperseg=32, axis=0), dtype, 10)
-        for kw in (dict(nperseg=64), dict(nperseg=50, noverlap=10, nfft=64, boundary="odd"),
+        configs = (dict(nperseg=50, noverlap=10, nfft=64, boundary="odd"),
                    dict(nperseg=64, boundary=None, padded=False),
                    dict(nperseg=33, boundary="even"), dict(nperseg=33, boundary="constant"),
-                   dict(nperseg=64, return_onesided=False, window="hamming")):
+                   dict(nperseg=64, return_onesided=False, window="hamming"))
+        for kw in configs if dtype == np.float32 else configs[:1]:
             _close(S.stft(x, **kw), ss.stft(x, **kw), dtype, 10)
-        for kw in (dict(nperseg=64), dict(nperseg=50, noverlap=30)):
+        for kw in (dict(nperseg=64), dict(nperseg=50, noverlap=30))[:2 if dtype == np.float32
+                                                                      else 1]:
             _, _, z = ss.stft(x, **kw)
             _close(S.istft(z.astype(cdt), **kw), ss.istft(z, **kw), dtype, 10)
         _, _, z = ss.stft(x[0], nperseg=64, return_onesided=False)

@@ -4,6 +4,7 @@ are named tuples of arrays, hence pytrees; batches of rotations have a leading a
 
 from __future__ import annotations
 
+import functools
 import re
 import typing
 
@@ -14,6 +15,10 @@ import olympus.numpy as jnp
 
 __all__ = ["Rotation", "Slerp"]
 
+# The conversions are compiled once per shape, dtype and static option (one dispatch per
+# call instead of one per operation).
+_jit = olympus.jit
+
 
 def _norm(v):
     return jnp.sqrt(jnp.sum(v * v, axis=-1))
@@ -23,6 +28,7 @@ def _normalize(q):
     return q / _norm(q)[..., None]
 
 
+@_jit
 def _compose(p, q):
     """The Hamilton product p q of quaternions (x, y, z, w)."""
     pv, pw = p[..., :3], p[..., 3:]
@@ -32,6 +38,7 @@ def _compose(p, q):
     return jnp.concatenate([vec, w], axis=-1)
 
 
+@_jit
 def _as_matrix(q):
     x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     rows = [
@@ -42,6 +49,7 @@ def _as_matrix(q):
     return jnp.stack([jnp.stack(r, axis=-1) for r in rows], axis=-2)
 
 
+@_jit
 def _from_matrix(m):
     """Shepperd's method: build the quaternion from the largest of the diagonal entries
     and the trace, for stability."""
@@ -64,6 +72,7 @@ def _from_matrix(m):
     return _normalize(q)
 
 
+@functools.partial(_jit, static_argnames=("degrees",))
 def _from_rotvec(rv, degrees):
     if degrees:
         rv = jnp.deg2rad(rv)
@@ -75,6 +84,7 @@ def _from_rotvec(rv, degrees):
     return jnp.concatenate([scale[..., None] * rv, jnp.cos(angle / 2)[..., None]], axis=-1)
 
 
+@functools.partial(_jit, static_argnames=("degrees",))
 def _as_rotvec(q, degrees):
     q = jnp.where(q[..., 3:] < 0, -q, q)
     angle = 2.0 * jnp.arctan2(_norm(q[..., :3]), q[..., 3])
@@ -87,16 +97,19 @@ def _as_rotvec(q, degrees):
     return scale[..., None] * q[..., :3]
 
 
+@_jit
 def _from_mrp(p):
     sq1 = jnp.sum(p * p, axis=-1, keepdims=True) + 1
     return jnp.concatenate([2 * p, 2 - sq1], axis=-1) / sq1
 
 
+@_jit
 def _as_mrp(q):
     sign = jnp.where(q[..., 3:] < 0, -1.0, 1.0).astype(q.dtype)
     return sign * q[..., :3] / (1.0 + sign * q[..., 3:])
 
 
+@_jit
 def _canonical(q):
     neg, zero = q < 0, q == 0
     flip = (neg[..., 3] | (zero[..., 3] & neg[..., 0])
@@ -128,6 +141,18 @@ def _elementary(axis, angle):
     return jnp.stack(parts, axis=-1)
 
 
+@functools.partial(_jit, static_argnames=("axes", "intrinsic", "degrees"))
+def _from_euler(angles, axes, intrinsic, degrees):
+    if degrees:
+        angles = jnp.deg2rad(angles)
+    q = _elementary(axes[0], angles[..., 0])
+    for n, axis in enumerate(axes[1:], start=1):
+        e = _elementary(axis, angles[..., n])
+        q = _compose(q, e) if intrinsic else _compose(e, q)
+    return q
+
+
+@functools.partial(_jit, static_argnames=("axes", "extrinsic", "degrees"))
 def _euler_from_quat(q, axes, extrinsic, degrees):
     """Euler angles by Bernardes and Viollet's (2022) direct quaternion method."""
     if not extrinsic:
@@ -166,6 +191,14 @@ def _euler_from_quat(q, axes, extrinsic, degrees):
     return jnp.rad2deg(angles) if degrees else angles
 
 
+@functools.partial(_jit, static_argnames=("inverse",))
+def _apply(q, vectors, inverse):
+    m = _as_matrix(q)
+    if inverse:
+        m = jnp.swapaxes(m, -1, -2)
+    return jnp.squeeze(m @ vectors[..., None], -1)
+
+
 class Rotation(typing.NamedTuple):
     """A rotation (or a batch along the leading axis), stored as unit quaternions
     (x, y, z, w)."""
@@ -180,15 +213,8 @@ class Rotation(typing.NamedTuple):
     def from_euler(cls, seq: str, angles, degrees: bool = False):
         """From Euler angles about the axes of `seq` ('xyz' extrinsic, 'XYZ' intrinsic)."""
         intrinsic, _ = _check_seq(seq, 3)
-        angles = jnp.atleast_1d(angles)
-        if degrees:
-            angles = jnp.deg2rad(angles)
-        axes = [_AXIS[a] for a in seq.lower()]
-        q = _elementary(axes[0], angles[..., 0])
-        for n, axis in enumerate(axes[1:], start=1):
-            e = _elementary(axis, angles[..., n])
-            q = _compose(q, e) if intrinsic else _compose(e, q)
-        return cls(q)
+        return cls(_from_euler(jnp.atleast_1d(angles), tuple(_AXIS[a] for a in seq.lower()),
+                               intrinsic, degrees))
 
     @classmethod
     def from_matrix(cls, matrix):
@@ -231,16 +257,14 @@ class Rotation(typing.NamedTuple):
 
     def apply(self, vectors, inverse: bool = False):
         """Rotate `vectors` (shape (3,) or (N, 3)), or apply the inverse rotation."""
-        m = self.as_matrix()
-        if inverse:
-            m = jnp.swapaxes(m, -1, -2)
-        return jnp.squeeze(m @ jnp.asarray(vectors)[..., None], -1)
+        return _apply(self.quat, jnp.asarray(vectors), inverse)
 
     def as_euler(self, seq: str, degrees: bool = False):
         if len(seq) != 3:
             raise ValueError(f"Expected 3 axes, got {seq}.")
         _, extrinsic = _check_seq(seq, 3)
-        return _euler_from_quat(self.quat, [_AXIS[a] for a in seq.lower()], extrinsic, degrees)
+        return _euler_from_quat(self.quat, tuple(_AXIS[a] for a in seq.lower()), extrinsic,
+                                degrees)
 
     def as_matrix(self):
         return _as_matrix(self.quat)
