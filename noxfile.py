@@ -130,9 +130,13 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Ruff over the packages, the integration tests and this file."""
+    """Ruff over the packages, the integration tests, the scripts and this file; then the
+    JAX API coverage report (informational: it fails only below a given --min-percent)."""
     session.install("ruff==0.17.6")
-    session.run("ruff", "check", "packages", "integration-tests", "noxfile.py", *session.posargs)
+    session.run("ruff", "check", "packages", "integration-tests", "scripts", "noxfile.py",
+                *session.posargs)
+    _install_packages(session, ALL_PACKAGES)
+    session.run("python", "scripts/api_coverage.py")
 
 
 def _venv_python(venv: Path) -> str:

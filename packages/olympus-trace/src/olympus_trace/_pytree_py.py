@@ -259,6 +259,16 @@ def _custom_flatten(reg: _Registration, x: Any):
             "The to_iterable function for a custom PyTree node should return a "
             f"(children, aux_data) tuple, got {res!r}"
         )
+    children = res[0]
+    if not isinstance(children, (tuple, list)):
+        try:
+            children = list(children)
+        except TypeError:
+            raise ValueError(
+                "The to_iterable function for a custom PyTree node should return a "
+                f"(children, aux_data) tuple where 'children' is iterable, got {res!r}"
+            ) from None
+        return children, res[1]
     return res
 
 

@@ -20,9 +20,11 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import difflib
 import functools
 import operator
 import os
+import textwrap
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -40,10 +42,16 @@ __all__ = [
     "SequenceKey",
     "all_leaves",
     "available_backends",
+    "broadcast_prefix",
     "cpp_registry",
     "default_registry",
+    "flatten_axes",
+    "flatten_one_level",
+    "flatten_one_level_with_keys",
+    "is_tree_node",
     "keystr",
     "olympus_registry",
+    "prefix_errors",
     "python_registry",
     "register_dataclass",
     "register_pytree_node",
@@ -52,6 +60,7 @@ __all__ = [
     "register_pytree_with_keys_class",
     "register_static",
     "tree_all",
+    "tree_broadcast",
     "tree_flatten",
     "tree_flatten_with_path",
     "tree_leaves",
@@ -59,6 +68,7 @@ __all__ = [
     "tree_map",
     "tree_map_with_path",
     "tree_reduce",
+    "tree_reduce_associative",
     "tree_structure",
     "tree_transpose",
     "tree_unflatten",
@@ -71,8 +81,10 @@ __all__ = [
 T = TypeVar("T")
 Typ = TypeVar("Typ", bound=type)
 Leaf = Any
-KeyEntry = Hashable
-KeyPath = tuple  # tuple[KeyEntry, ...]
+#: One step of a key path: a ``DictKey``, ``SequenceKey``, ``GetAttrKey``,
+#: ``FlattenedIndexKey`` or any key a custom node's flatten-with-keys function returns.
+KeyEntry = TypeVar("KeyEntry", bound=Any)
+KeyPath = tuple[KeyEntry, ...]
 
 # ---------------------------------------------------------------------------
 # Backend selection
@@ -231,44 +243,36 @@ def treedef_is_strict_leaf(treedef: Any) -> bool:
 
 
 def all_leaves(iterable: Iterable[Any], is_leaf: Callable[[Any], bool] | None = None) -> bool:
-    """True if every element of ``iterable`` is a leaf."""
+    """True if every element of ``iterable`` is a leaf (under ``is_leaf``, if given)."""
     if is_leaf is None:
         return _pt.all_leaves(default_registry, iterable)
     items = list(iterable)
-    return items == tree_leaves(items, is_leaf)
+    leaves = tree_leaves(items, is_leaf)
+    # Identity, not ==: leaves may be arrays, whose == is elementwise.
+    return len(leaves) == len(items) and all(a is b for a, b in zip(items, leaves))
 
 
-def _mismatch_error(
-    fn_name: str,
-    treedef: Any,
-    index: int,
-    other: Any,
-    err: ValueError,
-    is_leaf: Callable[[Any], bool] | None,
-) -> ValueError:
-    try:
-        other_structure = repr(tree_structure(other, is_leaf))
-    except Exception:  # noqa: BLE001 - best effort, the original error is what matters
-        other_structure = f"<unflattenable {type(other).__name__}>"
-    label = f"tree argument {index} structure:"
-    return ValueError(
-        f"{fn_name}: tree argument {index} does not match the structure of the first tree.\n"
-        f"  {'first tree structure:':<{len(label)}} {treedef!r}\n"
-        f"  {label} {other_structure}\n"
-        "Every extra tree must have the first tree's structure, or extend it at the first "
-        f"tree's leaves. Mismatch: {err}"
-    )
+def is_tree_node(typ: type) -> bool:
+    """True if ``typ`` is a pytree node type: built in, registered, or a namedtuple."""
+    return default_registry.is_node(typ)
 
 
-def _flatten_rest(
-    fn_name: str, treedef: Any, rest: Sequence[Any], is_leaf: Callable[[Any], bool] | None
-) -> list[list]:
-    out = []
-    for i, r in enumerate(rest, start=1):
-        try:
-            out.append(treedef.flatten_up_to(r))
-        except ValueError as e:
-            raise _mismatch_error(fn_name, treedef, i, r, e, is_leaf) from None
+def flatten_one_level(tree: Any) -> tuple[Iterable[Any], Hashable]:
+    """``(children, node_data)`` of the node ``tree``, without recursing into the children.
+
+    Raises ``ValueError`` if ``tree`` is a leaf.
+    """
+    out = default_registry.flatten_one_level(tree)
+    if out is None:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    return out
+
+
+def flatten_one_level_with_keys(tree: Any) -> tuple[Iterable[tuple[KeyEntry, Any]], Hashable]:
+    """Like :func:`flatten_one_level`, each child paired with its key entry."""
+    out = default_registry.flatten_one_level_with_keys(tree)
+    if out is None:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
     return out
 
 
@@ -283,8 +287,22 @@ def tree_map(
     leaves, treedef = default_registry.flatten(tree, is_leaf)
     if not rest:
         return treedef.unflatten([f(x) for x in leaves])
-    others = _flatten_rest("tree_map", treedef, rest, is_leaf)
-    return treedef.unflatten([f(*xs) for xs in zip(leaves, *others, strict=True)])
+    others = _flatten_rest_up_to("tree_map", treedef, tree, rest, is_leaf)
+    return treedef.unflatten([f(*xs) for xs in zip(leaves, *others)])
+
+
+def _flatten_rest_up_to(
+    fn_name: str, treedef: Any, tree: Any, rest: Sequence[Any], is_leaf: Callable | None
+) -> list[list]:
+    """Each of ``rest`` flattened up to ``treedef``; a mismatch is explained by key path."""
+    out = []
+    for other in rest:
+        try:
+            out.append(treedef.flatten_up_to(other))
+        except Exception as e:
+            err = next(_prefix_errors((), tree, other, is_leaf), None)
+            raise (err(f"{fn_name} tree") if err is not None else e) from None
+    return out
 
 
 _NO_INITIALIZER = object()
@@ -301,6 +319,33 @@ def tree_reduce(
     if initializer is _NO_INITIALIZER:
         return functools.reduce(function, leaves)
     return functools.reduce(function, leaves, initializer)
+
+
+def tree_reduce_associative(
+    operation: Callable[[T, T], T],
+    tree: Any,
+    *,
+    identity: Any = _NO_INITIALIZER,
+    is_leaf: Callable[[Any], bool] | None = None,
+) -> T:
+    """Reduce the leaves of ``tree`` with an associative ``operation`` as a balanced tree.
+
+    The pairing is ``op(reduce(first half), reduce(second half))`` with the first half
+    the shorter one, so a depth-log(n) reduction; ``identity`` is returned for no leaves.
+    """
+    leaves = tree_leaves(tree, is_leaf)
+    if not leaves:
+        if identity is _NO_INITIALIZER:
+            raise TypeError("Must specify identity for parallel reduction of empty sequence.")
+        return identity
+
+    def reduce_range(lo: int, hi: int):
+        if hi - lo == 1:
+            return leaves[lo]
+        mid = lo + (hi - lo) // 2
+        return operation(reduce_range(lo, mid), reduce_range(mid, hi))
+
+    return reduce_range(0, len(leaves))
 
 
 def tree_all(tree: Any, *, is_leaf: Callable[[Any], bool] | None = None) -> bool:
@@ -322,8 +367,195 @@ def tree_transpose(outer_treedef: Any, inner_treedef: Any | None, pytree_to_tran
         expected = outer_treedef.compose(inner_treedef)
         raise TypeError(f"Mismatch\n{treedef}\n != \n{expected}")
     rows = [flat[i * inner_size : (i + 1) * inner_size] for i in range(outer_size)]
-    subtrees = [outer_treedef.unflatten(col) for col in zip(*rows, strict=True)]
+    subtrees = [outer_treedef.unflatten(col) for col in zip(*rows)]
     return inner_treedef.unflatten(subtrees)
+
+
+def broadcast_prefix(
+    prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> list[Any]:
+    """The leaves of ``prefix_tree``, each repeated once per leaf of the subtree of
+    ``full_tree`` it sits over (the leaf list :func:`tree_broadcast` unflattens)."""
+    result: list[Any] = []
+
+    def extend(x, subtree):
+        result.extend([x] * tree_structure(subtree).num_leaves)
+
+    try:
+        tree_map(extend, prefix_tree, full_tree, is_leaf=is_leaf)
+    except ValueError:
+        err = next(_prefix_errors((), prefix_tree, full_tree, None), None)
+        if err is None:
+            raise
+        raise err("broadcast_prefix prefix_tree") from None
+    return result
+
+
+def tree_broadcast(
+    prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> Any:
+    """``full_tree``'s structure with each leaf replaced by the ``prefix_tree`` leaf above it."""
+    return tree_structure(full_tree).unflatten(broadcast_prefix(prefix_tree, full_tree, is_leaf))
+
+
+class _PytreeLeaf:
+    """Stands in for every leaf of a structure rebuilt only to explain a mismatch."""
+
+    def __repr__(self) -> str:
+        return "pytree leaf"
+
+
+def _is_none(x: Any) -> bool:
+    return x is None
+
+
+def flatten_axes(name: str, treedef: Any, axis_tree: Any) -> list[Any]:
+    """One entry of ``axis_tree`` per leaf of ``treedef``: ``axis_tree`` (an ``in_axes``-
+    style spec whose leaves, ``None`` included, are per-subtree settings) must be a
+    prefix of the structure, and each of its leaves is repeated over the leaves below it.
+
+    Works on treedefs alone, so no user unflatten function is called unless the spec
+    does not fit; then the ``ValueError`` names the key paths where they part, with
+    ``name`` (e.g. ``"vmap in_axes"``) as the spec's name.
+    """
+    spec_leaves, spec_def = tree_flatten(axis_tree, is_leaf=_is_none)
+    out: list[Any] = []
+
+    def fill(i: int, spec: Any, full: Any) -> int:
+        if treedef_is_strict_leaf(spec):
+            out.extend([spec_leaves[i]] * full.num_leaves)
+            return i + 1
+        spec_children, full_children = spec.children(), full.children()
+        if (
+            treedef_is_strict_leaf(full)
+            or len(spec_children) != len(full_children)
+            or spec.node_data() != full.node_data()
+        ):
+            raise ValueError
+        for s, f in zip(spec_children, full_children):
+            i = fill(i, s, f)
+        return i
+
+    try:
+        fill(0, spec_def, treedef)
+    except ValueError:
+        dummy = treedef.unflatten([_PytreeLeaf()] * treedef.num_leaves)
+        errors = prefix_errors(axis_tree, dummy)
+        details = "\n  ".join(e(name).args[0] for e in errors)
+        raise ValueError(
+            f"{name} specification must be a tree prefix of the corresponding value; "
+            f"\n  Mismatch details ({len(errors)} found):\n  {details}"
+        ) from None
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Structure-mismatch explanations (JAX's "pytree structure error" messages)
+# ---------------------------------------------------------------------------
+
+
+def _key_label(k: Any) -> str:
+    """A key entry as the mismatch messages list it: the bare key."""
+    attr = _KEY_VALUE_ATTR.get(type(k))
+    return str(k) if attr is None else str(getattr(k, attr))
+
+
+def _prefix_errors(
+    key_path: tuple, prefix_tree: Any, full_tree: Any, is_leaf: Callable | None
+) -> Iterator[Callable[[str], ValueError]]:
+    """Why ``prefix_tree`` is not a prefix of ``full_tree``: one error factory per place
+    where they part, walking both trees in key order.
+
+    Each factory takes the name the message gives the prefix tree (``"tree_map tree"``).
+    Like JAX, ``is_leaf`` is applied at the root only.
+    """
+    if treedef_is_strict_leaf(tree_structure(prefix_tree, is_leaf)):
+        return  # a leaf is a prefix of anything
+    where = keystr(key_path)
+    if type(prefix_tree) is not type(full_tree):
+        p_type, f_type = type(prefix_tree), type(full_tree)
+        yield lambda name: ValueError(
+            "pytree structure error: different types at key path\n"
+            f"    {name}{where}\n"
+            f"At that key path, the prefix pytree {name} has a subtree of type\n"
+            f"    {p_type}\n"
+            "but at the same key path the full pytree has a subtree of different type\n"
+            f"    {f_type}."
+        )
+        return
+    p_children, p_meta = flatten_one_level(prefix_tree)
+    f_children, f_meta = flatten_one_level(full_tree)
+    p_children, f_children = tuple(p_children), tuple(f_children)
+    p_keys = tuple(k for k, _ in flatten_one_level_with_keys(prefix_tree)[0])
+    f_keys = tuple(k for k, _ in flatten_one_level_with_keys(full_tree)[0])
+    if isinstance(prefix_tree, (list, tuple)):
+        if len(prefix_tree) != len(full_tree):
+            ty, p_len, f_len = type(prefix_tree).__name__, len(prefix_tree), len(full_tree)
+            yield lambda name: ValueError(
+                f"pytree structure error: different lengths of {ty} at key path\n"
+                f"    {name}{where}\n"
+                f"At that key path, the prefix pytree {name} has a subtree of type {ty} of "
+                f"length {p_len}, but the full pytree has a subtree of the same type but of "
+                f"length {f_len}."
+            )
+            return
+    elif len(p_children) != len(f_children):
+        try:  # keys of custom nodes need not be hashable
+            p_set, f_set = set(p_keys), set(f_keys)
+            diff = [k for k in p_keys if k not in f_set] + [k for k in f_keys if k not in p_set]
+        except TypeError:
+            diff = None
+        ty, n_p, n_f = type(prefix_tree), len(p_children), len(f_children)
+        p_labels = " ".join(map(_key_label, p_keys))
+        f_labels = " ".join(map(_key_label, f_keys))
+        diff_text = (
+            ""
+            if diff is None
+            else "so the symmetric difference on key sets is\n    "
+            + " ".join(map(_key_label, diff))
+        )
+        yield lambda name: ValueError(
+            "pytree structure error: different numbers of pytree children at key path\n"
+            f"    {name}{where}\n"
+            f"At that key path, the prefix pytree {name} has a subtree of type\n"
+            f"    {ty}\n"
+            f"with {n_p} child keys\n"
+            f"    {p_labels}\n"
+            "but at the same key path the full pytree has a subtree of the same type but "
+            f"with {n_f} child keys\n"
+            f"    {f_labels}\n" + diff_text
+        )
+        return
+    if p_meta != f_meta:
+        ty, p_text, f_text = type(prefix_tree), str(p_meta), str(f_meta)
+        delta = textwrap.indent(
+            "\n".join(difflib.ndiff(p_text.splitlines(), f_text.splitlines())), "    "
+        )
+        yield lambda name: ValueError(
+            "pytree structure error: different pytree metadata at key path\n"
+            f"    {name}{where}\n"
+            f"At that key path, the prefix pytree {name} has a subtree of type\n"
+            f"    {ty}\n"
+            "with metadata\n"
+            f"    {p_text}\n"
+            "but at the same key path the full pytree has a subtree of the same type but "
+            "with metadata\n"
+            f"    {f_text}\n"
+            "so the diff in the metadata at these pytree nodes is\n"
+            f"{delta}"
+        )
+        return
+    for k, p_child, f_child in zip(p_keys, p_children, f_children):
+        yield from _prefix_errors((*key_path, k), p_child, f_child, None)
+
+
+def prefix_errors(
+    prefix_tree: Any, full_tree: Any, is_leaf: Callable[[Any], bool] | None = None
+) -> list[Callable[[str], ValueError]]:
+    """Every place where ``prefix_tree`` fails to be a prefix of ``full_tree``, as
+    ``ValueError`` factories taking the name to give the prefix tree in the message
+    (for callers such as ``vmap``'s ``in_axes`` checks)."""
+    return list(_prefix_errors((), prefix_tree, full_tree, is_leaf))
 
 
 # ---------------------------------------------------------------------------
@@ -338,14 +570,17 @@ def _path_pred(is_leaf: Callable | None, is_leaf_takes_path: bool) -> Callable |
 
 
 def tree_flatten_with_path(
-    tree: Any, is_leaf: Callable | None = None, *, is_leaf_takes_path: bool = False
+    tree: Any, is_leaf: Callable | None = None, is_leaf_takes_path: bool = False
 ) -> tuple[list[tuple[KeyPath, Any]], Any]:
-    """Like :func:`tree_flatten` but each leaf comes with its key path."""
+    """Like :func:`tree_flatten` but each leaf comes with its key path.
+
+    With ``is_leaf_takes_path=True``, ``is_leaf`` is called as ``is_leaf(path, x)``.
+    """
     return default_registry.flatten_with_path(tree, _path_pred(is_leaf, is_leaf_takes_path))
 
 
 def tree_leaves_with_path(
-    tree: Any, is_leaf: Callable | None = None, *, is_leaf_takes_path: bool = False
+    tree: Any, is_leaf: Callable | None = None, is_leaf_takes_path: bool = False
 ) -> list[tuple[KeyPath, Any]]:
     """``(key_path, leaf)`` pairs of ``tree``."""
     return default_registry.flatten_with_path(tree, _path_pred(is_leaf, is_leaf_takes_path))[0]
@@ -364,9 +599,11 @@ def tree_map_with_path(
     )
     if not rest:
         return treedef.unflatten([f(p, x) for p, x in pairs])
-    plain_is_leaf = None if is_leaf is None or is_leaf_takes_path else is_leaf
-    others = _flatten_rest("tree_map_with_path", treedef, rest, plain_is_leaf)
-    return treedef.unflatten([f(p, x, *xs) for (p, x), *xs in zip(pairs, *others, strict=True)])
+    root_is_leaf = is_leaf
+    if is_leaf is not None and is_leaf_takes_path:
+        root_is_leaf = lambda x: is_leaf((), x)  # the mismatch search starts at the root
+    others = _flatten_rest_up_to("tree_map_with_path", treedef, tree, rest, root_is_leaf)
+    return treedef.unflatten([f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)])
 
 
 def _key_value_attrs() -> dict[type, str]:
@@ -418,6 +655,12 @@ _registered_types: set[type] = {tuple, list, dict, type(None)}
 
 
 def _claim_type(nodetype: type, what: str = "") -> None:
+    """Refuse a type that is not a class or is already a node (before any registry sees it)."""
+    if not isinstance(nodetype, type):
+        raise TypeError(
+            f"register_{'dataclass' if what else 'pytree_node'}: nodetype must be a type, "
+            f"got {nodetype!r}"
+        )
     if nodetype in _registered_types:
         raise ValueError(f"Duplicate custom {what}PyTreeDef type registration for {nodetype!r}.")
     _registered_types.add(nodetype)
@@ -492,46 +735,51 @@ def register_dataclass(
     drop_fields: Sequence[str] = (),
 ) -> Typ:
     """Register a dataclass-like type whose ``data_fields`` are children and
-    ``meta_fields`` are static (part of the treedef; must be hashable).
+    ``meta_fields`` are static (part of the treedef, so hashable).
 
-    With neither field list given, ``nodetype`` must be a dataclass: fields with
-    ``init=True`` are data fields, except those declared with
-    ``field(metadata=dict(static=True))``, which are meta fields.  Usable as a
-    decorator.  The type is rebuilt as ``nodetype(**fields)``.
+    With neither field list given, ``nodetype`` must be a dataclass: every field is a
+    data field except those declared with ``field(metadata=dict(static=True))``
+    (see ``olympus.tree.static``), which are meta fields. The two lists must together
+    name exactly the dataclass's ``init=True`` fields not in ``drop_fields``. Usable as a
+    decorator. Instances are rebuilt as ``nodetype(**fields)``.
     """
     if data_fields is None or meta_fields is None:
         if (data_fields is None) != (meta_fields is None):
             raise TypeError(
-                "register_dataclass: data_fields and meta_fields must both be given or both be "
-                f"omitted; got data_fields={data_fields!r}, meta_fields={meta_fields!r}."
+                "register_dataclass: data_fields and meta_fields must both be specified when "
+                f"either is specified. Got {data_fields=} {meta_fields=}."
             )
         if not dataclasses.is_dataclass(nodetype):
             raise TypeError(
-                "register_dataclass: data_fields and meta_fields are required when nodetype is "
-                f"not a dataclass; got nodetype={nodetype!r}."
+                "register_dataclass: data_fields and meta_fields are required when nodetype "
+                f"is not a dataclass. Got {nodetype=}."
             )
-        data_fields, meta_fields = [], []
-        for f in dataclasses.fields(nodetype):
-            if not f.init or f.name in drop_fields:
-                continue
-            (meta_fields if f.metadata.get("static", False) else data_fields).append(f.name)
+        # As in JAX, inference takes every field; init=False or dropped fields are then
+        # reported as unexpected below.
+        fields = dataclasses.fields(nodetype)
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+    # Copies: later changes to the caller's lists must not change the registration.
     data_fields = tuple(data_fields)
     meta_fields = tuple(meta_fields)
+    given = {*meta_fields, *data_fields}
     if dataclasses.is_dataclass(nodetype):
-        init_fields = {f.name for f in dataclasses.fields(nodetype) if f.init} - set(drop_fields)
-        given = {*data_fields, *meta_fields}
+        init_fields = {f.name for f in dataclasses.fields(nodetype) if f.init}
+        init_fields.difference_update(drop_fields)
         if given != init_fields:
             msg = (
-                "register_dataclass: data_fields and meta_fields must together name exactly the "
-                "dataclass fields with init=True."
+                "data_fields and meta_fields must include all dataclass fields with "
+                "``init=True`` and only them."
             )
             if missing := init_fields - given:
-                msg += (
-                    f" Missing fields: {sorted(missing)} (add them to drop_fields to ignore them)."
-                )
+                msg += f" Missing fields: {missing}. Add them to drop_fields to suppress this error."
             if unexpected := given - init_fields:
-                msg += f" Unexpected fields: {sorted(unexpected)}."
+                msg += f" Unexpected fields: {unexpected}."
             raise ValueError(msg)
+    if overlap := set(data_fields) & set(meta_fields):
+        raise ValueError(
+            f"data_fields and meta_fields must not overlap. Overlapping fields: {overlap}."
+        )
     _claim_type(nodetype, "dataclass ")
     for reg in _all_registries():
         reg.register_dataclass_node(nodetype, list(data_fields), list(meta_fields))
