@@ -467,3 +467,39 @@ def test_family_jit_and_vmap():
     np.testing.assert_allclose(olympus.vmap(lambda v: S.bessel_jn(v, v=2))(x[0]),
                                np.moveaxis(np.asarray(S.bessel_jn(x[0], v=2)), 0, 1),
                                rtol=1e-6, atol=1e-7)
+
+
+def test_lpmn_and_lpmn_values():
+    """Values and derivatives against `scipy.special.assoc_legendre_p_all` (the same
+    Condon-Shortley phase; SciPy's norm=True leaves out the 1/sqrt(2 pi) that JAX's
+    spherical-harmonic normalization has). The derivative limits at z = +-1, the
+    deprecation warning and the errors are reference JAX 0.10.2's."""
+    z = np.array([-0.9, -0.3, 0.0, 0.5, 0.95])
+    ref = np.transpose(ss.assoc_legendre_p_all(4, 4, z, diff_n=1)[:, :, :5], (0, 2, 1, 3))
+    ref_norm = np.transpose(ss.assoc_legendre_p_all(4, 4, z, norm=True)[0, :, :5], (1, 0, 2))
+    with x64(True):
+        with pytest.warns(DeprecationWarning, match="lpmn is deprecated"):
+            p, d = S.lpmn(4, 4, z)
+        assert p.shape == d.shape == (5, 5, 5) and p.dtype == np.float64
+        np.testing.assert_allclose(p, ref[0], atol=1e-12)
+        np.testing.assert_allclose(d, ref[1], atol=1e-11)
+        with pytest.warns(DeprecationWarning, match="lpmn_values is deprecated"):
+            values = S.lpmn_values(4, 4, z, True)
+        np.testing.assert_allclose(values, ref_norm / np.sqrt(2 * np.pi), atol=1e-12)
+        with pytest.warns(DeprecationWarning):
+            _, d = S.lpmn(3, 3, np.array([-1.0, 1.0]))
+        inf = np.inf
+        np.testing.assert_array_equal(d[..., 0], [[0, 1, -3, 6], [0, -inf, inf, -inf],
+                                                  [0, 0, 6, -30], [0, 0, 0, 0]])
+        np.testing.assert_array_equal(d[..., 1], [[0, 1, 3, 6], [0, inf, inf, inf],
+                                                  [0, 0, -6, -30], [0, 0, 0, 0]])
+    with pytest.warns(DeprecationWarning):
+        p, _ = olympus.jit(lambda z: S.lpmn(2, 2, z))(z.astype(np.float32))
+        assert p.dtype == np.float32
+        np.testing.assert_allclose(p, ref[0][:3, :3], rtol=1e-5, atol=1e-6)
+        with pytest.raises(NotImplementedError, match="m!=n are not yet supported"):
+            S.lpmn(2, 3, z)
+        with pytest.raises(ValueError, match="z must be a 1D array"):
+            S.lpmn_values(2, 2, np.ones((2, 2)), False)
+        with pytest.raises(TypeError, match="z.dtype=int32 is not supported"):
+            S.lpmn(2, 2, np.array([1, 2], np.int32))

@@ -6,7 +6,7 @@ Each submodule is imported on first access (``olympus.scipy.linalg`` or
 import importlib as _importlib
 
 __all__ = ["cluster", "fft", "integrate", "interpolate", "linalg", "ndimage", "optimize",
-           "signal", "spatial", "special", "stats"]
+           "signal", "sparse", "spatial", "special", "stats"]
 
 _SUBMODULES = frozenset(__all__)
 

@@ -1,10 +1,12 @@
-"""Bessel functions of the first kind (`bessel_jn`) and spherical harmonics (`sph_harm_y`)
-for `olympus.scipy.special`, both by recurrences."""
+"""Bessel functions of the first kind (`bessel_jn`), spherical harmonics (`sph_harm_y`) and
+the associated Legendre functions (`lpmn`, `lpmn_values`) for `olympus.scipy.special`, all
+by recurrences."""
 
 from __future__ import annotations
 
 import functools
 import math
+import warnings
 
 import numpy as np
 
@@ -120,3 +122,98 @@ def _sph_harm_y(n, m, theta, phi, n_max):
     odd = jnp.fmod(am, 2) == 1
     neg_m = jnp.where(odd, -jnp.conj(y), jnp.conj(y))
     return jnp.where(m < 0, neg_m, y)
+
+
+def _check_legendre_args(m, n, z):
+    z = jnp.asarray(z)
+    if z.dtype not in (np.float32, np.float64):
+        raise TypeError(
+            f"z.dtype={z.dtype} is not supported, see docstring for supported types.")
+    if z.ndim != 1:
+        raise ValueError("z must be a 1D array.")
+    m = concrete_int(m, "Argument m of lpmn.")
+    n = concrete_int(n, "Argument n of lpmn.")
+    if m != n:
+        raise NotImplementedError("Computations for m!=n are not yet supported.")
+    if n < 0:
+        raise ValueError(f"lpmn: n must be a non-negative integer, got {n}.")
+    return n, z
+
+
+def _deprecated(name):
+    warnings.warn(f"jax.scipy.special.{name} is deprecated; no replacement is planned.",
+                  DeprecationWarning, stacklevel=3)
+
+
+def lpmn(m: int, n: int, z):
+    """The associated Legendre functions P_l^k(z) of the first kind (with the
+    Condon-Shortley phase, unnormalized) and their derivatives in z, for orders k and
+    degrees l up to `n` (= `m`): two arrays of shape (m + 1, n + 1, len(z)), indexed
+    [order, degree, point]. Deprecated, as in JAX."""
+    _deprecated("lpmn")
+    l_max, z = _check_legendre_args(m, n, z)
+    return _lpmn(z, l_max)
+
+
+def lpmn_values(m: int, n: int, z, is_normalized: bool):
+    """The values of `lpmn`, or with `is_normalized` the functions scaled by
+    sqrt((2l + 1) / (4 pi) (l - k)! / (l + k)!) (orthonormal spherical harmonics).
+    Deprecated, as in JAX."""
+    _deprecated("lpmn_values")
+    l_max, z = _check_legendre_args(m, n, z)
+    return _legendre_table(z, l_max, bool(is_normalized))
+
+
+@functools.partial(olympus.jit, static_argnums=(1, 2))
+def _legendre_table(x, l_max, normalized):
+    """P[k, l, :] for 0 <= k, l <= l_max by the upward recurrence in the degree, every
+    order at once; the entries with l < k are zero."""
+    dt = x.dtype
+    k = jnp.arange(l_max + 1, dtype=dt)[:, None]
+    s = jnp.sqrt(1 - x * x)
+    # The diagonal P_k^k: a running product over the order.
+    kk = jnp.arange(1, l_max + 1, dtype=dt)[:, None]
+    if normalized:
+        first, factors = 0.5 / math.sqrt(math.pi), -jnp.sqrt(1 + 0.5 / kk) * s
+    else:
+        first, factors = 1.0, (1 - 2 * kk) * s
+    diag = jnp.concatenate([jnp.ones((1,) + x.shape, dt),
+                            jnp.cumprod(factors, axis=0)], axis=0) * first
+    cols = [jnp.where(k == 0, diag, 0.0)]  # degree 0
+    prev2 = jnp.zeros_like(diag)
+    for deg in range(1, l_max + 1):
+        lf = float(deg)
+        below = k < deg  # orders for which the recurrence applies
+        if normalized:
+            a = jnp.sqrt((4 * lf * lf - 1) / jnp.where(below, lf * lf - k * k, 1.0))
+            b = jnp.sqrt(jnp.maximum((lf - 1) ** 2 - k * k, 0.0) / (4 * (lf - 1) ** 2 - 1))
+            rec = a * (x * cols[-1] - b * prev2)
+        else:
+            rec = ((2 * lf - 1) * x * cols[-1] - (lf + k - 1) * prev2) / jnp.where(
+                below, lf - k, 1.0)
+        col = jnp.where(below, rec, jnp.where(k == deg, diag, 0.0))
+        prev2 = cols[-1]
+        cols.append(col)
+    return jnp.stack(cols, axis=1).astype(dt)
+
+
+@functools.partial(olympus.jit, static_argnums=(1,))
+def _lpmn(x, l_max):
+    p = _legendre_table(x, l_max, False)
+    dt = x.dtype
+    k = jnp.arange(l_max + 1, dtype=dt)[:, None, None]
+    deg = jnp.arange(l_max + 1, dtype=dt)[None, :, None]
+    p_lower = jnp.concatenate([jnp.zeros_like(p[:, :1]), p[:, :-1]], axis=1)  # P_{l-1}^k
+    # (x^2 - 1) dP_l^k/dx = l x P_l^k - (l + k) P_{l-1}^k inside (-1, 1) ...
+    edge = jnp.abs(x) == 1
+    safe = jnp.where(edge, 0.5, x * x - 1)
+    inner = (deg * x * p - (deg + k) * p_lower) / safe
+    # ... and its limits at x = +-1: l(l+1)/2 for k = 0, infinite for k = 1,
+    # -(l-1)l(l+1)(l+2)/4 for k = 2 (times the parity x^(l+1) or x^l), zero beyond.
+    parity = jnp.where((deg % 2 == 1) & (x < 0), -1.0, 1.0)  # x^l at x = +-1
+    limit = jnp.where(k == 0, jnp.sign(x) * parity * deg * (deg + 1) / 2,
+                      jnp.where(k == 1, parity * np.inf,
+                                jnp.where(k == 2, -jnp.sign(x) * parity * (deg - 1) * deg
+                                          * (deg + 1) * (deg + 2) / 4, 0.0)))
+    d = jnp.where(edge, limit, inner) + 0.0  # (no -0.0 from the sign factors)
+    return p, jnp.where(k <= deg, d, 0.0).astype(dt)

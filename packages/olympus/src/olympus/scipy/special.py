@@ -22,9 +22,9 @@ __all__ = [
     "dawsn", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit",
     "expn", "factorial", "fresnel", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
     "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
-    "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "owens_t", "poch",
-    "polygamma", "rel_entr", "sici", "softmax", "spence", "sph_harm_y", "wofz", "xlog1py",
-    "xlogy", "zeta",
+    "loggamma", "logit", "logsumexp", "lpmn", "lpmn_values", "multigammaln", "ndtr", "ndtri",
+    "owens_t", "poch", "polygamma", "rel_entr", "sici", "softmax", "spence", "sph_harm_y",
+    "wofz", "xlog1py", "xlogy", "zeta",
 ]
 
 
@@ -309,14 +309,14 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     return out
 
 
-def softmax(x, axis=None):
+def softmax(x, /, *, axis=None):
     """exp(x) / sum(exp(x)) along `axis` (all axes by default, as SciPy)."""
     from ..nn import softmax as _softmax
 
     return _softmax(x, axis=axis)
 
 
-def log_softmax(x, axis=None):
+def log_softmax(x, /, *, axis=None):
     """log(softmax(x)) along `axis` (all axes by default, as SciPy)."""
     from ..nn import log_softmax as _log_softmax
 
@@ -325,7 +325,7 @@ def log_softmax(x, axis=None):
 
 # --- the families written on the public olympus.numpy / olympus.lax API --------------------
 
-from ._special_bessel_harmonics import bessel_jn, sph_harm_y  # noqa: E402
+from ._special_bessel_harmonics import bessel_jn, lpmn, lpmn_values, sph_harm_y  # noqa: E402
 from ._special_elementary import boxcox, boxcox1p, kl_div, rel_entr  # noqa: E402
 from ._special_error_functions import dawsn, erfcx, fresnel, owens_t, wofz  # noqa: E402
 from ._special_gamma import (  # noqa: E402

@@ -100,7 +100,10 @@ class gaussian_kde:
         return _kernel_sum(False, self.dataset.T, self.weights, points.T, self.inv_cov)
 
     __call__ = evaluate
-    pdf = evaluate
+
+    def pdf(self, x):
+        """The density at `x` (`evaluate` under SciPy's other name)."""
+        return self.evaluate(x)
 
     def logpdf(self, x):
         """The log density at `x`, summed in log space (no underflow far out)."""
