@@ -78,8 +78,6 @@ _AWAITING = {
     ("jax.numpy", "float8_e4m3fnuz"): "issue 24 (narrow float dtypes)",
     ("jax.numpy", "float8_e5m2"): "issue 24 (narrow float dtypes)",
     ("jax.numpy", "float8_e5m2fnuz"): "issue 24 (narrow float dtypes)",
-    ("jax.scipy", "stats"): "issue 24 (scipy)",
-    ("jax.scipy.stats", "*"): "issue 24 (scipy)",
 }
 
 

@@ -235,3 +235,271 @@ def test_jit_and_vmap(name):
     np.testing.assert_allclose(olympus.vmap(f)(x), eager, rtol=1e-6, atol=1e-7)
     lse = olympus.vmap(lambda r: S.logsumexp(r))(jnp.asarray(x))
     np.testing.assert_allclose(lse, ss.logsumexp(x, axis=1), rtol=1e-6)
+
+
+# --- the gamma, error-function, integral, hypergeometric and harmonic families -------------
+
+def _families(r):
+    """name -> (olympus fn, scipy fn, float64 arguments, float32 rtol); one call per case
+    covers each function's regions (series, continued fraction, asymptotic)."""
+    n = 60
+    xs = np.concatenate([np.linspace(-9.5, 9.5, 39), r.uniform(-40, 40, 20)])
+    xp = np.concatenate([np.linspace(0.05, 12, 40), r.uniform(12, 60, 20)])
+    return {
+        "gamma": (S.gamma, ss.gamma, (np.linspace(-5.5, 30.3, n),), 3e-5),
+        "gammasgn": (S.gammasgn, ss.gammasgn, (xs,), 0),
+        "loggamma": (S.loggamma, ss.loggamma, (xp,), 3e-5),
+        "factorial": (S.factorial, ss.factorial, (np.linspace(-2, 25, 28),), 3e-5),
+        "comb": (S.comb, ss.comb, (r.integers(0, 30, n) * 1.0, r.integers(-2, 30, n) * 1.0),
+                 3e-5),
+        "beta": (S.beta, ss.beta, (r.uniform(-5, 5, n), r.uniform(0.1, 5, n)), 3e-5),
+        "poch": (S.poch, ss.poch, (r.uniform(0.1, 5, n), r.uniform(-3, 5, n)), 3e-5),
+        "erfcx": (S.erfcx, ss.erfcx, (np.clip(xs, -9, None),), 1e-5),
+        "dawsn": (S.dawsn, ss.dawsn, (xs,), 3e-6),
+        "fresnel": (S.fresnel, ss.fresnel, (np.concatenate([xs, [1e3 + 0.25]]),), 3e-6),
+        "owens_t": (S.owens_t, ss.owens_t, (r.uniform(-8, 8, n), r.uniform(-5, 5, n)), 1e-5),
+        "exp1": (S.exp1, ss.exp1, (xp,), 1e-5),
+        "expi": (S.expi, ss.expi, (xs,), 1e-5),
+        "expn": (S.expn, ss.expn, (r.integers(0, 12, n) * 1.0, r.uniform(0, 20, n)), 1e-5),
+        "sici": (S.sici, ss.sici, (xs,), 1e-5),
+        "spence": (S.spence, ss.spence, (np.concatenate([xp, [0.3, 0.5, 1.0, 2.0]]),), 3e-6),
+        "hyp1f1": (S.hyp1f1, ss.hyp1f1,
+                   (r.uniform(-3, 3, n), r.uniform(0.5, 4, n),
+                    np.concatenate([r.uniform(-30, 30, n - 5), [55, 60, 70, -110, 0.0]])),
+                   5e-5),
+        "hyp2f1": (S.hyp2f1, ss.hyp2f1,
+                   (r.uniform(-2, 2, n), r.uniform(-2, 2, n), r.uniform(0.5, 4, n),
+                    r.uniform(-5, 0.95, n)), 5e-5),
+        "kl_div": (S.kl_div, ss.kl_div, (r.uniform(0.01, 3, n), r.uniform(0.01, 3, n)), 1e-5),
+        "rel_entr": (S.rel_entr, ss.rel_entr, (r.uniform(-1, 3, n), r.uniform(-1, 3, n)),
+                     1e-5),
+        "boxcox": (S.boxcox, ss.boxcox, (r.uniform(0.1, 3, n), r.uniform(-2, 2, n)), 1e-5),
+        "boxcox1p": (S.boxcox1p, ss.boxcox1p, (r.uniform(-0.9, 3, n), r.uniform(-2, 2, n)),
+                     1e-5),
+    }
+
+
+FAMILY_NAMES = sorted(_families(_rng(20)))
+
+
+def _check_family(name, dtype, rtol):
+    f, ref, args, rtol32 = _families(_rng(20))[name]
+    args = tuple(a.astype(dtype) for a in args)
+    got = f(*args)
+    want = ref(*(a.astype(np.float64) for a in args))
+    rtol = rtol32 if dtype == np.float32 else rtol
+    for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
+        assert g.dtype == dtype
+        np.testing.assert_allclose(np.asarray(g, np.float64), w, rtol=rtol,
+                                   atol=1e-6 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("name", FAMILY_NAMES)
+def test_family_values_float32(name):
+    _check_family(name, np.float32, None)
+
+
+@pytest.mark.parametrize("name", FAMILY_NAMES)
+def test_family_values_float64(name):
+    with x64():
+        _check_family(name, np.float64, 3e-12)
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (2, 3)])
+def test_family_shapes_and_complex_inputs(shape):
+    r = _rng(21)
+    x = r.uniform(0.5, 4, shape).astype(np.float32)
+    assert S.gamma(x).shape == shape and S.expi(x).shape == shape
+    assert S.owens_t(x, np.float32(0.5)).shape == shape
+    z = (r.uniform(-6, 6, shape) + 1j * r.uniform(-6, 6, shape)).astype(np.complex64)
+    np.testing.assert_allclose(S.wofz(z), ss.wofz(z.astype(complex)), rtol=2e-5, atol=1e-6)
+    np.testing.assert_allclose(S.erfcx(z), ss.erfcx(z.astype(complex)), rtol=2e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(S.gamma(z / 3), ss.gamma(z.astype(complex) / 3), rtol=2e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(S.loggamma(z), ss.loggamma(z.astype(complex)), rtol=2e-5,
+                               atol=1e-5)
+    assert S.wofz(np.float32(1.0)).dtype == np.complex64
+
+
+def test_family_complex128_and_integer_inputs():
+    with x64():
+        z = _rng(22).uniform(-15, 15, 40) + 1j * _rng(23).uniform(-15, 15, 40)
+        np.testing.assert_allclose(S.loggamma(z), ss.loggamma(z), rtol=1e-13)
+        np.testing.assert_allclose(S.wofz(z), ss.wofz(z), rtol=1e-12)
+        a, b, x = np.array([0.5, -1.3, 2.2]), np.array([1.5, 2.5, 0.7]), np.array([150., 300, 700])
+        np.testing.assert_allclose(S.hyp1f1(a, b, x), ss.hyp1f1(a, b, x), rtol=1e-12)
+    assert S.erfcx(2).dtype == np.float32
+    np.testing.assert_allclose(S.exp1(2), ss.exp1(2.0), rtol=1e-6)
+    np.testing.assert_allclose(S.comb(10, 3), 120, rtol=1e-5)
+
+
+def test_bernoulli_bessel_jn_sph_harm_y_multigammaln():
+    np.testing.assert_allclose(S.bernoulli(40), ss.bernoulli(40), rtol=1e-6)
+    assert S.bernoulli(0).shape == (1,) and S.bernoulli(6).dtype == np.float32
+    z = _rng(24).uniform(-15, 15, (2, 5)).astype(np.float32)
+    got = S.bessel_jn(z, v=4)
+    assert got.shape == (5, 2, 5)
+    want = np.stack([ss.jv(k, z.astype(np.float64)) for k in range(5)])
+    # (JAX 0.10.2 gives NaN in float32 for |z| below ~2: its recurrence overflows.)
+    np.testing.assert_allclose(got, want, atol=2e-6)
+    np.testing.assert_allclose(S.bessel_jn(np.float32(0.0), v=1), [1.0, 0.0])
+    r = _rng(25)
+    n = r.integers(0, 6, 30)
+    m = r.integers(-6, 7, 30)
+    th, ph = r.uniform(0, np.pi, 30), r.uniform(0, 2 * np.pi, 30)
+    np.testing.assert_allclose(S.sph_harm_y(n, m, th.astype(np.float32), ph.astype(np.float32)),
+                               ss.sph_harm_y(n, m, th, ph), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(S.sph_harm_y(3, -2, 0.4, 1.1, n_max=5),
+                               ss.sph_harm_y(3, -2, 0.4, 1.1), rtol=1e-5)
+    np.testing.assert_allclose(S.multigammaln(np.array([2.0, 3.5]), 3),
+                               ss.multigammaln(np.array([2.0, 3.5]), 3), rtol=1e-5)
+
+
+def test_family_special_values():
+    """Out-of-support arguments give what reference JAX 0.10.2 gives (recorded)."""
+    nan, inf = np.nan, np.inf
+    f32 = lambda v: np.array(v, np.float32)  # noqa: E731
+    np.testing.assert_array_equal(S.gammasgn(f32([-2, -1.5, -0.5, 0, -0.0, inf, -inf, nan])),
+                                  [nan, 1, -1, 1, -1, 1, nan, nan])
+    np.testing.assert_array_equal(S.loggamma(f32([-2, -1.5, 0])), [nan, nan, nan])
+    np.testing.assert_array_equal(S.factorial(f32([-1])), [0])
+    np.testing.assert_array_equal(S.comb(f32([5, 5, -1]), f32([6, -1, 1])), [0, 0, 0])
+    np.testing.assert_array_equal(S.erfcx(f32([-30, inf, -inf, nan])), [inf, 0, inf, nan])
+    np.testing.assert_array_equal(S.dawsn(f32([0, inf, nan])), [0, 0, nan])
+    np.testing.assert_array_equal(S.exp1(f32([-1, 0, inf, nan])), [nan, inf, 0, nan])
+    np.testing.assert_array_equal(S.expn(f32([-1, 2, 2, 0, 1]), f32([1, -1, 0, 0, 0])),
+                                  [nan, nan, 1, inf, inf])
+    si, ci = S.sici(f32([0, inf, -inf, nan]))
+    np.testing.assert_array_equal(si, f32([0, np.pi / 2, -np.pi / 2, nan]))
+    np.testing.assert_array_equal(ci, [-inf, 0, nan, nan])
+    s, c = S.fresnel(f32([0, inf, -inf, nan]))
+    np.testing.assert_array_equal(s, [0, 0.5, -0.5, nan])
+    np.testing.assert_array_equal(c, [0, 0.5, -0.5, nan])
+    np.testing.assert_array_equal(S.spence(f32([-1, 0, 1, nan])),
+                                  f32([nan, np.pi ** 2 / 6, 0, nan]))
+    np.testing.assert_array_equal(S.hyp1f1(f32([0, 1, 1]), f32([1, 1, 0]), f32([1, 2, 1])),
+                                  f32([1, np.exp(2), inf]))
+    np.testing.assert_allclose(S.hyp2f1(f32([1, 1, 1]), f32([1, 1, 2]), f32([0, 2, 4]),
+                                        f32([0.5, 0, 1])), [inf, 1, 3], rtol=1e-5)
+    np.testing.assert_allclose(S.owens_t(f32([0, inf]), f32([1, 1])), [0.125, 0], atol=1e-7)
+    np.testing.assert_array_equal(S.kl_div(f32([0, 1, -1]), f32([1, 0, 1])), [1, inf, inf])
+    np.testing.assert_array_equal(S.rel_entr(f32([0, 1, 0]), f32([1, 0, 0])), [0, inf, 0])
+    np.testing.assert_array_equal(S.boxcox(f32([-1]), f32([2])), [nan])
+
+
+def test_family_errors():
+    """Messages recorded from reference JAX 0.10.2."""
+    with pytest.raises(ValueError, match="beta does not support complex-valued inputs."):
+        S.beta(1j, 2.0)
+    with pytest.raises(ValueError, match="dawsn does not support complex-valued inputs."):
+        S.dawsn(1j)
+    with pytest.raises(ValueError, match="jnp.poch does not support complex-valued inputs."):
+        S.poch(1j, 2.0)
+    with pytest.raises(NotImplementedError, match="factorial with exact=True"):
+        S.factorial(3, exact=True)
+    with pytest.raises(ValueError, match="n must be a non-negative integer."):
+        S.bernoulli(-1)
+    with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
+        S.bernoulli(2.0)
+    with pytest.raises(NotImplementedError, match="Support for complex-valued inputs"):
+        S.fresnel(1j)
+    with pytest.raises(TypeError, match=r"x.dtype=int32 is not supported"):
+        S.spence(np.array([1, 2], np.int32))
+    with pytest.raises(NotImplementedError, match="'diff_n' argument"):
+        S.sph_harm_y(1, 0, 0.3, 0.1, diff_n=1)
+    with pytest.raises(TypeError, match=r"gamma requires ndarray or scalar arguments, got "
+                                        r"<class 'list'> at position 0."):
+        S.gamma([1.0, 2.0])
+    with pytest.raises(TypeError, match="d argument of multigammaln"):
+        olympus.jit(S.multigammaln)(2.0, 3)
+    with pytest.raises(ValueError, match="complex input not supported."):
+        S.bessel_jn(1j, v=1)
+
+
+FAMILY_GRADS = {
+    # name -> (olympus fn of the differentiated arguments, scipy fn, points)
+    "gamma": (S.gamma, ss.gamma, ([0.7, 2.5, -1.5],)),
+    "loggamma": (S.loggamma, ss.loggamma, ([0.7, 2.5, 9.0],)),
+    "poch": (S.poch, ss.poch, ([0.7, 2.5, 3.0], [1.5, -0.5, 2.0])),
+    "erfcx": (S.erfcx, ss.erfcx, ([-1.0, 0.3, 4.0],)),
+    "dawsn": (S.dawsn, ss.dawsn, ([-1.0, 0.05, 4.0],)),
+    "fresnel_s": (lambda x: S.fresnel(x)[0], lambda x: ss.fresnel(x)[0], ([0.5, 1.7, 3.2],)),
+    "fresnel_c": (lambda x: S.fresnel(x)[1], lambda x: ss.fresnel(x)[1], ([0.5, 1.7, 3.2],)),
+    "owens_t": (S.owens_t, ss.owens_t, ([0.3, 1.2, 2.5], [0.4, 2.0, -0.7])),
+    "exp1": (S.exp1, ss.exp1, ([0.3, 1.5, 7.0],)),
+    "expi": (S.expi, ss.expi, ([-2.0, 0.3, 7.0],)),
+    "expn": (lambda x: S.expn(3.0, x), lambda x: ss.expn(3, x), ([0.3, 1.5, 7.0],)),
+    "si": (lambda x: S.sici(x)[0], lambda x: ss.sici(x)[0], ([0.3, 2.0, 9.0],)),
+    "ci": (lambda x: S.sici(x)[1], lambda x: ss.sici(x)[1], ([0.3, 2.0, 9.0],)),
+    "spence": (S.spence, ss.spence, ([0.3, 1.5, 4.0],)),
+    "hyp1f1": (S.hyp1f1, ss.hyp1f1, ([0.5, 1.5, -0.7], [1.2, 2.5, 3.0], [0.8, -2.0, 3.0])),
+    "hyp2f1": (S.hyp2f1, ss.hyp2f1,
+               ([0.5, 1.5, -0.7], [1.2, 0.3, 0.5], [2.2, 3.5, 1.7], [0.3, -0.4, 0.6])),
+    "kl_div": (S.kl_div, ss.kl_div, ([0.5, 1.5], [1.2, 0.3])),
+    "boxcox1p": (S.boxcox1p, ss.boxcox1p, ([0.5, 1.5], [1.2, -0.3])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAMILY_GRADS))
+def test_family_gradients(name):
+    """Every argument's gradient against central differences of SciPy's function."""
+    f, ref, points = FAMILY_GRADS[name]
+    with x64():
+        args = tuple(np.asarray(p, np.float64) for p in points)
+        grads = olympus.grad(lambda *a: f(*a).sum(), argnums=tuple(range(len(args))))(*args)
+        eps = 1e-6
+        for i, g in enumerate(grads):
+            up = list(args)
+            dn = list(args)
+            up[i] = args[i] + eps
+            dn[i] = args[i] - eps
+            fd = (ref(*up) - ref(*dn)) / (2 * eps)
+            np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-9, err_msg=f"argument {i}")
+
+
+def test_family_jit_and_vmap():
+    x = _rng(26).uniform(0.2, 5, (3, 4)).astype(np.float32)
+    for f in (S.expi, lambda v: S.owens_t(v, 0.7)):
+        eager = np.asarray(f(x))
+        np.testing.assert_allclose(olympus.jit(f)(x), eager, rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(olympus.vmap(f)(x), eager, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(olympus.vmap(lambda v: S.bessel_jn(v, v=2))(x[0]),
+                               np.moveaxis(np.asarray(S.bessel_jn(x[0], v=2)), 0, 1),
+                               rtol=1e-6, atol=1e-7)
+
+
+def test_lpmn_and_lpmn_values():
+    """Values and derivatives against `scipy.special.assoc_legendre_p_all` (the same
+    Condon-Shortley phase; SciPy's norm=True leaves out the 1/sqrt(2 pi) that JAX's
+    spherical-harmonic normalization has). The derivative limits at z = +-1, the
+    deprecation warning and the errors are reference JAX 0.10.2's."""
+    z = np.array([-0.9, -0.3, 0.0, 0.5, 0.95])
+    ref = np.transpose(ss.assoc_legendre_p_all(4, 4, z, diff_n=1)[:, :, :5], (0, 2, 1, 3))
+    ref_norm = np.transpose(ss.assoc_legendre_p_all(4, 4, z, norm=True)[0, :, :5], (1, 0, 2))
+    with x64(True):
+        with pytest.warns(DeprecationWarning, match="lpmn is deprecated"):
+            p, d = S.lpmn(4, 4, z)
+        assert p.shape == d.shape == (5, 5, 5) and p.dtype == np.float64
+        np.testing.assert_allclose(p, ref[0], atol=1e-12)
+        np.testing.assert_allclose(d, ref[1], atol=1e-11)
+        with pytest.warns(DeprecationWarning, match="lpmn_values is deprecated"):
+            values = S.lpmn_values(4, 4, z, True)
+        np.testing.assert_allclose(values, ref_norm / np.sqrt(2 * np.pi), atol=1e-12)
+        with pytest.warns(DeprecationWarning):
+            _, d = S.lpmn(3, 3, np.array([-1.0, 1.0]))
+        inf = np.inf
+        np.testing.assert_array_equal(d[..., 0], [[0, 1, -3, 6], [0, -inf, inf, -inf],
+                                                  [0, 0, 6, -30], [0, 0, 0, 0]])
+        np.testing.assert_array_equal(d[..., 1], [[0, 1, 3, 6], [0, inf, inf, inf],
+                                                  [0, 0, -6, -30], [0, 0, 0, 0]])
+    with pytest.warns(DeprecationWarning):
+        p, _ = olympus.jit(lambda z: S.lpmn(2, 2, z))(z.astype(np.float32))
+        assert p.dtype == np.float32
+        np.testing.assert_allclose(p, ref[0][:3, :3], rtol=1e-5, atol=1e-6)
+        with pytest.raises(NotImplementedError, match="m!=n are not yet supported"):
+            S.lpmn(2, 3, z)
+        with pytest.raises(ValueError, match="z must be a 1D array"):
+            S.lpmn_values(2, 2, np.ones((2, 2)), False)
+        with pytest.raises(TypeError, match="z.dtype=int32 is not supported"):
+            S.lpmn(2, 2, np.array([1, 2], np.int32))

@@ -15,12 +15,16 @@ from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer
 
 from .._src.eager import function as _eager_function
+from ._util import promote_args_inexact as _public_promote
 
 __all__ = [
-    "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc",
-    "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log_ndtr",
-    "log_softmax", "logit", "logsumexp", "ndtr", "ndtri", "polygamma", "softmax", "xlog1py",
-    "xlogy", "zeta",
+    "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
+    "dawsn", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit",
+    "expn", "factorial", "fresnel", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
+    "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
+    "loggamma", "logit", "logsumexp", "lpmn", "lpmn_values", "multigammaln", "ndtr", "ndtri",
+    "owens_t", "poch", "polygamma", "rel_entr", "sici", "softmax", "spence", "sph_harm_y",
+    "wofz", "xlog1py", "xlogy", "zeta",
 ]
 
 
@@ -55,43 +59,41 @@ digamma = _unary(lax.digamma, "digamma", "The digamma function, d/dx log Gamma(x
 expit = _unary(lax.logistic, "expit", "The logistic sigmoid 1 / (1 + exp(-x)).")
 
 
-def logit(x):
-    """log(x / (1 - x)), the inverse of `expit`."""
-    (x,) = _inexact(x)
-    return lax.log(lax.div(x, lax.sub(_c(x, 1), x)))
-
-
 def _where(c, x, y):
     return jnp.where(c, x, y)
+
+
+def logit(x):
+    """log(x / (1 - x)), the inverse of `expit`."""
+    (x,) = _public_promote("logit", x)
+    return jnp.log(x / (1 - x))
 
 
 def xlogy(x, y):
     """x * log(y), defined as 0 where x == 0 (also for y == 0). The gradient is taken
     through the `x != 0` branch only (so it is finite where x == 0)."""
-    x, y = _inexact(x, y)
-    x, y = prom.promote_shapes(x, y)
-    nz = jnp.not_equal(x, _c(x, 0))
-    safe_y = _where(nz, y, jnp.add(jnp.multiply(y, _c(y, 0)), _c(y, 1)))
-    return _where(nz, jnp.multiply(x, lax.log(safe_y)), jnp.multiply(x, _c(x, 0)))
+    x, y = jnp.broadcast_arrays(*_public_promote("xlogy", x, y))
+    nz = x != 0
+    safe_y = jnp.where(nz, y, jnp.ones_like(y))
+    return jnp.where(nz, x * jnp.log(safe_y), jnp.zeros_like(x))
 
 
 def xlog1py(x, y):
     """x * log1p(y), defined as 0 where x == 0."""
-    x, y = _inexact(x, y)
-    x, y = prom.promote_shapes(x, y)
-    nz = jnp.not_equal(x, _c(x, 0))
-    safe_y = _where(nz, y, jnp.multiply(y, _c(y, 0)))
-    return _where(nz, jnp.multiply(x, lax.log1p(safe_y)), jnp.multiply(x, _c(x, 0)))
+    x, y = jnp.broadcast_arrays(*_public_promote("xlog1py", x, y))
+    nz = x != 0
+    safe_y = jnp.where(nz, y, jnp.zeros_like(y))
+    return jnp.where(nz, x * jnp.log1p(safe_y), jnp.zeros_like(x))
 
 
 def entr(x):
     """-x log(x) for x > 0, 0 at 0, -inf for x < 0."""
-    (x,) = _inexact(x)
-    pos = jnp.greater(x, _c(x, 0))
-    safe = _where(pos, x, jnp.add(jnp.multiply(x, _c(x, 0)), _c(x, 1)))
-    val = lax.neg(jnp.multiply(x, lax.log(safe)))
-    return _where(pos, val, _where(jnp.equal(x, _c(x, 0)), jnp.multiply(x, _c(x, 0)),
-                                   jnp.add(jnp.multiply(x, _c(x, 0)), _c(x, -np.inf))))
+    (x,) = _public_promote("entr", x)
+    pos = x > 0
+    safe = jnp.where(pos, x, jnp.ones_like(x))
+    val = -(x * jnp.log(safe))
+    return jnp.where(pos, val, jnp.where(x == 0, jnp.zeros_like(x),
+                                           jnp.full_like(x, -np.inf)))
 
 
 def betaln(a, b):
@@ -307,15 +309,35 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     return out
 
 
-def softmax(x, axis=None):
+def softmax(x, /, *, axis=None):
     """exp(x) / sum(exp(x)) along `axis` (all axes by default, as SciPy)."""
     from ..nn import softmax as _softmax
 
     return _softmax(x, axis=axis)
 
 
-def log_softmax(x, axis=None):
+def log_softmax(x, /, *, axis=None):
     """log(softmax(x)) along `axis` (all axes by default, as SciPy)."""
     from ..nn import log_softmax as _log_softmax
 
     return _log_softmax(x, axis=axis)
+
+
+# --- the families written on the public olympus.numpy / olympus.lax API --------------------
+
+from ._special_bessel_harmonics import bessel_jn, lpmn, lpmn_values, sph_harm_y  # noqa: E402
+from ._special_elementary import boxcox, boxcox1p, kl_div, rel_entr  # noqa: E402
+from ._special_error_functions import dawsn, erfcx, fresnel, owens_t, wofz  # noqa: E402
+from ._special_gamma import (  # noqa: E402
+    bernoulli,
+    beta,
+    comb,
+    factorial,
+    gamma,
+    gammasgn,
+    loggamma,
+    multigammaln,
+    poch,
+)
+from ._special_hypergeometric import hyp1f1, hyp2f1  # noqa: E402
+from ._special_integrals import exp1, expi, expn, sici, spence  # noqa: E402

@@ -1,0 +1,5 @@
+"""`olympus.scipy.spatial`: rotations (`transform`)."""
+
+from . import transform
+
+__all__ = ["transform"]
