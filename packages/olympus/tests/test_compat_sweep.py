@@ -134,8 +134,6 @@ def _olympus_function(name):
 
 # Keywords left out, with the reason (each an open item of the named issue).
 _KEYWORDS_AWAITING = {
-    ("jit", "device"): "issue 20", ("jit", "backend"): "issue 20",
-    ("jit", "compiler_options"): "issue 20 (with the sharded jit signature)",
     ("device_put", "src"): "issue 20", ("device_put", "donate"): "issue 20",
     ("device_put", "may_alias"): "issue 20",
     ("checkpoint", "static_argnames"): "issue 18", ("checkpoint", "concrete"): "issue 18",
@@ -248,6 +246,29 @@ def test_jit_inline_keyword():
     assert float(olympus.jit(lambda x: inner(x) * 2)(3.0)) == 8.0
     partial_form = olympus.jit(inline=True)(lambda x: x - 1)
     assert float(partial_form(1.0)) == 0.0
+
+
+def test_jit_compiler_options_device_backend():
+    f = olympus.jit(lambda x: x * 2 + 1, compiler_options={"xla_cpu_enable_fast_math": False})
+    assert float(f(1.0)) == 3.0
+    assert float(f.lower(2.0).compile()(2.0)) == 5.0
+    with pytest.raises(Exception, match="No such compile option: 'not_an_option'"):
+        olympus.jit(lambda x: x + 1, compiler_options={"not_an_option": 1})(1.0)
+    with pytest.raises(TypeError, match="compiler_options must be a dict"):
+        olympus.jit(lambda x: x, compiler_options=[("a", 1)])
+    dev = olympus.devices()[0]
+    with pytest.warns(DeprecationWarning, match="backend and device argument on jit is "
+                      "deprecated"):
+        g = olympus.jit(lambda x: x + 1, device=dev)
+    y = g(1.0)
+    assert float(y) == 2.0 and y.devices() == {dev}
+    with pytest.warns(DeprecationWarning):
+        assert float(olympus.jit(lambda x: x - 1, backend="cpu")(1.0)) == 0.0
+    with pytest.warns(DeprecationWarning), pytest.raises(RuntimeError, match="tpu"):
+        olympus.jit(lambda x: x, backend="tpu")
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="in_shardings"):
+        olympus.jit(lambda x: x, device=dev, in_shardings=None,
+                    out_shardings=olympus.sharding.SingleDeviceSharding(dev))
 
 
 def test_cond_and_switch_operand_keyword():

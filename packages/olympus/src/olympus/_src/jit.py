@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -177,6 +178,7 @@ class SpecializedCall:
             tree_util.tree_leaves((dyn_args, dyn_kwargs)), dyn_args, wrapped._in_shardings,
             wrapped._out_shardings, self.out_tree, self.out_avals,
             _placement.constraint_shardings(self.closed))
+        self.compiler_options = wrapped._compiler_options
         self.executable = None
         self.lowered = None
         self._hoisted: list = []
@@ -251,7 +253,7 @@ class SpecializedCall:
                 in_avals=lowered.in_avals,  # the hoisted constants', then the kept arguments'
                 out_avals=list(self.out_avals),
                 donated_args=tuple(len(hoisted) + i for i in donated),
-                options=options,
+                options=self.compiler_options if options is None else options,
                 host_callbacks=lowered.host_callbacks,
                 devices=self.placement.devices,
                 num_partitions=self.placement.num_partitions,
@@ -347,7 +349,7 @@ class Jitted:
     """
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                 keep_unused, in_shardings=None, out_shardings=None):
+                 keep_unused, in_shardings=None, out_shardings=None, compiler_options=None):
         if not callable(fun):
             raise TypeError(f"Expected a callable value, got {fun!r}")
         self._fun = fun
@@ -362,9 +364,11 @@ class Jitted:
         self._keep_unused = keep_unused
         self._in_shardings = _placement.normalize_shardings(in_shardings, "in_shardings")
         self._out_shardings = _placement.normalize_shardings(out_shardings, "out_shardings")
+        self._compiler_options = _compiler_options(compiler_options)
         self._options = (self._static_argnums, self._static_argnames, self._donate_argnums,
                          self._donate_argnames, bool(keep_unused), self._in_shardings,
-                         self._out_shardings)
+                         self._out_shardings,
+                         tuple(sorted((self._compiler_options or {}).items())))
         # Bare PartitionSpecs are taken on the current mesh: it is part of the signature.
         self._mesh_key = in_shardings is not None or out_shardings is not None
         self._calls = _per_fun_cache(fun)
@@ -468,31 +472,71 @@ def _shard_arg_fallback(x, sharding, layout):
 Wrapped = _jax.PjitFunction
 
 
+def _compiler_options(options):
+    """`jit`'s compiler_options: None or a dict of XLA option names to hashable values."""
+    if options is None:
+        return None
+    if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
+        raise TypeError("jit: compiler_options must be a dict from XLA option names (str) "
+                        f"to values, got {options!r}")
+    try:
+        hash(tuple(options.values()))
+    except TypeError:
+        raise TypeError(f"jit: compiler_options values must be hashable, got {options!r}") from None
+    return dict(options)
+
+
+def _device_backend(device, backend, in_shardings, out_shardings):
+    """The deprecated `device`/`backend` arguments of `jit`, as the shardings they mean."""
+    warnings.warn(
+        "backend and device argument on jit is deprecated. You can use "
+        '`olympus.device_put(..., olympus.local_devices(backend="cpu")[0])` on the inputs '
+        "to the jitted function to get the same behavior.", DeprecationWarning, stacklevel=3)
+    if in_shardings is not None or out_shardings is not None:
+        raise ValueError("If backend or device is specified on jit, then in_shardings and "
+                         "out_shardings should not be specified.")
+    if backend is not None and backend != rt.default_backend():
+        raise RuntimeError(f"Unknown backend {backend!r}: this process has only "
+                           f"{rt.default_backend()!r}")
+    if device is None:
+        return None, None
+    if not isinstance(device, rt.Device):
+        raise TypeError(f"jit: device must be an olympus.Device, got {device!r}")
+    s = rt.SingleDeviceSharding(device)
+    return s, s
+
+
 def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | None = None,
         static_argnames: str | Sequence[str] | None = None,
         donate_argnums: int | Sequence[int] | None = None,
         donate_argnames: str | Sequence[str] | None = None, keep_unused: bool = False,
-        in_shardings: Any = None, out_shardings: Any = None, inline: bool = False,
-        **unsupported: Any):
+        in_shardings: Any = None, out_shardings: Any = None, device: Any = None,
+        backend: str | None = None, inline: bool = False,
+        compiler_options: dict[str, Any] | None = None, **unsupported: Any):
     """Compile `fun` with XLA: traced and compiled once per argument signature.
 
     `in_shardings` / `out_shardings` (shardings, PartitionSpecs on the current mesh, or
     pytrees of them, None for unspecified) place the computation over several devices;
     XLA's SPMD partitioner (Shardy) partitions it. Called while another function is being
     traced, a jitted function is traced into the caller's olympuspr (``inline=True`` asks
-    for exactly that).
+    for exactly that). `compiler_options` are XLA compile options (an unknown one fails at
+    compile time, as in JAX). `device` and `backend` are deprecated, as in JAX: `device`
+    runs the computation on that device.
     """
     if unsupported:
         raise TypeError(f"jit() got unexpected keyword arguments {sorted(unsupported)}")
+    if device is not None or backend is not None:
+        in_shardings, out_shardings = _device_backend(device, backend, in_shardings,
+                                                      out_shardings)
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames,
                                  donate_argnums=donate_argnums,
                                  donate_argnames=donate_argnames, keep_unused=keep_unused,
                                  in_shardings=in_shardings, out_shardings=out_shardings,
-                                 inline=inline)
+                                 inline=inline, compiler_options=compiler_options)
     state = Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
-                   keep_unused, in_shardings, out_shardings)
+                   keep_unused, in_shardings, out_shardings, compiler_options)
     name = fun_name(fun)
     wrapped = _jax.pjit(
         name, fun, state.cache_miss, list(state._static_argnums),
