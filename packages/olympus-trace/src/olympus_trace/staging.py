@@ -8,9 +8,11 @@ inline the result into the outer trace).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import inspect
 import os
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -71,6 +73,29 @@ def register_internal_dir(path: str) -> None:
     _SKIP_DIRS.append(os.path.dirname(path) if path.endswith(".py") else path)
 
 
+class _NameStack(threading.local):
+    def __init__(self) -> None:
+        self.names: tuple[str, ...] = ()
+
+
+#: The ``olympus.named_scope`` names entered on this thread, outermost first.
+name_stack = _NameStack()
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+    """Equations traced inside carry `name` in their source info (their StableHLO
+    location becomes ``name/primitive``); scopes nest."""
+    if not isinstance(name, str):
+        raise TypeError("named_scope name argument must be a string.")
+    prev = name_stack.names
+    name_stack.names = (*prev, name)
+    try:
+        yield
+    finally:
+        name_stack.names = prev
+
+
 def user_source_info() -> SourceInfo | None:
     import sys
 
@@ -78,7 +103,9 @@ def user_source_info() -> SourceInfo | None:
     while f is not None:
         fn = f.f_code.co_filename
         if not any(fn.startswith(d) for d in _SKIP_DIRS):
-            return SourceInfo(fn, f.f_lineno, f.f_code.co_name)
+            names = name_stack.names
+            return SourceInfo(fn, f.f_lineno, f.f_code.co_name,
+                              "/".join(names) if names else "")
         f = f.f_back
     return None
 

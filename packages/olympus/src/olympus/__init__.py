@@ -13,8 +13,6 @@ from olympus_runtime import (
     block_until_ready,
     default_backend,
     device_count,
-    device_get,
-    device_put,
     devices,
     local_devices,
 )
@@ -38,7 +36,32 @@ from ._src.api import (
     vjp,
     vmap,
 )
-from ._src.config import config, enable_x64
+from ._src.config import (
+    config,
+    debug_infs,
+    debug_nans,
+    default_matmul_precision,
+    disable_jit,
+    enable_x64,
+    explain_cache_misses,
+    log_compiles,
+    numpy_dtype_promotion,
+    numpy_rank_promotion,
+    transfer_guard,
+    transfer_guard_device_to_device,
+    transfer_guard_device_to_host,
+    transfer_guard_host_to_device,
+)
+from ._src.debugging import device_get_explicit as device_get
+from ._src.debugging import device_put_explicit as device_put
+from ._src.introspection import (
+    ensure_compile_time_eval,
+    eval_shape,
+    named_call,
+    named_scope,
+    print_environment_info,
+    typeof,
+)
 from ._src.jit import jit
 
 # Source lines of staged equations (StableHLO locations, error messages) name the user's
@@ -63,6 +86,11 @@ __all__ = [
     "enable_x64",
     "device_put", "devices", "default_backend", "errors", "jit", "lax", "local_devices",
     "make_olympuspr", "numpy", "stages", "tree", "tree_util", "__version__",
+    "debug_infs", "debug_nans", "default_matmul_precision", "disable_jit",
+    "explain_cache_misses", "log_compiles", "numpy_dtype_promotion", "numpy_rank_promotion",
+    "transfer_guard", "transfer_guard_device_to_device", "transfer_guard_device_to_host",
+    "transfer_guard_host_to_device", "ensure_compile_time_eval", "eval_shape", "named_call",
+    "named_scope", "print_environment_info", "typeof",
 ]
 from . import debug  # noqa: E402,F401
 

@@ -14,6 +14,7 @@ from olympus_ir import primitives as P
 from olympus_ir.prims.convolution import ConvDimensionNumbers
 
 from ..core import bind, get_aval
+from .linalg import default_precision
 from .shape_ops import rev, transpose
 
 __all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "padtype_to_pads",
@@ -107,8 +108,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     return bind(P.conv_general_dilated_p, lhs, rhs, window_strides=window_strides,
                 padding=padding, lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
                 dimension_numbers=dn, feature_group_count=int(feature_group_count),
-                batch_group_count=int(batch_group_count), precision=precision,
-                preferred_element_type=pet)
+                batch_group_count=int(batch_group_count),
+                precision=default_precision(precision), preferred_element_type=pet)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

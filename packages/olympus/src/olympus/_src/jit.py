@@ -25,7 +25,7 @@ from olympus_trace.core import EvalTrace, trace_ctx
 from olympus_trace.make_olympuspr import abstractify, arg_names_of, trace_fun
 from olympus_trace.olympuspr_utils import dce_closed
 
-from . import stages
+from . import debugging, stages
 from .config import config
 from .lowering import lower_olympuspr
 
@@ -152,8 +152,11 @@ class SpecializedCall:
         self.name = getattr(wrapped._fun, "__name__", "fun")
         counters["trace"] += 1
         nums, names = wrapped._static_argnums, wrapped._static_argnames
-        self.closed, self.out_tree, self.out_avals = trace_fun(
-            wrapped._fun, args, kwargs, nums, names, "jit", in_avals)
+        with debugging.Timer() as t:
+            self.closed, self.out_tree, self.out_avals = trace_fun(
+                wrapped._fun, args, kwargs, nums, names, "jit", in_avals)
+        debugging.log_event(debugging.dispatch_logger,
+                            "Finished tracing %s for jit in %.9f sec", self.name, t.elapsed)
         nargs = len(args)
         nums = tuple(i % nargs if -nargs <= i < 0 else i for i in nums)
         dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
@@ -203,9 +206,14 @@ class SpecializedCall:
                 arg_names = [arg_names[i] for i in self.kept]
                 mask = [mask[i] for i in self.kept]
             donated = tuple(i for i, d in enumerate(mask) if d)
-            self.lowered = lower_olympuspr(
-                closed, name=self.name, arg_names=arg_names, donated=donated,
-                result_names=self.result_names())
+            with debugging.Timer() as t:
+                self.lowered = lower_olympuspr(
+                    closed, name=self.name, arg_names=arg_names, donated=donated,
+                    result_names=self.result_names())
+            debugging.log_event(
+                debugging.dispatch_logger,
+                "Finished olympuspr to MLIR module conversion jit(%s) in %.9f sec", self.name,
+                t.elapsed)
         return self.lowered
 
     def _kept(self, items) -> list:
@@ -217,14 +225,23 @@ class SpecializedCall:
             counters["compile"] += 1
             donated = tuple(i for i, d in enumerate(self._kept(self.donated_mask)) if d)
             hoisted = lowered.hoisted_consts
-            exe = rt.compile(
-                lowered.module,
-                in_avals=lowered.in_avals,  # the hoisted constants', then the kept arguments'
-                out_avals=list(self.out_avals),
-                donated_args=tuple(len(hoisted) + i for i in donated),
-                options=options,
-                host_callbacks=lowered.host_callbacks,
-            )
+            debugging.log_event(
+                debugging.pxla_logger, "Compiling jit(%s) with global shapes and types %s. "
+                "Argument mapping: %s.", self.name, tuple(self.in_avals),
+                "(" + ", ".join("UnspecifiedValue" for _ in self.in_avals)
+                + ("," if len(self.in_avals) == 1 else "") + ")")
+            with debugging.Timer() as t:
+                exe = rt.compile(
+                    lowered.module,
+                    in_avals=lowered.in_avals,  # the hoisted constants', then the kept args'
+                    out_avals=list(self.out_avals),
+                    donated_args=tuple(len(hoisted) + i for i in donated),
+                    options=options,
+                    host_callbacks=lowered.host_callbacks,
+                )
+            debugging.log_event(debugging.dispatch_logger,
+                                "Finished XLA compilation of jit(%s) in %.9f sec", self.name,
+                                t.elapsed)
             self._hoisted = [rt.device_put(np.asarray(c)) for c in hoisted]
             if lowered is self.lowered or self.executable is None:
                 self.executable = exe
@@ -312,7 +329,7 @@ class Jitted:
         nums, names = self._static_argnums, self._static_argnames
         if not nums and not names:
             leaves, tree = tree_util.tree_flatten((args, kwargs))
-            return (self._options, _dtype_config.enable_x64, tree,
+            return (self._options, _dtype_config.enable_x64, config.jit_key, tree,
                     *map(_leaf_sig, leaves)), leaves
         nargs = len(args)
         statics = []
@@ -330,7 +347,7 @@ class Jitted:
             else:
                 kw_dyn[k] = v
         leaves, tree = tree_util.tree_flatten((tuple(dyn), kw_dyn))
-        return (self._options, _dtype_config.enable_x64, tree, tuple(statics),
+        return (self._options, _dtype_config.enable_x64, config.jit_key, tree, tuple(statics),
                 tuple(sorted(kw_static)), *map(_leaf_sig, leaves)), leaves
 
     def _specialize(self, args, kwargs, in_avals=None):
@@ -345,8 +362,13 @@ class Jitted:
 
     def compiled_call(self, *args, **kwargs):
         """Run the compiled executable for these arguments, even under ``disable_jit``
-        (op-by-op execution needs compiled primitives, or it would recurse forever)."""
-        return self._compiled_call(args, kwargs)[0]
+        (op-by-op execution needs compiled primitives, or it would recurse forever). Under
+        ``olympus_debug_nans`` / ``_infs`` the outputs are checked here, naming this
+        function (a primitive, when op by op)."""
+        outs, call = self._compiled_call(args, kwargs)
+        if config.check_special:
+            debugging.check_outputs(call.name, outs)
+        return outs
 
     def _compiled_call(self, args, kwargs):
         call, leaves = self._specialize(args, kwargs)
@@ -358,6 +380,11 @@ class Jitted:
         if type(trace_ctx.trace) is not EvalTrace or config.olympus_disable_jit:
             return self._fun(*args, **kwargs), None, False
         outs, call = self._compiled_call(args, kwargs)
+        if config.check_special:  # every call checked: no C++ fast path
+            kind = debugging.invalid_kind(tree_util.tree_leaves(outs))
+            if kind is not None:
+                debugging.rerun_deoptimized(self._fun, args, kwargs, call.name, kind)
+            return outs, None, False
         return outs, call.fastpath_data(), False
 
     def trace(self, *args, **kwargs) -> stages.Traced:
