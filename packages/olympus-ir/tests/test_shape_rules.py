@@ -307,6 +307,10 @@ HAPPY = [
     ("closed_call", "f32[2]* i32[]", dict(call_olympuspr=fn("f32[2] i32[]", "i32[] f32[2]")),
      ["i32[]", "f32[2]"]),
     ("debug_callback", "f32[2] i32[]", dict(callback=print, effect=P.debug_effect), []),
+    ("pure_callback", "f32[2] i32[]", dict(callback=print, result_avals=(A("i32[3]"),),
+                                            vmap_method="expand_dims"), ["i32[3]"]),
+    ("io_callback", "f32[2]", dict(callback=print, result_avals=(A("f32[]"), A("i32[2]")),
+                                   ordered=True), ["f32[]", "i32[2]"]),
     # collectives
     *[(n, "f32[2,3]*", dict(axis_name="i"), "f32[2,3]*") for n in ("psum", "pmax", "pmin")],
     ("all_gather", "f32[2,3]", dict(axis_name="i", axis_size=4, axis=1, tiled=False),
@@ -520,6 +524,12 @@ ERRORS = [
     ("closed_call", "f32[3]", dict(call_olympuspr=fn("f32[2]", "f32[2]")),
      re.escape("takes input types (f32[2],), but was called with arguments of type (f32[3],)")),
     ("debug_callback", "f32[2]", dict(callback=None, effect=P.debug_effect), "must be callable"),
+    ("pure_callback", "f32[2]", dict(callback=print, result_avals=(A("f32[]"),),
+                                     vmap_method="nope"), "vmap_method must be None or one of"),
+    ("pure_callback", "f32[2]", dict(callback=print, result_avals=[A("f32[]")]),
+     "result_avals must be a tuple of ShapedArray"),
+    ("io_callback", "f32[2]", dict(callback=3, result_avals=(), ordered=False),
+     "io_callback callback must be callable"),
     # collectives
     *[(n, "f32[2]", dict(axis_name=["i"]), r"axis_name must be a hashable axis name, got "
        r"\['i'\]") for n in ("psum", "pmax", "pmin")],

@@ -215,6 +215,15 @@ def _cases():
     cases["debug_callback"] = (
         _single(P.debug_callback_p, [x3], callback=print, effect=P.debug_effect),
         ["stablehlo.custom_call @xla_ffi_python_cpu_callback", "has_side_effect = true"])
+    cases["pure_callback"] = (
+        _single(P.pure_callback_p, [x3], callback=print, result_avals=(x3,),
+                vmap_method=None, sharding=None),
+        ["stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {backend_config = \"\", "
+         "mhlo.backend_config"])
+    cases["io_callback"] = (
+        _single(P.io_callback_p, [x3], callback=print, result_avals=(x3,), ordered=True,
+                sharding=None),
+        ["stablehlo.custom_call @xla_ffi_python_cpu_callback", "has_side_effect = true"])
     nchw = CDN((0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))
     cases["conv_general_dilated"] = (
         _single(P.conv_general_dilated_p, [A((1, 2, 5, 5), F32), A((3, 2, 3, 3), F32)],

@@ -694,6 +694,9 @@ NON_DIFFERENTIABLE = {
     "threefry2x32": "uint32 operands",
     "bitcast_convert_type": "reinterprets bits: not a smooth function of the value",
     "axis_index": "no operands, integer result",
+    # opaque host functions: their JVP rules raise JAX's ValueError (test_callbacks.py);
+    # custom_jvp / custom_vjp make them differentiable
+    "pure_callback": "opaque host function", "io_callback": "opaque host function",
 }
 
 #: Collectives only exist inside a named vmap, whose batching rules replace them before an

@@ -29,6 +29,7 @@ from olympus_ir.core import (
     Var,
     abstract_eval,
 )
+from olympus_ir.prims.callbacks import own_effect
 
 from .core import (
     Trace,
@@ -244,14 +245,16 @@ class OlympusprTrace(Trace):
 
 
 def _effects(eqns: Sequence[Eqn]) -> frozenset:
-    """The effects an olympuspr records: each equation's `effect` param (debug callbacks)
-    and the effects of the sub-olympusprs equations hold (cond branches, loop bodies)."""
+    """The effects an olympuspr records: each equation's own effect (host callbacks, see
+    `own_effect`) and the effects of the sub-olympusprs equations hold (cond branches,
+    loop bodies)."""
     effects: set = set()
     for e in eqns:
-        for k, v in e.params.items():
-            if k == "effect" and v is not None:
-                effects.add(v)
-            elif isinstance(v, (ClosedOlympuspr, Olympuspr)):
+        own = own_effect(e)
+        if own is not None:
+            effects.add(own)
+        for v in e.params.values():
+            if isinstance(v, (ClosedOlympuspr, Olympuspr)):
                 effects |= v.effects
             elif isinstance(v, tuple) and v and isinstance(v[0], (ClosedOlympuspr, Olympuspr)):
                 for x in v:

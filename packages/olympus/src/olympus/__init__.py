@@ -36,6 +36,7 @@ from ._src.api import (
     vjp,
     vmap,
 )
+from ._src.callbacks import effects_barrier, pure_callback
 from ._src.config import (
     config,
     debug_infs,
@@ -90,7 +91,8 @@ __all__ = [
     "explain_cache_misses", "log_compiles", "numpy_dtype_promotion", "numpy_rank_promotion",
     "transfer_guard", "transfer_guard_device_to_device", "transfer_guard_device_to_host",
     "transfer_guard_host_to_device", "ensure_compile_time_eval", "eval_shape", "named_call",
-    "named_scope", "print_environment_info", "typeof",
+    "named_scope", "print_environment_info", "typeof", "effects_barrier", "pure_callback",
+    "experimental",
 ]
 from . import debug  # noqa: E402,F401
 
@@ -100,7 +102,7 @@ from ._src.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  
 __all__ += ["checkpoint", "custom_jvp", "custom_vjp", "remat"]
 
 # Submodules that most programs never touch are imported on first access.
-_LAZY_SUBMODULES = {"flatten_util", "nn", "random", "scipy"}
+_LAZY_SUBMODULES = {"experimental", "flatten_util", "nn", "random", "scipy"}
 
 
 def __getattr__(name: str):

@@ -20,6 +20,7 @@ from jaxlib import _jax
 
 import olympus_runtime as rt
 from olympus_ir.dtypes import config as _dtype_config
+from olympus_lower.rules.callbacks import take_callback_error
 from olympus_trace import tree_util
 from olympus_trace.core import EvalTrace, trace_ctx
 from olympus_trace.make_olympuspr import abstractify, arg_names_of, trace_fun
@@ -173,6 +174,7 @@ class SpecializedCall:
         self.lowered = None
         self._hoisted: list = []
         self._fastpath = None
+        self._callbacks = False  # the executable calls host callbacks
 
     def _kept_args(self, keep_unused: bool):
         """Indices of the arguments the executable takes, or None for all of them. Without
@@ -245,6 +247,7 @@ class SpecializedCall:
             self._hoisted = [rt.device_put(np.asarray(c)) for c in hoisted]
             if lowered is self.lowered or self.executable is None:
                 self.executable = exe
+                self._callbacks = bool(lowered.host_callbacks)
             return exe
         return self.executable
 
@@ -264,11 +267,17 @@ class SpecializedCall:
             arrays = [arrays[i] for i in self.kept]
         if self._hoisted:
             arrays = self._hoisted + arrays
-        return tree_util.tree_unflatten(self.out_tree, exe.run(arrays))
+        try:
+            outs = exe.run(arrays)
+        except _jax.JaxRuntimeError as e:
+            _chain_callback_error(e)
+            raise
+        return tree_util.tree_unflatten(self.out_tree, outs)
 
     def fastpath_data(self):
         """The C++ fast path's record for this signature (None: stay on the Python path)."""
-        if self._fastpath is None and not self._hoisted and self.executable is not None:
+        if (self._fastpath is None and not self._hoisted and self.executable is not None
+                and not self._callbacks):  # see _chain_callback_error
             exe = self.executable
             n = len(self.in_avals)
             kept = [True] * n if self.kept is None else [i in self.kept for i in range(n)]
@@ -278,6 +287,15 @@ class SpecializedCall:
                 [None] * sum(kept), [])
         return self._fastpath
 
+
+
+def _chain_callback_error(e: Exception) -> None:
+    """An execution that failed in a host callback: make the callback's own exception the
+    runtime error's ``__cause__`` (programs with host callbacks stay off the C++ fast
+    path so their errors pass here)."""
+    cause = take_callback_error()
+    if cause is not None and "CpuCallback error" in str(e):
+        e.__cause__ = cause
 
 
 def _put(x):
