@@ -271,3 +271,4 @@ def test_wrong_result_fails_the_execution_and_is_kept():
     err = take_callback_error()
     assert isinstance(err, RuntimeError) and "Incorrect output shape" in str(err)
     assert take_callback_error() is None
+

@@ -28,7 +28,7 @@ TEST_DIR = Path(__file__).resolve().parent
 #: program is lowered (test_custom_derivatives.py checks they have none).
 NOT_LOWERED = set(P.COLLECTIVES)
 #: custom_lin's rule raises (test_custom_derivatives.py): it lowers to no op.
-RAISES = {P.custom_lin_p}
+RAISES = {P.custom_lin_p, P.check_p}  # check: only a debug check lowers (to nothing)
 
 
 def _real_primitives():

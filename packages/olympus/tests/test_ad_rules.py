@@ -697,6 +697,7 @@ NON_DIFFERENTIABLE = {
     # opaque host functions: their JVP rules raise JAX's ValueError (test_callbacks.py);
     # custom_jvp / custom_vjp make them differentiable
     "pure_callback": "opaque host function", "io_callback": "opaque host function",
+    "check": "no results; its JVP checks the primal values (test_checkify.py)",
 }
 
 #: Collectives only exist inside a named vmap, whose batching rules replace them before an

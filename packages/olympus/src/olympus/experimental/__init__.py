@@ -1,6 +1,14 @@
 """`olympus.experimental`: APIs JAX keeps under ``jax.experimental``: `io_callback` and
-the `checkify` module."""
+the `checkify` module (imported on first use)."""
 
 from .._src.callbacks import io_callback
 
-__all__ = ["io_callback"]
+__all__ = ["io_callback", "checkify"]
+
+
+def __getattr__(name: str):
+    if name == "checkify":
+        import importlib
+
+        return importlib.import_module(f"{__name__}.checkify")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
