@@ -126,6 +126,15 @@ def _set_disable_jit(v: bool) -> None:
     rt.config.set_disable_jit(v)  # the C++ jit fast path reads this state
 
 
+def _set_explain_cache_misses(v: bool) -> None:
+    """While explaining, jaxlib's post-call hook counts the C++ fast path's cache hits."""
+    import olympus_runtime as rt
+
+    from .cache_explain import count_fast_path_hit
+
+    rt.config.post_hook_state.set_global(count_fast_path_hit if v else None)
+
+
 def _set_dtype_promotion(v: str) -> None:
     from olympus_ir import dtypes
 
@@ -177,7 +186,8 @@ OPTIONS: dict[str, Option] = {o.name: o for o in [
     Option("olympus_log_compiles", False, _bool("olympus_log_compiles"), jit_key=True,
            help="Log (at WARNING) every trace, lowering and compilation of a jit."),
     Option("olympus_explain_cache_misses", False, _bool("olympus_explain_cache_misses"),
-           jit_key=True, help="Log why each retrace of a jitted function happened."),
+           on_change=_set_explain_cache_misses,
+           help="Log why each retrace of a jitted function happened; count every hit."),
     Option("olympus_transfer_guard", None, _guard_parse, on_change=_update_transfer_guards,
            help="Guard level of all host/device transfers."),
     *[Option(f"olympus_transfer_guard_{d}", None, _guard_parse,

@@ -26,7 +26,7 @@ from olympus_trace.core import EvalTrace, trace_ctx
 from olympus_trace.make_olympuspr import abstractify, arg_names_of, trace_fun
 from olympus_trace.olympuspr_utils import dce_closed
 
-from . import debugging, stages
+from . import cache_explain, debugging, stages
 from .config import config
 from .lowering import lower_olympuspr
 
@@ -67,9 +67,14 @@ _cpp_cache = _jax.PjitFunctionCache(CACHE_CAPACITY)
 
 
 class _Calls(dict):
-    """One function's signatures (a dict subclass: weakly referenceable)."""
+    """One function's signatures (a dict subclass: weakly referenceable), with its cache
+    hit and miss counts (see `cache_explain`)."""
 
-    __slots__ = ("__weakref__",)
+    __slots__ = ("__weakref__", "hits", "misses")
+
+    def __init__(self):
+        super().__init__()
+        self.hits = self.misses = 0
 
 
 def _per_fun_cache(fun) -> _Calls:
@@ -374,8 +379,13 @@ class Jitted:
             key = key + (tuple(in_avals),)
         call = self._calls.get(key)
         if call is None:
+            self._calls.misses += 1
+            if config.olympus_explain_cache_misses:
+                cache_explain.explain_miss(self, key, args, kwargs)
             call = SpecializedCall(self, args, kwargs, in_avals)
             _remember(self._calls, key, call)
+        else:
+            self._calls.hits += 1
         return call, leaves
 
     def compiled_call(self, *args, **kwargs):
@@ -489,6 +499,12 @@ def _eval_shape(self, *args, **kwargs):
     return self._olympus_jit.eval_shape(*args, **kwargs)
 
 
+def _cache_info(self) -> cache_explain.CacheInfo:
+    """Hits, misses (traces) and the signatures this function holds (see
+    `cache_explain`)."""
+    return cache_explain.cache_info(self._olympus_jit, CACHE_CAPACITY)
+
+
 def _clear_cache(self) -> None:
     """Forget every compiled signature (both the Python and the C++ caches)."""
     self._olympus_jit.clear_cache()
@@ -499,3 +515,4 @@ Wrapped.trace = _trace
 Wrapped.lower = _lower
 Wrapped.eval_shape = _eval_shape
 Wrapped.clear_cache = _clear_cache
+Wrapped.cache_info = _cache_info
