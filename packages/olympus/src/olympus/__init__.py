@@ -92,7 +92,7 @@ __all__ = [
     "transfer_guard", "transfer_guard_device_to_device", "transfer_guard_device_to_host",
     "transfer_guard_host_to_device", "ensure_compile_time_eval", "eval_shape", "named_call",
     "named_scope", "print_environment_info", "typeof", "effects_barrier", "pure_callback",
-    "experimental",
+    "experimental", "monitoring", "profiler",
 ]
 from . import debug  # noqa: E402,F401
 
@@ -102,7 +102,8 @@ from ._src.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  
 __all__ += ["checkpoint", "custom_jvp", "custom_vjp", "remat"]
 
 # Submodules that most programs never touch are imported on first access.
-_LAZY_SUBMODULES = {"experimental", "flatten_util", "nn", "random", "scipy"}
+_LAZY_SUBMODULES = {"experimental", "flatten_util", "monitoring", "nn", "profiler", "random",
+                    "scipy"}
 
 
 def __getattr__(name: str):

@@ -27,7 +27,8 @@ from olympus_trace.staging import user_source_info
 
 from .config import _Setting, config
 
-__all__ = ["invalid_kind", "check_outputs", "rerun_deoptimized", "log_event", "Timer"]
+__all__ = ["invalid_kind", "check_outputs", "rerun_deoptimized", "log_event", "Stage",
+           "device_put_explicit", "device_get_explicit"]
 
 dispatch_logger = logging.getLogger("olympus._src.dispatch")
 pxla_logger = logging.getLogger("olympus._src.interpreters.pxla")
@@ -91,15 +92,34 @@ def log_event(logger: logging.Logger, msg: str, *args: Any) -> None:
         logger.log(level, msg, *args)
 
 
-class Timer:
-    """``with Timer() as t: ...``; ``t.elapsed`` in seconds afterwards."""
+class Stage:
+    """``with Stage(event, fun_name, logger, fmt):`` one stage of a compilation, timed:
+    its start is recorded as a scalar and its duration / time span as `olympus.monitoring`
+    events (``fun_name=``), and `fmt` (with the function name and the seconds) is logged
+    at WARNING under ``olympus_log_compiles`` (DEBUG otherwise), as JAX does."""
+
+    __slots__ = ("event", "fun_name", "logger", "fmt", "start")
+
+    def __init__(self, event: str, fun_name: str, logger: logging.Logger, fmt: str):
+        self.event, self.fun_name, self.logger, self.fmt = event, fun_name, logger, fmt
 
     def __enter__(self):
-        self.start = time.perf_counter()
+        from .. import monitoring
+
+        self.start = time.time()
+        monitoring.record_scalar(self.event, self.start, fun_name=self.fun_name)
         return self
 
-    def __exit__(self, *exc):
-        self.elapsed = time.perf_counter() - self.start
+    def __exit__(self, exc_type, exc, tb):
+        from .. import monitoring
+
+        end = time.time()
+        if exc_type is None:
+            log_event(self.logger, self.fmt, self.fun_name, end - self.start)
+        monitoring.record_event_duration_secs(self.event, end - self.start,
+                                              fun_name=self.fun_name)
+        monitoring.record_event_time_span(self.event, self.start, end,
+                                          fun_name=self.fun_name)
         return False
 
 

@@ -26,6 +26,7 @@ from olympus_trace.core import EvalTrace, trace_ctx
 from olympus_trace.make_olympuspr import abstractify, arg_names_of, trace_fun
 from olympus_trace.olympuspr_utils import dce_closed
 
+from .. import monitoring
 from . import cache_explain, debugging, stages
 from .config import config
 from .lowering import lower_olympuspr
@@ -158,11 +159,10 @@ class SpecializedCall:
         self.name = getattr(wrapped._fun, "__name__", "fun")
         counters["trace"] += 1
         nums, names = wrapped._static_argnums, wrapped._static_argnames
-        with debugging.Timer() as t:
+        with debugging.Stage(monitoring.TRACE_EVENT, self.name, debugging.dispatch_logger,
+                             "Finished tracing %s for jit in %.9f sec"):
             self.closed, self.out_tree, self.out_avals = trace_fun(
                 wrapped._fun, args, kwargs, nums, names, "jit", in_avals)
-        debugging.log_event(debugging.dispatch_logger,
-                            "Finished tracing %s for jit in %.9f sec", self.name, t.elapsed)
         nargs = len(args)
         nums = tuple(i % nargs if -nargs <= i < 0 else i for i in nums)
         dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
@@ -213,14 +213,12 @@ class SpecializedCall:
                 arg_names = [arg_names[i] for i in self.kept]
                 mask = [mask[i] for i in self.kept]
             donated = tuple(i for i, d in enumerate(mask) if d)
-            with debugging.Timer() as t:
+            with debugging.Stage(
+                    monitoring.LOWER_EVENT, self.name, debugging.dispatch_logger,
+                    "Finished olympuspr to MLIR module conversion jit(%s) in %.9f sec"):
                 self.lowered = lower_olympuspr(
                     closed, name=self.name, arg_names=arg_names, donated=donated,
                     result_names=self.result_names())
-            debugging.log_event(
-                debugging.dispatch_logger,
-                "Finished olympuspr to MLIR module conversion jit(%s) in %.9f sec", self.name,
-                t.elapsed)
         return self.lowered
 
     def _kept(self, items) -> list:
@@ -237,7 +235,8 @@ class SpecializedCall:
                 "Argument mapping: %s.", self.name, tuple(self.in_avals),
                 "(" + ", ".join("UnspecifiedValue" for _ in self.in_avals)
                 + ("," if len(self.in_avals) == 1 else "") + ")")
-            with debugging.Timer() as t:
+            with debugging.Stage(monitoring.COMPILE_EVENT, self.name, debugging.dispatch_logger,
+                                 "Finished XLA compilation of jit(%s) in %.9f sec"):
                 exe = rt.compile(
                     lowered.module,
                     in_avals=lowered.in_avals,  # the hoisted constants', then the kept args'
@@ -246,9 +245,6 @@ class SpecializedCall:
                     options=options,
                     host_callbacks=lowered.host_callbacks,
                 )
-            debugging.log_event(debugging.dispatch_logger,
-                                "Finished XLA compilation of jit(%s) in %.9f sec", self.name,
-                                t.elapsed)
             self._hoisted = [rt.device_put(np.asarray(c)) for c in hoisted]
             if lowered is self.lowered or self.executable is None:
                 self.executable = exe
@@ -380,6 +376,8 @@ class Jitted:
         call = self._calls.get(key)
         if call is None:
             self._calls.misses += 1
+            monitoring.record_event(monitoring.CACHE_MISS_EVENT,
+                                    fun_name=getattr(self._fun, "__name__", "fun"))
             if config.olympus_explain_cache_misses:
                 cache_explain.explain_miss(self, key, args, kwargs)
             call = SpecializedCall(self, args, kwargs, in_avals)
