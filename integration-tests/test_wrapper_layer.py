@@ -36,6 +36,9 @@ ALLOWED = {
     "olympus/src/olympus/_src/custom_derivatives.py":
         "custom_jvp/custom_vjp/checkpoint trace the user's function and bind their call "
         "primitives (machinery, not a wrapper of one primitive)",
+    "olympus/src/olympus/experimental/checkify.py":
+        "checkify evaluates a traced olympuspr equation by equation, re-binding each "
+        "equation's primitive with its params (an interpreter, like eval_olympuspr)",
     "olympus/src/olympus/lax/control_flow.py":
         "cond/while_loop/scan trace the user's bodies into sub-olympusprs and bind the "
         "control-flow primitives (machinery, not a wrapper of one primitive)",
@@ -275,9 +278,9 @@ def test_olympus_lax_linalg_exports_its_api_only():
 
 
 @pytest.mark.parametrize("family", [
-    "callbacks", "collectives", "convolution", "cumulative", "elementwise", "indexing",
-    "linalg", "linalg_lapack", "random", "reductions", "shape_ops", "sharding", "sorting",
-    "windowed"])
+    "callbacks", "checks", "collectives", "convolution", "cumulative", "elementwise",
+    "indexing", "linalg", "linalg_lapack", "random", "reductions", "shape_ops", "sharding",
+    "sorting", "windowed"])
 def test_each_wrapper_module_is_an_ir_family_with_an_explicit_all(family):
     import importlib
     import importlib.util
@@ -297,6 +300,6 @@ def test_wrapper_modules_cover_the_families_with_wrappers():
     modules = {m.name for m in pkgutil.iter_modules(lax_ops.__path__)}
     # control flow and the custom-derivative calls trace Python functions: their API lives
     # in olympus.lax.control_flow and olympus's custom_derivatives (see ALLOWED).
-    assert modules == {"callbacks", "collectives", "convolution", "cumulative", "elementwise",
-                       "indexing", "linalg", "linalg_lapack", "random", "reductions",
+    assert modules == {"callbacks", "checks", "collectives", "convolution", "cumulative",
+                       "elementwise", "indexing", "linalg", "linalg_lapack", "random", "reductions",
                        "shape_ops", "sharding", "sorting", "windowed"}

@@ -25,6 +25,24 @@ from olympus_ir.prims.random import RandomAlgorithm
 f32, i32, u32 = np.dtype("float32"), np.dtype("int32"), np.dtype("uint32")
 
 
+class _tree_of:  # noqa: N801  (stands in for a pytree definition of `num_leaves` leaves)
+    def __init__(self, num_leaves: int):
+        self.num_leaves = num_leaves
+
+
+def test_check_is_refused_unless_functionalized():
+    from olympus_ir.prims.checks import FUNCTIONALIZATION_ERROR, functionalizing
+
+    with pytest.raises(ValueError, match="Cannot abstractly evaluate a checkify.check"):
+        abstract_eval(P.check_p, A("f32[2]"), err_tree=_tree_of(1), debug=False)
+    assert FUNCTIONALIZATION_ERROR.startswith("Cannot abstractly evaluate")
+    functionalizing.depth += 1
+    try:
+        assert abstract_eval(P.check_p, A("f32[2]"), err_tree=_tree_of(1), debug=False) == []
+    finally:
+        functionalizing.depth -= 1
+
+
 def A(s: str) -> ShapedArray:
     m = re.fullmatch(r"(\w+)\[([\d,]*)\](\*?)", s)
     assert m, s
@@ -338,6 +356,11 @@ HAPPY = [
     ("closed_call", "f32[2]* i32[]", dict(call_olympuspr=fn("f32[2] i32[]", "i32[] f32[2]")),
      ["i32[]", "f32[2]"]),
     ("debug_callback", "f32[2] i32[]", dict(callback=print, effect=P.debug_effect), []),
+    ("check", "f32[2]", dict(err_tree=_tree_of(1), debug=True), []),
+    ("pure_callback", "f32[2] i32[]", dict(callback=print, result_avals=(A("i32[3]"),),
+                                            vmap_method="expand_dims"), ["i32[3]"]),
+    ("io_callback", "f32[2]", dict(callback=print, result_avals=(A("f32[]"), A("i32[2]")),
+                                   ordered=True), ["f32[]", "i32[2]"]),
     # collectives
     *[(n, "f32[2,3]*", dict(axis_name="i"), "f32[2,3]*") for n in ("psum", "pmax", "pmin")],
     ("all_gather", "f32[2,3]", dict(axis_name="i", axis_size=4, axis=1, tiled=False),
@@ -568,6 +591,14 @@ ERRORS = [
     ("closed_call", "f32[3]", dict(call_olympuspr=fn("f32[2]", "f32[2]")),
      re.escape("takes input types (f32[2],), but was called with arguments of type (f32[3],)")),
     ("debug_callback", "f32[2]", dict(callback=None, effect=P.debug_effect), "must be callable"),
+    ("check", "f32[2]", dict(err_tree=_tree_of(2), debug=True),
+     "check takes 2 operands for its error, got 1."),
+    ("pure_callback", "f32[2]", dict(callback=print, result_avals=(A("f32[]"),),
+                                     vmap_method="nope"), "vmap_method must be None or one of"),
+    ("pure_callback", "f32[2]", dict(callback=print, result_avals=[A("f32[]")]),
+     "result_avals must be a tuple of ShapedArray"),
+    ("io_callback", "f32[2]", dict(callback=3, result_avals=(), ordered=False),
+     "io_callback callback must be callable"),
     # collectives
     *[(n, "f32[2]", dict(axis_name=["i"]), r"axis_name must be a hashable axis name, got "
        r"\['i'\]") for n in ("psum", "pmax", "pmin")],

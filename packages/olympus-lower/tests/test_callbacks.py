@@ -1,6 +1,7 @@
-"""``debug_callback`` lowering (rules/callbacks.py): the host-callback custom call, the
-module's host-callback list, the order token threaded through callbacks and control
-flow, and running the result on the CPU client with ``host_callbacks``."""
+"""Host-callback lowering (rules/callbacks.py): ``debug_callback``, ``pure_callback`` and
+``io_callback`` as the host-callback custom call, the module's host-callback list, the
+order token threaded through callbacks and control flow, the host-side checks of a
+callback's results, and running the result on the CPU client with ``host_callbacks``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,12 @@ from olympus_ir import ShapedArray, check_olympuspr
 from olympus_ir import primitives as P
 from olympus_ir.prims.callbacks import TOKEN_AVAL, debug_effect
 from olympus_lower import lower_olympuspr
-from olympus_lower.rules.callbacks import host_callback_wrapper, thread_effect_tokens
+from olympus_lower.rules.callbacks import (
+    check_callback_results,
+    host_callback_wrapper,
+    take_callback_error,
+    thread_effect_tokens,
+)
 
 F32, I32 = np.dtype(np.float32), np.dtype(np.int32)
 
@@ -204,3 +210,65 @@ def test_while_body_callback_only():
     assert after.invars[0] is loop.outvars[0]
     (out,) = run_with_callbacks(lower_olympuspr(closed, name="body_only"), np.int32(0))
     assert int(out) == 2 and log == [("b", 0), ("b", 1), ("after", 2)]
+
+
+def test_pure_and_io_callbacks_return_values_and_io_is_ordered():
+    log = []
+
+    def double(v):
+        log.append(("pure", v.tolist()))
+        return [v * 2]
+
+    def record(v):
+        log.append(("io", v.tolist()))
+        return [v + 1]
+
+    b = Builder()
+    x = b.arg((2,), F32)
+    (y,) = b.eqn(P.pure_callback_p, x, callback=double, result_avals=(A((2,)),),
+                 vmap_method=None, sharding=None)
+    (z,) = b.eqn(P.io_callback_p, y, callback=record, result_avals=(A((2,)),), ordered=True,
+                 sharding=None)
+    (w,) = b.eqn(P.io_callback_p, z, callback=record, result_avals=(A((2,)),),
+                 ordered=False, sharding=None)
+    closed = b.build([w])
+    assert {str(e) for e in P.olympuspr_effects(closed)} == {"OrderedIO", "IO"}
+    threaded = thread_effect_tokens(closed)
+    check_olympuspr(threaded)
+    io_eqns = [e for e in threaded.eqns if e.primitive is P.io_callback_p]
+    assert all(e.params["token"] for e in io_eqns)
+    assert io_eqns[1].invars[0] is io_eqns[0].outvars[0]  # the token orders them
+    lowered = lower_olympuspr(closed, name="cbs")
+    assert len(lowered.host_callbacks) == 3
+    (out,) = run_with_callbacks(lowered, np.array([1, 2], np.float32))
+    np.testing.assert_array_equal(out, [4, 6])
+    assert log == [("pure", [1.0, 2.0]), ("io", [2.0, 4.0]), ("io", [3.0, 5.0])]
+
+
+def test_callback_results_are_checked():
+    avals = (A((2,)), A((), I32))
+    ok = check_callback_results([np.ones(2, np.float64), 3], avals)  # canonicalized
+    assert [v.dtype for v in ok] == [F32, I32]
+    with pytest.raises(RuntimeError, match=r"Incorrect output shape for return value #0: "
+                                           r"Expected: \(2,\), Actual: \(3,\)"):
+        check_callback_results([np.ones(3, F32), np.int32(1)], avals)
+    with pytest.raises(RuntimeError, match="Incorrect output dtype for return value #1: "
+                                           "Expected: int32, Actual: float32"):
+        check_callback_results([np.ones(2, F32), np.float32(1)], avals)
+    with pytest.raises(RuntimeError, match="Mismatched number of outputs from callback. "
+                                           "Expected: 2, Actual: 1"):
+        check_callback_results([np.ones(2, F32)], avals)
+
+
+def test_wrong_result_fails_the_execution_and_is_kept():
+    b = Builder()
+    x = b.arg((2,), F32)
+    (y,) = b.eqn(P.pure_callback_p, x, callback=lambda v: [np.ones(5, F32)],
+                 result_avals=(A((2,)),), vmap_method=None, sharding=None)
+    lowered = lower_olympuspr(b.build([y]), name="bad")
+    with pytest.raises(Exception, match="Incorrect output shape"):
+        run_with_callbacks(lowered, np.ones(2, F32))
+    err = take_callback_error()
+    assert isinstance(err, RuntimeError) and "Incorrect output shape" in str(err)
+    assert take_callback_error() is None
+

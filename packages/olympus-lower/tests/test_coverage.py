@@ -27,7 +27,7 @@ TEST_DIR = Path(__file__).resolve().parent
 #: Every primitive has a lowering rule (the collectives lower inside shard_map).
 NOT_LOWERED: set = set()
 #: custom_lin's rule raises (test_custom_derivatives.py): it lowers to no op.
-RAISES = {P.custom_lin_p}
+RAISES = {P.custom_lin_p, P.check_p}  # check: only a debug check lowers (to nothing)
 
 
 def _real_primitives():
@@ -213,6 +213,15 @@ def _cases():
                     ["stablehlo.negate %arg0"])
     cases["debug_callback"] = (
         _single(P.debug_callback_p, [x3], callback=print, effect=P.debug_effect),
+        ["stablehlo.custom_call @xla_ffi_python_cpu_callback", "has_side_effect = true"])
+    cases["pure_callback"] = (
+        _single(P.pure_callback_p, [x3], callback=print, result_avals=(x3,),
+                vmap_method=None, sharding=None),
+        ["stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {backend_config = \"\", "
+         "mhlo.backend_config"])
+    cases["io_callback"] = (
+        _single(P.io_callback_p, [x3], callback=print, result_avals=(x3,), ordered=True,
+                sharding=None),
         ["stablehlo.custom_call @xla_ffi_python_cpu_callback", "has_side_effect = true"])
     nchw = CDN((0, 1, 2, 3), (0, 1, 2, 3), (0, 1, 2, 3))
     cases["conv_general_dilated"] = (

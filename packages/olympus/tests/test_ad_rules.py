@@ -694,6 +694,10 @@ NON_DIFFERENTIABLE = {
     "threefry2x32": "uint32 operands",
     "bitcast_convert_type": "reinterprets bits: not a smooth function of the value",
     "axis_index": "no operands, integer result",
+    # opaque host functions: their JVP rules raise JAX's ValueError (test_callbacks.py);
+    # custom_jvp / custom_vjp make them differentiable
+    "pure_callback": "opaque host function", "io_callback": "opaque host function",
+    "check": "no results; its JVP checks the primal values (test_checkify.py)",
 }
 
 #: Collectives only exist inside a named vmap, whose batching rules replace them before an
@@ -800,6 +804,9 @@ def _zero_rule_operands():
         "threefry2x32": ((u, u, k, k), {}),
         "bitcast_convert_type": ((x,), {"new_dtype": np.dtype(np.int64)}),
         "axis_index": None,  # needs a named axis: checked in test_collective_derivatives
+        # no zero-tangent rule: their JVPs raise JAX's errors, or (check) have no results;
+        # checked in test_callbacks.py / test_checkify.py
+        "pure_callback": None, "io_callback": None, "check": None,
     }
 
 

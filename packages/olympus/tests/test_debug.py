@@ -247,7 +247,9 @@ def test_grad_through_scan_with_print(capfd):
 # --- debug.callback ---------------------------------------------------------------------------
 
 
-def test_callback_receives_numpy_values():
+def test_callback_receives_array_values():
+    """As in JAX 0.10.2 (recorded: ``jax.debug.callback`` passes ``ArrayImpl`` values,
+    eager and under jit), the callback gets device arrays."""
     got = []
 
     def cb(a, tree, *, k, s):
@@ -260,9 +262,9 @@ def test_callback_receives_numpy_values():
 
     f(np.arange(3, dtype=np.float32), np.int32(4))
     ((a, tree, k, s),) = got
-    assert isinstance(a, np.ndarray) and a.dtype == np.float32 and a.shape == (3,)
+    assert isinstance(a, olympus.Array) and a.dtype == np.float32 and a.shape == (3,)
     np.testing.assert_array_equal(a, [0, 1, 2])
-    assert isinstance(tree["y"], np.ndarray) and tree["y"].dtype == np.int32
+    assert isinstance(tree["y"], olympus.Array) and tree["y"].dtype == np.int32
     assert int(tree["y"]) == 4 and int(tree["z"][0]) == 5
     np.testing.assert_array_equal(k, [0, 2, 4])
     assert s == "label"
@@ -410,3 +412,98 @@ def test_shape_rule_checks():
         abstract_eval(debug_callback_p, a, callback=None, effect=debug_effect)
     with pytest.raises(TypeError, match="must be a DebugEffect"):
         abstract_eval(debug_callback_p, a, callback=print, effect="Debug")
+
+
+# --- JAX 0.10.2's other forms: two-call, no placeholders, debug.log, breakpoint ----------------
+
+
+def test_two_call_forms_and_partitioned(capsys):
+    """``jax.debug.print(ordered=True)("...", x)`` and ``jax.debug.callback(ordered=True)``
+    (JAX's recommended two-call forms); `partitioned` is accepted."""
+    seen = []
+
+    @olympus.jit
+    def f(x):
+        debug.print(ordered=True)("two-call {} {y}", x, y=x + 1)
+        debug.callback(ordered=True)(lambda v: seen.append(float(v)), x)
+        debug.print("partitioned {}", x, partitioned=True)
+        return x
+
+    f(1.5)
+    assert capsys.readouterr().out == "two-call 1.5 2.5\npartitioned 1.5\n"
+    assert seen == [1.5]
+    with pytest.raises(TypeError, match="unexpected arguments in the two-call form"):
+        debug.print(None, 3)
+
+
+def test_print_without_placeholders_appends_the_values(capsys):
+    """Recorded from JAX: ``jax.debug.print("x", jnp.ones(2), 3)`` prints ``x [1. 1.] 3``."""
+    olympus.jit(lambda x: debug.print("values", x, 3))(jnp.ones(2))
+    assert capsys.readouterr().out == "values [1. 1.] 3\n"
+
+
+def test_print_format_is_checked_when_traced():
+    with pytest.raises((IndexError, KeyError)):
+        olympus.jit(lambda x: debug.print("{} {}", x))(1.0)
+    with pytest.raises(KeyError):
+        olympus.jit(lambda x: debug.print("{missing}", x=x))(1.0)
+
+
+def test_print_uses_numpy_print_options_of_trace_time(capsys):
+    with np.printoptions(precision=2):
+        f = olympus.jit(lambda x: debug.print("{}", x))
+        f(jnp.array([1 / 3]))
+    f(jnp.array([1 / 3]))  # cached: the options captured when traced
+    assert capsys.readouterr().out == "[0.33]\n[0.33]\n"
+
+
+def test_debug_log_is_a_logging_record_at_the_users_line(caplog):
+    import logging
+
+    def f(x):
+        debug.log("logged {}", x)  # this line
+        return x
+
+    with caplog.at_level(logging.INFO, logger="olympus._src.debugging"):
+        olympus.jit(f)(2.0)
+    (rec,) = [r for r in caplog.records if r.name == "olympus._src.debugging"]
+    assert rec.getMessage() == "logged 2.0" and rec.levelno == logging.INFO
+    assert rec.pathname == __file__
+    import linecache
+
+    assert "# this line" in linecache.getline(__file__, rec.lineno)
+
+
+def _with_breakpoint(x):
+    y = jnp.sin(x)
+    olympus.debug.breakpoint()
+    return y * 2
+
+
+def test_breakpoint_reads_commands_from_stdin(monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(
+        "p x\np y + 1\npp {'k': 1}\nw\nl\nup\ndown\ndown\nnot_a_name\nc\n"))
+    out = olympus.jit(_with_breakpoint)(jnp.arange(3.0))
+    np.testing.assert_allclose(out, 2 * np.sin(np.arange(3.0)), rtol=1e-6)
+    text = capsys.readouterr().out
+    assert text.startswith("Entering jdb:\n(jdb) Array([0., 1., 2.], dtype=float32)\n")
+    assert "Array([1.       , 1.841471 , 1.9092975], dtype=float32)" in text
+    assert "(jdb) {'k': 1}\n" in text
+    assert f'  File "{__file__}", line' in text and "Traceback:" in text
+    assert "->      olympus.debug.breakpoint()" in text
+    assert "At bottommost frame." in text
+    assert "*** NameError: name 'not_a_name' is not defined" in text
+
+
+def test_breakpoint_quit_and_eager(monkeypatch, capsys):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("p x * 10\nc\n"))
+    np.testing.assert_allclose(_with_breakpoint(jnp.float32(0.5)), 2 * np.sin(0.5),
+                               rtol=1e-6)
+    assert "(jdb) Array(5., dtype=float32)" in capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    with pytest.raises(SystemExit):
+        _with_breakpoint(jnp.float32(0.5))

@@ -682,6 +682,10 @@ def test_every_primitive_has_a_checked_rule():
     covered = {p for c in CASES for p in c.values[0]}
     covered |= {"psum", "pmax", "pmin", "all_gather", "axis_index",  # checked by hand above
                 "debug_callback",
+                # every vmap_method against JAX's recorded call pattern (test_callbacks.py)
+                "pure_callback", "io_callback",
+                # checkify of vmap reduces to the first failing member (test_checkify.py)
+                "check",
                 # vmap of custom_jvp/custom_vjp/checkpoint functions, with their derivatives
                 # (test_autodiff_api.py: test_custom_derivatives_under_vmap and others)
                 "custom_jvp_call", "custom_vjp_call", "custom_lin", "checkpoint"}

@@ -88,7 +88,9 @@ class ShapedArray:
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self.str_short(short_dtypes=False)}{weak})"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        """``float32[3]``; ``~float32[]`` when weakly typed (JAX's form)."""
+        return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
 
 
 class ShapeDtypeStruct:

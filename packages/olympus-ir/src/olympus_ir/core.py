@@ -66,11 +66,13 @@ def abstract_eval(prim: Primitive, *avals: ShapedArray, **params: Any):
 
 
 class SourceInfo(NamedTuple):
-    """Where an equation came from in user code: file, line, function name."""
+    """Where an equation came from in user code: file, line, function name, and the
+    ``olympus.named_scope`` names active when it was traced (``"outer/inner"``)."""
 
     file: str
     line: int
     function: str = ""
+    name_stack: str = ""
 
 
 class Var:

@@ -60,6 +60,20 @@ class _Config(threading.local):
         type(self)._global_x64 = bool(value)
         _canonicalize.cache_clear()
 
+    #: ``standard`` (JAX's promotion lattice) or ``strict`` (no implicit promotion between
+    #: different strong dtypes; only weakly typed values adopt another operand's dtype).
+    numpy_dtype_promotion = "standard"
+
+    def set_numpy_dtype_promotion(self, mode: str) -> None:
+        """Set the process-wide promotion mode (``olympus_numpy_dtype_promotion``)."""
+        if mode not in ("standard", "strict"):
+            raise ValueError(f"{mode!r} is not a valid NumpyDtypePromotion")
+        type(self).numpy_dtype_promotion = mode
+
+
+class TypePromotionError(ValueError):
+    """Operand dtypes that may not be promoted implicitly (under strict promotion)."""
+
 
 config = _Config()
 
@@ -113,10 +127,6 @@ class extended(np.generic):
 
 class prng_key(extended):
     """The abstract scalar type of typed PRNG key dtypes (``key<fry>``)."""
-
-
-class TypePromotionError(ValueError):
-    """Raised when promotion between two dtypes is refused (strict promotion mode)."""
 
 
 def _extended_type(x: Any) -> type | None:
@@ -373,7 +383,29 @@ def result_type(*args: Any, return_weak_type_flag: bool = False):
         raise ValueError("at least one array or dtype is required")
     key = tuple(map(_dtype_and_weakness, args))
     dt, weak = _result_type_of(key, config.enable_x64)
+    if config.numpy_dtype_promotion == "strict" and len(key) > 1:
+        _check_strict(key, dt)
     return (dt, weak) if return_weak_type_flag else dt
+
+
+#: How strict promotion's error names a weakly typed operand (as the Python type it is).
+_WEAK_NAMES = {"i": "<class 'int'>", "u": "<class 'int'>", "f": "<class 'float'>",
+               "c": "<class 'complex'>"}
+
+
+def _check_strict(key: tuple, result: np.dtype) -> None:
+    """Strict promotion: at most one strong dtype among the operands, and the result is
+    that dtype (so a weak operand may adopt it, but not change it: a Python float beside
+    an int32 array fails)."""
+    strong = {canonicalize_dtype(dt) for dt, weak in key if not weak}
+    if not strong or (len(strong) == 1 and result in strong):
+        return
+    names = sorted(_WEAK_NAMES[np.dtype(dt).kind] if weak and np.dtype(dt).kind in _WEAK_NAMES
+                   else str(canonicalize_dtype(dt)) for dt, weak in key)
+    raise TypePromotionError(
+        f"Input dtypes {tuple(names)} have no available implicit dtype promotion path when "
+        "olympus_numpy_dtype_promotion=strict. Try explicitly casting inputs to the desired "
+        "output type, or set olympus_numpy_dtype_promotion=standard.")
 
 
 def short_name(dt: Any) -> str:

@@ -385,7 +385,8 @@ class _Encoder:
                 if not isinstance(si, SourceInfo):
                     raise ValueError(f"cannot serialize {where}: source_info is a "
                                      f"{type(si).__name__}, not a SourceInfo")
-                si = {"file": si.file, "line": si.line, "function": si.function}
+                si = {"file": si.file, "line": si.line, "function": si.function,
+                      **({"name_stack": si.name_stack} if si.name_stack else {})}
             eqns.append({
                 "primitive": e.primitive.name,
                 "params": {k: self.value(p, f"{where} param {k!r}")
@@ -601,13 +602,17 @@ class _Decoder:
         if kind == "namedtuple":
             cls = self.registered(self.field(v, "type", str, "a type name"), tuple)
             fields = self.field(v, "fields", dict, "an object of fields")
-            if set(fields) != set(cls._fields):
+            # A field with a default may be absent (written before the field was added).
+            required = set(cls._fields) - set(cls._field_defaults)
+            if not required <= set(fields) <= set(cls._fields):
                 self.fail(
                     f"{cls.__qualname__} has fields {list(cls._fields)}, got {sorted(fields)}"
                 )
             vals = {}
             with self.at("fields"):
                 for f in cls._fields:
+                    if f not in fields:
+                        continue
                     with self.at(f):
                         vals[f] = self.value(fields[f])
             return cls(**vals)
@@ -722,6 +727,8 @@ class _Decoder:
                                 self.field(si, "file", str, "a string"),
                                 self.field(si, "line", int, "an integer"),
                                 self.field(si, "function", str, "a string"),
+                                self.field(si, "name_stack", str, "a string")
+                                if "name_stack" in si else "",
                             )
                     eqns.append(Eqn(prim, ins, outs, params, si))
         outvars = var_list("outvars", atom)

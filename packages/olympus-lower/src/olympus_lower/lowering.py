@@ -100,10 +100,12 @@ class LoweringRuleContext:
 
 def _eqn_location(eqn: Any) -> ir.Location:
     si = eqn.source_info
+    scope = getattr(si, "name_stack", "")
+    name = f"{scope}/{eqn.primitive.name}" if scope else eqn.primitive.name
     if si is not None and getattr(si, "file", None):
         child = ir.Location.file(str(si.file), int(si.line or 0), 0)
-        return ir.Location.name(eqn.primitive.name, childLoc=child)
-    return ir.Location.name(eqn.primitive.name)
+        return ir.Location.name(name, childLoc=child)
+    return ir.Location.name(name)
 
 
 class _Lowerer:

@@ -227,7 +227,7 @@ class Tracer:
         return f"traced array with shape {self.aval.str_short(short_dtypes=False)}"
 
     def __repr__(self) -> str:
-        return f"Traced<{self.aval}>with<{type(self._trace).__name__}>"
+        return f"Traced<{self.aval!r}>with<{type(self._trace).__name__}>"
 
     def __bool__(self):
         _check_bool_conversion(self)

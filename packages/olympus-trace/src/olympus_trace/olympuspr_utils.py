@@ -8,13 +8,14 @@ from typing import Any
 
 from olympus_ir import dtypes
 from olympus_ir.core import ClosedOlympuspr, Eqn, Literal, Olympuspr, Var
-from olympus_ir.prims.callbacks import debug_callback_p, eqn_effects
+from olympus_ir.prims.callbacks import debug_callback_p, eqn_effects, io_callback_p
+from olympus_ir.prims.checks import check_p
 
 from .core import bind
 
 #: Primitives with side effects: never removed by DCE (nor are equations whose
 #: sub-olympusprs contain one, e.g. a `cond` whose branch prints).
-effectful_primitives: set = {debug_callback_p}
+effectful_primitives: set = {debug_callback_p, io_callback_p, check_p}
 
 #: prim -> rule(eqn, unknowns: list[bool]) -> (known_eqns, unknown_eqns, out_unknowns) or
 #: None to fall back to the default (the whole equation is unknown if any input is). A rule

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import warnings
 
 import numpy as np
 
@@ -22,8 +23,34 @@ from .core import get_aval
 __all__ = [
     "PY_SCALARS", "is_python_scalar", "aval_of", "to_operand", "promote_dtypes",
     "promote_dtypes_inexact", "broadcast_shapes", "broadcast_to", "promote_shapes",
-    "canonicalize_axis", "axes_tuple",
+    "canonicalize_axis", "axes_tuple", "set_rank_promotion",
 ]
+
+#: ``olympus_numpy_rank_promotion``: what broadcasting operands of different ranks does.
+_rank_promotion = "allow"
+_RANK_DOC = "https://docs.jax.dev/en/latest/rank_promotion_warning.html"
+
+
+def set_rank_promotion(mode: str) -> None:
+    """``allow`` (NumPy's rule), ``warn`` (a UserWarning each time) or ``raise``
+    (ValueError); set by the ``olympus_numpy_rank_promotion`` option."""
+    global _rank_promotion
+    _rank_promotion = mode
+
+
+def _check_rank_promotion(fun_name: str, shapes) -> None:
+    if len({len(s) for s in shapes if s != ()}) <= 1:
+        return
+    shown = " ".join(str(tuple(s)) for s in shapes)
+    if _rank_promotion == "raise":
+        raise ValueError(
+            f"Operands could not be broadcast together for {fun_name} on shapes {shown} and "
+            "with the config option olympus_numpy_rank_promotion='raise'. For more "
+            f"information, see {_RANK_DOC}.")
+    warnings.warn(
+        f"Following NumPy automatic rank promotion for {fun_name} on shapes {shown}. Set the "
+        "olympus_numpy_rank_promotion config option to 'allow' to disable this warning; "
+        f"for more information, see {_RANK_DOC}.", stacklevel=4)
 
 PY_SCALARS = (bool, int, float, complex)
 
@@ -154,13 +181,17 @@ def broadcast_to(x, shape):
     return lax.broadcast_in_dim(x, shape, tuple(nlead + i for i in keep))
 
 
-def promote_shapes(*args):
+def promote_shapes(*args, fun_name: str = "broadcasting"):
     """Non-scalar operands broadcast to their common shape; rank-0 operands stay as they
-    are (the elementwise primitives take them beside any shape)."""
+    are (the elementwise primitives take them beside any shape). Operands of different
+    ranks warn or raise as ``olympus_numpy_rank_promotion`` says (`fun_name` names the
+    operation in the message)."""
     shapes = [aval_of(a).shape for a in args]
     nonscalar = {s for s in shapes if s != ()}
     if len(nonscalar) <= 1:
         return list(args)
+    if _rank_promotion != "allow":
+        _check_rank_promotion(fun_name, shapes)
     shape = broadcast_shapes(*shapes)
     return [a if s == () or s == shape else broadcast_to(a, shape) for a, s in zip(args, shapes)]
 

@@ -8,9 +8,11 @@ inline the result into the outer trace).
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import inspect
 import os
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -27,6 +29,7 @@ from olympus_ir.core import (
     Var,
     abstract_eval,
 )
+from olympus_ir.prims.callbacks import own_effect
 
 from .core import (
     Trace,
@@ -71,6 +74,29 @@ def register_internal_dir(path: str) -> None:
     _SKIP_DIRS.append(os.path.dirname(path) if path.endswith(".py") else path)
 
 
+class _NameStack(threading.local):
+    def __init__(self) -> None:
+        self.names: tuple[str, ...] = ()
+
+
+#: The ``olympus.named_scope`` names entered on this thread, outermost first.
+name_stack = _NameStack()
+
+
+@contextlib.contextmanager
+def named_scope(name: str):
+    """Equations traced inside carry `name` in their source info (their StableHLO
+    location becomes ``name/primitive``); scopes nest."""
+    if not isinstance(name, str):
+        raise TypeError("named_scope name argument must be a string.")
+    prev = name_stack.names
+    name_stack.names = (*prev, name)
+    try:
+        yield
+    finally:
+        name_stack.names = prev
+
+
 def user_source_info() -> SourceInfo | None:
     import sys
 
@@ -78,7 +104,9 @@ def user_source_info() -> SourceInfo | None:
     while f is not None:
         fn = f.f_code.co_filename
         if not any(fn.startswith(d) for d in _SKIP_DIRS):
-            return SourceInfo(fn, f.f_lineno, f.f_code.co_name)
+            names = name_stack.names
+            return SourceInfo(fn, f.f_lineno, f.f_code.co_name,
+                              "/".join(names) if names else "")
         f = f.f_back
     return None
 
@@ -217,14 +245,16 @@ class OlympusprTrace(Trace):
 
 
 def _effects(eqns: Sequence[Eqn]) -> frozenset:
-    """The effects an olympuspr records: each equation's `effect` param (debug callbacks)
-    and the effects of the sub-olympusprs equations hold (cond branches, loop bodies)."""
+    """The effects an olympuspr records: each equation's own effect (host callbacks, see
+    `own_effect`) and the effects of the sub-olympusprs equations hold (cond branches,
+    loop bodies)."""
     effects: set = set()
     for e in eqns:
-        for k, v in e.params.items():
-            if k == "effect" and v is not None:
-                effects.add(v)
-            elif isinstance(v, (ClosedOlympuspr, Olympuspr)):
+        own = own_effect(e)
+        if own is not None:
+            effects.add(own)
+        for v in e.params.values():
+            if isinstance(v, (ClosedOlympuspr, Olympuspr)):
                 effects |= v.effects
             elif isinstance(v, tuple) and v and isinstance(v[0], (ClosedOlympuspr, Olympuspr)):
                 for x in v:

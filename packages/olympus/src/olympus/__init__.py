@@ -15,8 +15,6 @@ from olympus_runtime import (
     block_until_ready,
     default_backend,
     device_count,
-    device_get,
-    device_put,
     devices,
     local_devices,
 )
@@ -41,7 +39,32 @@ from ._src.api import (
     vjp,
     vmap,
 )
-from ._src.config import config, enable_x64
+from ._src.callbacks import effects_barrier, pure_callback
+from ._src.config import (
+    config,
+    debug_infs,
+    debug_nans,
+    default_matmul_precision,
+    disable_jit,
+    enable_x64,
+    explain_cache_misses,
+    log_compiles,
+    numpy_dtype_promotion,
+    numpy_rank_promotion,
+    transfer_guard,
+    transfer_guard_device_to_device,
+    transfer_guard_device_to_host,
+    transfer_guard_host_to_device,
+)
+from ._src.debugging import device_get_explicit as device_get
+from ._src.debugging import device_put_explicit as device_put
+from ._src.introspection import (
+    ensure_compile_time_eval,
+    eval_shape,
+    named_call,
+    named_scope,
+    print_environment_info,
+)
 from ._src.jit import jit
 from ._src.pmap import pmap
 from ._src.shard_map import shard_map, smap
@@ -93,6 +116,12 @@ __all__ = [
     "make_array_from_process_local_data", "local_device_count", "process_index",
     "process_count", "process_indices", "host_count", "host_id", "live_arrays",
     "clear_caches", "shard_map", "smap", "pmap", "default_device",
+    "debug_infs", "debug_nans", "default_matmul_precision", "disable_jit",
+    "explain_cache_misses", "log_compiles", "numpy_dtype_promotion", "numpy_rank_promotion",
+    "transfer_guard", "transfer_guard_device_to_device", "transfer_guard_device_to_host",
+    "transfer_guard_host_to_device", "ensure_compile_time_eval", "eval_shape", "named_call",
+    "named_scope", "print_environment_info", "effects_barrier", "pure_callback",
+    "experimental", "monitoring", "profiler",
 ]
 from . import debug  # noqa: E402,F401
 
@@ -102,7 +131,8 @@ from ._src.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  
 __all__ += ["checkpoint", "custom_jvp", "custom_vjp", "remat"]
 
 # Submodules that most programs never touch are imported on first access.
-_LAZY_SUBMODULES = {"flatten_util", "nn", "random", "scipy"}
+_LAZY_SUBMODULES = {"experimental", "flatten_util", "monitoring", "nn", "profiler", "random",
+                    "scipy"}
 
 
 def __getattr__(name: str):

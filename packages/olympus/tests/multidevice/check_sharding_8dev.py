@@ -439,7 +439,7 @@ BAD_INPUTS = {
         "s = NamedSharding(mesh, P('x'))\n"
         "c = olympus.jit(lambda a: a + 1).lower(olympus.device_put(np.zeros(8), s)).compile()\n"
         "c(olympus.device_put(np.zeros(8), NamedSharding(mesh, P('y'))))",
-        "ValueError: Executable jit_<lambda>: argument 0 (f32[8]) has sharding "
+        "ValueError: Executable jit__lambda: argument 0 (f32[8]) has sharding "
         "NamedSharding(mesh=Mesh('x': 4, 'y': 2, axis_types=(Auto, Auto)), spec=P('y',), "
         "memory_kind=device), but the executable expects NamedSharding(mesh=Mesh('x': 4, 'y': 2, "
         "axis_types=(Auto, Auto)), spec=P('x',), memory_kind=device)"),

@@ -2,6 +2,7 @@
 `olympus_ir.primitives`); each submodule holds one family."""
 
 from .callbacks import *  # noqa: F401,F403
+from .checks import *  # noqa: F401,F403
 from .collectives import *  # noqa: F401,F403
 from .control_flow import *  # noqa: F401,F403
 from .convolution import *  # noqa: F401,F403

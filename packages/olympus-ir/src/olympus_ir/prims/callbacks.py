@@ -1,10 +1,19 @@
-"""Host callbacks: ``debug_callback`` and the effects that keep it alive and in order.
+"""Host callbacks: ``debug_callback``, ``pure_callback``, ``io_callback``, and the effects
+that keep them alive and in order.
 
 ``debug_callback(*args; callback, effect)`` calls the Python function `callback` with the
 values of `args` (as numpy arrays) when the program runs, and has no results. Its
 `effect` marks it as side-effecting: olympusprs that contain one (at any depth) record
 the effect in `Olympuspr.effects`, dead-code elimination keeps it, and the lowering
 orders all such calls of one program in program order.
+
+``pure_callback(*args; callback, result_avals, vmap_method, sharding)`` calls `callback`
+(flat numpy arrays in, a flat sequence of arrays out) and returns values of
+`result_avals`; it has no effect (unused, it is removed; JAX's contract is that the
+function is pure). ``io_callback(*args; callback, result_avals, ordered, sharding)`` is
+the same with an effect (`io_effect`, or `ordered_io_effect` when `ordered`): it is never
+removed and runs in program order. `own_effect` gives the effect an equation has by
+itself (from its `effect` param, or from io_callback's `ordered`).
 
 `eqn_effects` / `olympuspr_effects` find the effects of an equation or an olympuspr by
 walking sub-olympusprs too, so an olympuspr built by hand (without `effects` filled in)
@@ -21,14 +30,18 @@ from ..avals import ShapedArray
 from ..core import ClosedOlympuspr, Olympuspr, def_shape_rule, new_primitive
 
 __all__ = [
-    "debug_callback_p", "DebugEffect", "debug_effect", "ordered_debug_effect",
-    "eqn_effects", "olympuspr_effects",
+    "debug_callback_p", "pure_callback_p", "io_callback_p", "Effect", "DebugEffect",
+    "IOEffect", "debug_effect", "ordered_debug_effect", "io_effect", "ordered_io_effect",
+    "VMAP_METHODS", "own_effect", "eqn_effects", "olympuspr_effects",
 ]
 
+#: ``pure_callback``'s ways of running under vmap (None: vmap is an error).
+VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
+                "legacy_vectorized")
 
-class DebugEffect:
-    """The effect of a debug callback. Two singletons: `debug_effect` (printed ``Debug``)
-    and `ordered_debug_effect` (``OrderedDebug``)."""
+
+class Effect:
+    """A side effect of an equation: a named singleton, `ordered` or not."""
 
     __slots__ = ("name", "ordered")
 
@@ -45,12 +58,29 @@ class DebugEffect:
         return (_effect_by_name, (self.name,))
 
 
+class DebugEffect(Effect):
+    """The effect of a debug callback: `debug_effect` (printed ``Debug``) or
+    `ordered_debug_effect` (``OrderedDebug``)."""
+
+    __slots__ = ()
+
+
+class IOEffect(Effect):
+    """The effect of an io_callback: `io_effect` (``IO``) or `ordered_io_effect`
+    (``OrderedIO``)."""
+
+    __slots__ = ()
+
+
 debug_effect = DebugEffect("Debug", ordered=False)
 ordered_debug_effect = DebugEffect("OrderedDebug", ordered=True)
-_EFFECTS = {e.name: e for e in (debug_effect, ordered_debug_effect)}
+io_effect = IOEffect("IO", ordered=False)
+ordered_io_effect = IOEffect("OrderedIO", ordered=True)
+_EFFECTS = {e.name: e for e in (debug_effect, ordered_debug_effect, io_effect,
+                                ordered_io_effect)}
 
 
-def _effect_by_name(name: str) -> DebugEffect:
+def _effect_by_name(name: str) -> Effect:
     return _EFFECTS[name]
 
 
@@ -76,6 +106,51 @@ def debug_callback_shape_rule(*avals, callback, effect, token=False):
     return []
 
 
+pure_callback_p = new_primitive("pure_callback", multiple_results=True)
+io_callback_p = new_primitive("io_callback", multiple_results=True)
+
+
+def _check_callback_params(name, callback, result_avals):
+    if not callable(callback):
+        raise TypeError(f"{name} callback must be callable, got {callback!r}.")
+    if not isinstance(result_avals, tuple) or not all(
+            isinstance(a, ShapedArray) for a in result_avals):
+        raise TypeError(f"{name} result_avals must be a tuple of ShapedArray, got "
+                        f"{result_avals!r}.")
+
+
+@def_shape_rule(pure_callback_p)
+def pure_callback_shape_rule(*avals, callback, result_avals, vmap_method=None,
+                             sharding=None):
+    _check_callback_params("pure_callback", callback, result_avals)
+    if vmap_method is not None and vmap_method not in VMAP_METHODS:
+        raise TypeError(f"pure_callback vmap_method must be None or one of {VMAP_METHODS}, "
+                         f"got {vmap_method!r}.")
+    return list(result_avals)
+
+
+@def_shape_rule(io_callback_p)
+def io_callback_shape_rule(*avals, callback, result_avals, ordered, sharding=None,
+                           token=False):
+    _check_callback_params("io_callback", callback, result_avals)
+    if token:  # the lowering's rewritten form, as for debug_callback
+        if not avals or avals[0] != TOKEN_AVAL:
+            raise TypeError("io_callback with token=True takes a bool[] token first.")
+        return [TOKEN_AVAL, *result_avals]
+    return list(result_avals)
+
+
+def own_effect(eqn: Any) -> Effect | None:
+    """The effect `eqn` has by itself (not counting its sub-olympusprs)."""
+    params = eqn.params
+    eff = params.get("effect")
+    if isinstance(eff, Effect):
+        return eff
+    if eqn.primitive is io_callback_p:
+        return ordered_io_effect if params.get("ordered") else io_effect
+    return None
+
+
 def _sub_olympusprs(params: dict[str, Any]):
     for v in params.values():
         for x in (v if isinstance(v, (tuple, list)) else (v,)):
@@ -90,8 +165,8 @@ def eqn_effects(eqn: Any) -> frozenset:
     sub-olympuspr it holds (cond branches, loop bodies, ...)."""
     params = eqn.params
     effects = set()
-    eff = params.get("effect")
-    if isinstance(eff, DebugEffect):
+    eff = own_effect(eqn)
+    if eff is not None:
         effects.add(eff)
     for j in _sub_olympusprs(params):
         effects |= olympuspr_effects(j)

@@ -8,6 +8,7 @@ import olympus_ir.primitives  # noqa: F401  (defines every primitive before rule
 
 from . import (  # noqa: E402,F401  (importing registers the rules)
     callbacks,  # noqa: E402,F401  (debug_callback; host callbacks)
+    checks,
     collectives,
     control_flow,
     convolution,

@@ -1,4 +1,12 @@
-"""Host callbacks: ``debug_callback`` -> ``stablehlo.custom_call @xla_ffi_python_cpu_callback``.
+"""Host callbacks: ``debug_callback``, ``pure_callback``, ``io_callback`` ->
+``stablehlo.custom_call @xla_ffi_python_cpu_callback``.
+
+**Results.** jaxlib does not check what a callback returns (JAXLIB.md §11: a wrong shape
+or dtype is left as zeros), so the host side of ``pure_callback`` / ``io_callback``
+checks the count, shape and dtype of the results first (after canonicalizing them, so a
+float64 result stands for float32 without x64, as in JAX), raising JAX's RuntimeError.
+An exception raised on the host is also kept (`take_callback_error`) so the caller can
+chain it to the runtime error the execution reports.
 
 The custom call carries ``has_side_effect = true`` and ``mhlo.backend_config = {index = k
 : ui64}``, where k is the position of the Python function in the module's list of host
@@ -22,6 +30,7 @@ end of each iteration, and carried (see `_while_effectful_cond`).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -29,21 +38,89 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from olympus_ir import ClosedOlympuspr, DropVar, Eqn, Literal, Olympuspr, ShapedArray, Var
+from olympus_ir import ClosedOlympuspr, DropVar, Eqn, Literal, Olympuspr, ShapedArray, Var, dtypes
 from olympus_ir.core import primitives_by_name
-from olympus_ir.prims.callbacks import TOKEN_AVAL, debug_callback_p, eqn_effects, olympuspr_effects
+from olympus_ir.prims.callbacks import (
+    TOKEN_AVAL,
+    debug_callback_p,
+    eqn_effects,
+    io_callback_p,
+    olympuspr_effects,
+    pure_callback_p,
+)
 from olympus_ir.prims.control_flow import closed_call_p
 
 from .. import mlir_utils as mu
 from ._registry import register_lowering
 
-__all__ = ["thread_effect_tokens", "host_callback_wrapper"]
+__all__ = ["thread_effect_tokens", "host_callback_wrapper", "checked_callback_wrapper",
+           "check_callback_results", "take_callback_error"]
 
 _CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
 _TOKEN_VALUE = np.array(True)
 
 
 # --- the host side --------------------------------------------------------------------------
+
+
+class _Pending(threading.local):
+    error: BaseException | None = None
+
+
+_pending = _Pending()
+
+
+def take_callback_error() -> BaseException | None:
+    """The exception the last failing host callback on this thread raised (then
+    forgotten), or None."""
+    e, _pending.error = _pending.error, None
+    return e
+
+
+def check_callback_results(outs: Any, result_avals: Sequence[ShapedArray]) -> list:
+    """`outs` (what a callback returned, flat) as numpy arrays of `result_avals`, or
+    RuntimeError with JAX's wording."""
+    if not isinstance(outs, (list, tuple)):
+        outs = [outs]
+    if len(outs) != len(result_avals):
+        raise RuntimeError("Mismatched number of outputs from callback. "
+                           f"Expected: {len(result_avals)}, Actual: {len(outs)}")
+    checked = []
+    for i, (o, aval) in enumerate(zip(outs, result_avals)):
+        v = np.asarray(o)
+        canon = dtypes.canonicalize_dtype(v.dtype) if v.dtype != object else v.dtype
+        if canon != v.dtype:
+            v = v.astype(canon)
+        if v.shape != aval.shape:
+            raise RuntimeError(f"Incorrect output shape for return value #{i}: "
+                               f"Expected: {aval.shape}, Actual: {v.shape}")
+        if v.dtype != aval.dtype:
+            raise RuntimeError(f"Incorrect output dtype for return value #{i}: "
+                               f"Expected: {aval.dtype}, Actual: {v.dtype}")
+        checked.append(v)
+    return checked
+
+
+def checked_callback_wrapper(callback: Callable, avals_in: Sequence[ShapedArray],
+                             result_avals: Sequence[ShapedArray],
+                             token: bool = False) -> Callable:
+    """The compiler's function for a callback with results: numpy copies in, `callback`,
+    results checked against `result_avals` (and the order token first, with `token`)."""
+    result_avals = tuple(result_avals)
+
+    def host(*args):
+        if token:
+            args = args[1:]
+        try:
+            outs = check_callback_results(
+                callback(*[np.array(a, copy=True) for a in args]), result_avals)
+        except BaseException as e:
+            _pending.error = e
+            raise
+        return (_TOKEN_VALUE, *outs) if token else tuple(outs)
+
+    host.__name__ = f"host_{getattr(callback, '__name__', 'callback')}"
+    return host
 
 
 def host_callback_wrapper(callback: Callable, avals_in: Sequence[ShapedArray],
@@ -61,7 +138,11 @@ def host_callback_wrapper(callback: Callable, avals_in: Sequence[ShapedArray],
             raise RuntimeError(
                 f"host callback {getattr(callback, '__name__', callback)!r} expected {n} "
                 f"operands, got {len(args)}")
-        callback(*[np.array(a, copy=True) for a in args])
+        try:
+            callback(*[np.array(a, copy=True) for a in args])
+        except BaseException as e:
+            _pending.error = e
+            raise
         return (_TOKEN_VALUE,) if token else ()
 
     host.__name__ = f"host_{getattr(callback, '__name__', 'callback')}"
@@ -87,6 +168,42 @@ def _debug_callback_lowering(ctx, *args, callback, effect, token=False):
     op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
         {"index": ir.IntegerAttr.get(ui64, index)})
     return list(op.results)
+
+
+def _emit_callback(ctx, host, args, result_types, side_effect: bool):
+    index = ctx.register_host_callback(host)
+    op = hlo.CustomCallOp(
+        result_types, list(args),
+        call_target_name=ir.StringAttr.get(_CALLBACK_TARGET),
+        has_side_effect=ir.BoolAttr.get(side_effect),
+        backend_config=ir.StringAttr.get(""),
+        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+    )
+    ui64 = ir.IntegerType.get_unsigned(64)
+    op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
+        {"index": ir.IntegerAttr.get(ui64, index)})
+    return list(op.results)
+
+
+@register_lowering(pure_callback_p)
+def _pure_callback_lowering(ctx, *args, callback, result_avals, vmap_method=None,
+                            sharding=None):
+    host = checked_callback_wrapper(callback, ctx.avals_in, result_avals)
+    # Not side-effecting for XLA (as JAX lowers it): an unused call is removed, and calls
+    # may be merged or reordered; the function promised to be pure.
+    return _emit_callback(ctx, host, args, [mu.aval_to_ir_type(a) for a in result_avals],
+                          side_effect=False)
+
+
+@register_lowering(io_callback_p)
+def _io_callback_lowering(ctx, *args, callback, result_avals, ordered, sharding=None,
+                          token=False):
+    avals_in = ctx.avals_in[1:] if token else ctx.avals_in
+    host = checked_callback_wrapper(callback, avals_in, result_avals, token)
+    types = [mu.aval_to_ir_type(a) for a in result_avals]
+    if token:
+        types = [mu.aval_to_ir_type(TOKEN_AVAL), *types]
+    return _emit_callback(ctx, host, args, types, side_effect=True)
 
 
 # --- ordering: thread a token through every callback ---------------------------------------
@@ -132,7 +249,7 @@ def _thread_sub(sub: ClosedOlympuspr | Olympuspr, pos_in: int, pos_out: int | No
 
 def _callback_rule(e: Eqn, tok):
     new_tok = Var(TOKEN_AVAL)
-    return e.replace(invars=[tok, *e.invars], outvars=[new_tok],
+    return e.replace(invars=[tok, *e.invars], outvars=[new_tok, *e.outvars],
                      params={**e.params, "token": True}), new_tok
 
 
@@ -218,7 +335,7 @@ def _closed_call_rule(e: Eqn, tok):
 
 
 def _rules() -> dict:
-    table = {debug_callback_p: _callback_rule}
+    table = {debug_callback_p: _callback_rule, io_callback_p: _callback_rule}
     for name, rule in (("cond", _cond_rule), ("while", _while_rule), ("scan", _scan_rule),
                        ("closed_call", _closed_call_rule)):
         table[primitives_by_name[name]] = rule

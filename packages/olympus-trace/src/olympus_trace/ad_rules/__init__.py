@@ -5,6 +5,7 @@ rules)."""
 
 from . import (  # noqa: F401
     callbacks,
+    checks,
     collectives,
     control_flow,
     convolution,

@@ -3,6 +3,7 @@ Importing this package fills `batching.batching_rules`."""
 
 from . import (  # noqa: F401
     callbacks,  # debug_callback
+    checks,
     collectives,
     control_flow,
     convolution,

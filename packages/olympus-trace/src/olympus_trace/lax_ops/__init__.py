@@ -12,6 +12,7 @@ re-exports the wrappers that ``jax.lax`` has.
 
 from . import (
     callbacks,
+    checks,
     collectives,
     convolution,
     cumulative,
@@ -27,6 +28,7 @@ from . import (
     windowed,
 )
 from .callbacks import *  # noqa: F403
+from .checks import *  # noqa: F403
 from .collectives import *  # noqa: F403
 from .convolution import *  # noqa: F403
 from .cumulative import *  # noqa: F403
@@ -42,7 +44,7 @@ from .sharding import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .windowed import *  # noqa: F403
 
-__all__ = sorted({name for m in (callbacks, collectives, convolution, cumulative, elementwise,
-                                 indexing, linalg, linalg_lapack, random, reductions,
-                                 shape_ops, sharding, sorting, windowed)
+__all__ = sorted({name for m in (callbacks, checks, collectives, convolution, cumulative,
+                                 elementwise, indexing, linalg, linalg_lapack, random,
+                                 reductions, shape_ops, sharding, sorting, windowed)
                   for name in m.__all__})

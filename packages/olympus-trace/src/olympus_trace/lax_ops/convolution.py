@@ -15,6 +15,7 @@ from olympus_ir.prims.convolution import ConvDimensionNumbers
 from olympus_ir.prims.linalg import canonicalize_precision
 
 from ..core import bind, get_aval
+from .linalg import default_precision
 from .shape_ops import rev, transpose
 
 __all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "padtype_to_pads",
@@ -109,7 +110,8 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                 padding=padding, lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
                 dimension_numbers=dn, feature_group_count=int(feature_group_count),
                 batch_group_count=int(batch_group_count),
-                precision=canonicalize_precision(precision), preferred_element_type=pet)
+                precision=canonicalize_precision(default_precision(precision)),
+                preferred_element_type=pet)
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):

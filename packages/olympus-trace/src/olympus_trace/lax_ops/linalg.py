@@ -8,7 +8,29 @@ from olympus_ir.prims.linalg import Precision, canonicalize_precision
 
 from ..core import bind, get_aval
 
-__all__ = ["Precision", "dot_general", "dot"]
+__all__ = ["Precision", "dot_general", "dot", "set_default_precision", "default_precision"]
+
+#: The precision a matmul or convolution without one gets (``olympus_default_matmul_precision``
+#: maps onto it): None, or a (lhs, rhs) pair of precision names.
+_default_precision: tuple | None = None
+_PRECISION_OF_CONFIG = {"default": "DEFAULT", "bfloat16": "DEFAULT", "high": "HIGH",
+                        "tensorfloat32": "HIGH", "highest": "HIGHEST", "float32": "HIGHEST",
+                        "F32_F32_F32": "HIGHEST", "BF16_BF16_F32": "DEFAULT",
+                        "TF32_TF32_F32": "HIGH"}
+
+
+def set_default_precision(name: str | None) -> None:
+    """Set by ``olympus_default_matmul_precision``: JAX's names map onto the precision
+    levels as JAX's canonicalization does (``float32`` -> HIGHEST, ``tensorfloat32`` ->
+    HIGH, ``bfloat16`` -> DEFAULT); the other algorithm names leave matmuls unchanged."""
+    global _default_precision
+    level = None if name is None else _PRECISION_OF_CONFIG.get(name)
+    _default_precision = None if level is None else (Precision[level],) * 2
+
+
+def default_precision(precision):
+    """`precision`, or the configured default when it is None."""
+    return _default_precision if precision is None else precision
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
@@ -18,7 +40,7 @@ def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_t
     pet = None if preferred_element_type is None else dtypes.canonicalize_dtype(
         preferred_element_type)
     return bind(P.dot_general_p, lhs, rhs, dimension_numbers=dn,
-                precision=canonicalize_precision(precision),
+                precision=canonicalize_precision(default_precision(precision)),
                 preferred_element_type=pet, out_sharding=None)
 
 

@@ -1,110 +1,391 @@
-"""`olympus.config`: process-wide settings (`config.update(name, value)`)."""
+"""`olympus.config`: process-wide settings, declared once each.
+
+Every option is an `Option` in `OPTIONS`: its JAX name (``olympus_*``), default, the
+environment variable that overrides the default (the name upper-cased), how a new value
+is checked, and what else must follow a change (jaxlib's C++ state, the IR's promotion
+mode, ...). ``config.update(name, value)`` sets one; ``config.<name>`` reads one. Options
+that change how a function traces or runs under ``jit`` (``jit_key``) are also part of the
+jit cache key, in Python and in jaxlib's C++ fast path, so turning one on reaches
+signatures compiled before.
+
+Options with a context-manager form in JAX have one here as a `State` (``debug_nans``,
+``transfer_guard_host_to_device``, ...): ``with olympus.debug_nans(True): ...`` sets the
+option for the block and restores it after (also usable as a decorator); ``.value``
+reads it. Contexts are process-wide, not per thread.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-_DEFAULTS = {
-    "olympus_enable_x64": False,
-    "olympus_disable_jit": False,
-    "olympus_num_cpu_devices": 1,
-    "olympus_check_tracer_leaks": False,
-    # JAX 0.10.2's default threefry stream (read by olympus.random).
-    "olympus_threefry_partitionable": True,
-    # CPU collectives across processes (olympus.distributed): "gloo" or "mpi".
-    "olympus_cpu_collectives_implementation": "gloo",
-    # Where uncommitted arrays and computations go (None: the first local device).
-    "olympus_default_device": None,
-    # The persistent compilation cache (olympus_runtime.persistent_cache), JAX's defaults.
-    "olympus_compilation_cache_dir": None,
-    "olympus_enable_compilation_cache": True,
-    "olympus_persistent_cache_min_compile_time_secs": 1.0,
-    "olympus_persistent_cache_min_entry_size_bytes": 0,
-    "olympus_compilation_cache_max_size": -1,
-}
-#: Options that live in olympus_runtime.persistent_cache (under their unprefixed names).
-_CACHE_OPTIONS = frozenset({
-    "olympus_compilation_cache_dir", "olympus_enable_compilation_cache",
-    "olympus_persistent_cache_min_compile_time_secs",
-    "olympus_persistent_cache_min_entry_size_bytes", "olympus_compilation_cache_max_size",
-})
+from jaxlib import _jax
+
+__all__ = ["Option", "OPTIONS", "Config", "config", "State", "enable_x64", "disable_jit",
+           "debug_nans", "debug_infs", "log_compiles", "explain_cache_misses",
+           "transfer_guard", "transfer_guard_host_to_device", "transfer_guard_device_to_host",
+           "transfer_guard_device_to_device", "numpy_dtype_promotion", "numpy_rank_promotion",
+           "default_matmul_precision", "TRANSFER_GUARD_LEVELS", "MATMUL_PRECISIONS"]
+
+TRANSFER_GUARD_LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
+MATMUL_PRECISIONS = (
+    "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
+    "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
+    "ANY_F8_ANY_F8_ANY_FAST_ACCUM", "F16_F16_F16", "F16_F16_F32", "BF16_BF16_BF16",
+    "BF16_BF16_F32", "BF16_BF16_F32_X3", "BF16_BF16_F32_X6", "BF16_BF16_F32_X9",
+    "TF32_TF32_F32", "TF32_TF32_F32_X3", "F32_F32_F32", "F64_F64_F64",
+)
 
 
-def _env_default(name: str, default: Any) -> Any:
-    v = os.environ.get(name.upper())
-    if v is None:
-        return default
-    if default is None:
+# --- how values are checked (JAX's wording) ------------------------------------------------
+
+
+def _bool(name: str) -> Callable[[Any], bool]:
+    def parse(v):
+        if isinstance(v, str):
+            return _truth(v, name)
+        return bool(v)
+    return parse
+
+
+def _truth(v: str, where: str) -> bool:
+    s = v.strip().lower()
+    if s in ("1", "true", "t", "yes", "y", "on"):
+        return True
+    if s in ("0", "false", "f", "no", "n", "off"):
+        return False
+    raise ValueError(f"invalid truth value {v!r} for environment {where!r}")
+
+
+def _int(name: str) -> Callable[[Any], int]:
+    def parse(v):
+        return int(v)
+    return parse
+
+
+def _enum(values: Sequence[str], allow_none: bool) -> Callable[[Any], Any]:
+    def parse(v):
+        if v is None and allow_none:
+            return None
+        if not isinstance(v, str) or v not in values:
+            prefix = "None or in" if allow_none else "in"
+            raise ValueError(f"new enum value must be {prefix} {list(values)}, "
+                             f"got {v} of type {type(v)}.")
         return v
-    if isinstance(default, bool):
-        return v.lower() in ("1", "true", "yes", "on")
-    return type(default)(v)
+    return parse
+
+
+def _dtype_promotion(v: Any) -> str:
+    if v not in ("standard", "strict"):
+        raise ValueError(f"{v!r} is not a valid NumpyDtypePromotion")
+    return v
+
+
+class Option:
+    """One setting: `name` (``olympus_*``), `default` (overridden by the environment
+    variable ``NAME``), `parse` (checks and normalizes a new value), `on_change` (called
+    with the new value after it is stored), and `jit_key` (part of the jit cache key)."""
+
+    __slots__ = ("name", "default", "parse", "on_change", "jit_key", "help")
+
+    def __init__(self, name: str, default: Any, parse: Callable[[Any], Any], *,
+                 on_change: Callable[[Any], None] | None = None, jit_key: bool = False,
+                 help: str = ""):
+        self.name, self.default, self.parse = name, default, parse
+        self.on_change, self.jit_key, self.help = on_change, jit_key, help
+
+    def initial(self) -> Any:
+        env = os.environ.get(self.name.upper())
+        if env is None or env == "":
+            return self.default
+        if isinstance(self.default, bool):
+            return _truth(env, self.name.upper())
+        return self.parse(env)
+
+
+# --- what follows a change -----------------------------------------------------------------
+
+
+def _set_x64(v: bool) -> None:
+    import olympus_runtime as rt
+
+    rt.set_x64(v)
+
+
+def _set_num_cpu_devices(v: int) -> None:
+    import olympus_runtime as rt
+
+    rt.set_num_cpu_devices(v)
+
+
+def _set_disable_jit(v: bool) -> None:
+    import olympus_runtime as rt
+
+    rt.config.set_disable_jit(v)  # the C++ jit fast path reads this state
+
+
+def _set_explain_cache_misses(v: bool) -> None:
+    """While explaining, jaxlib's post-call hook counts the C++ fast path's cache hits."""
+    import olympus_runtime as rt
+
+    from .cache_explain import count_fast_path_hit
+
+    rt.config.post_hook_state.set_global(count_fast_path_hit if v else None)
+
+
+def _set_dtype_promotion(v: str) -> None:
+    from olympus_ir import dtypes
+
+    dtypes.config.set_numpy_dtype_promotion(v)
+
+
+def _set_rank_promotion(v: str) -> None:
+    from olympus_trace import promotion
+
+    promotion.set_rank_promotion(v)
+
+
+def _set_matmul_precision(v: str | None) -> None:
+    from olympus_trace.lax_ops import linalg
+
+    linalg.set_default_precision(v)
+
+
+_GUARD_DIRECTIONS = ("host_to_device", "device_to_host", "device_to_device")
+
+
+def _update_transfer_guards(_: Any = None) -> None:
+    """jaxlib's guard state (read by its C++ transfers) for each direction: the direction's
+    own option if set, else ``olympus_transfer_guard``, else allow."""
+    state = _jax.guard_lib.global_state()
+    levels = _jax.guard_lib.TransferGuardLevel
+    general = config._values.get("olympus_transfer_guard")
+    for d in _GUARD_DIRECTIONS:
+        v = config._values.get(f"olympus_transfer_guard_{d}") or general
+        setattr(state, d, None if v is None else getattr(levels, v.upper()))
+
+
+_guard_parse = _enum(TRANSFER_GUARD_LEVELS, allow_none=True)
+
+
+def _collectives(v: Any) -> str:
+    if v not in ("gloo", "mpi"):
+        raise ValueError("olympus_cpu_collectives_implementation must be 'gloo' or 'mpi', "
+                         f"got {v!r}")
+    return v
+
+
+def _set_collectives(v: str) -> None:
+    import olympus_runtime as rt
+
+    rt.distributed.collectives_implementation = v
+
+
+def _default_device(v: Any) -> Any:
+    from .sharding import check_device
+
+    return check_device(v)
+
+
+def _set_default_device(v: Any) -> None:
+    import olympus_runtime as rt
+
+    rt.config.default_device_state.set_global(v)
+
+
+def _cache_option(name: str) -> Callable[[Any], Any]:
+    """A persistent-cache setting: checked and stored by olympus_runtime.persistent_cache
+    (under its unprefixed name); environment strings are converted first."""
+    key = name.removeprefix("olympus_")
+
+    def parse(v):
+        from olympus_runtime import persistent_cache
+
+        if isinstance(v, str) and key != "compilation_cache_dir":
+            v = _truth(v, name.upper()) if key == "enable_compilation_cache" else (
+                float(v) if key.endswith("_secs") else int(v))
+        persistent_cache.set_option(key, v)
+        return persistent_cache.get_option(key)
+    return parse
+
+
+def _push_cache_option(name: str) -> Callable[[Any], None]:
+    key = name.removeprefix("olympus_")
+
+    def push(v):
+        from olympus_runtime import persistent_cache
+
+        persistent_cache.set_option(key, v)
+    return push
+
+OPTIONS: dict[str, Option] = {o.name: o for o in [
+    Option("olympus_enable_x64", False, _bool("olympus_enable_x64"), on_change=_set_x64,
+           help="64-bit dtypes (float64, int64) instead of their 32-bit counterparts."),
+    Option("olympus_disable_jit", False, _bool("olympus_disable_jit"),
+           on_change=_set_disable_jit, help="Run jitted functions op by op, in Python."),
+    Option("olympus_num_cpu_devices", 1, _int("olympus_num_cpu_devices"),
+           on_change=_set_num_cpu_devices, help="Virtual CPU devices (before first use)."),
+    Option("olympus_check_tracer_leaks", False, _bool("olympus_check_tracer_leaks")),
+    Option("olympus_threefry_partitionable", True, _bool("olympus_threefry_partitionable"),
+           help="JAX 0.10.2's default threefry stream (read by olympus.random)."),
+    Option("olympus_debug_nans", False, _bool("olympus_debug_nans"), jit_key=True,
+           help="Raise FloatingPointError where an operation first produces a NaN."),
+    Option("olympus_debug_infs", False, _bool("olympus_debug_infs"), jit_key=True,
+           help="Raise FloatingPointError where an operation first produces an inf."),
+    Option("olympus_log_compiles", False, _bool("olympus_log_compiles"), jit_key=True,
+           help="Log (at WARNING) every trace, lowering and compilation of a jit."),
+    Option("olympus_explain_cache_misses", False, _bool("olympus_explain_cache_misses"),
+           on_change=_set_explain_cache_misses,
+           help="Log why each retrace of a jitted function happened; count every hit."),
+    Option("olympus_transfer_guard", None, _guard_parse, on_change=_update_transfer_guards,
+           help="Guard level of all host/device transfers."),
+    *[Option(f"olympus_transfer_guard_{d}", None, _guard_parse,
+             on_change=_update_transfer_guards, help=f"Guard level of {d} transfers.")
+      for d in _GUARD_DIRECTIONS],
+    Option("olympus_numpy_dtype_promotion", "standard", _dtype_promotion,
+           on_change=_set_dtype_promotion, jit_key=True,
+           help="'standard' (implicit promotion) or 'strict' (only weak types promote)."),
+    Option("olympus_numpy_rank_promotion", "allow",
+           _enum(("allow", "warn", "raise"), allow_none=False),
+           on_change=_set_rank_promotion, jit_key=True,
+           help="What broadcasting operands of different ranks does: allow, warn, raise."),
+    Option("olympus_default_matmul_precision", None, _enum(MATMUL_PRECISIONS, True),
+           on_change=_set_matmul_precision, jit_key=True,
+           help="Precision of matmuls and convolutions that do not give one."),
+    Option("olympus_cpu_collectives_implementation", "gloo", _collectives,
+           on_change=_set_collectives,
+           help="CPU collectives across processes (olympus.distributed): gloo or mpi."),
+    Option("olympus_default_device", None, _default_device, on_change=_set_default_device,
+           help="Where uncommitted arrays and computations go (None: the first device)."),
+    *[Option(name, default, _cache_option(name), on_change=_push_cache_option(name),
+             help=text) for name, default, text in (
+        ("olympus_compilation_cache_dir", None, "The persistent compilation cache's directory."),
+        ("olympus_enable_compilation_cache", True, "Use the persistent compilation cache."),
+        ("olympus_persistent_cache_min_compile_time_secs", 1.0,
+         "Cache only executables that took at least this long to compile."),
+        ("olympus_persistent_cache_min_entry_size_bytes", 0,
+         "Cache only executables at least this large."),
+        ("olympus_compilation_cache_max_size", -1,
+         "The cache's size cap in bytes (-1: none; LRU eviction)."),
+    )],
+]}
+
+#: Part of the C++ jit fast path's cache key (jaxlib includes its value in every lookup).
+_jit_key_state = _jax.config.Config("olympus_trace_options", (), include_in_jit_key=True,
+                                    include_in_trace_context=True)
+_JIT_KEY_NAMES = tuple(n for n, o in OPTIONS.items() if o.jit_key)
 
 
 class Config:
-    """Settings with JAX-style names: ``olympus_enable_x64``, ``olympus_disable_jit``, ..."""
+    """Settings with JAX-style names: ``config.update("olympus_debug_nans", True)``,
+    ``config.olympus_debug_nans``."""
 
     def __init__(self) -> None:
-        self._values = {k: _env_default(k, v) for k, v in _DEFAULTS.items()}
+        self._values = {n: o.initial() for n, o in OPTIONS.items()}
+        #: The jit-key options' values, in `_JIT_KEY_NAMES` order (read by jit's keys).
+        self.jit_key: tuple = tuple(self._values[n] for n in _JIT_KEY_NAMES)
+        #: Whether jit must check outputs for NaN/inf (debug_nans or debug_infs is on).
+        self.check_special = False
 
     def __getattr__(self, name: str) -> Any:
         try:
             return self.__dict__["_values"][name]
         except KeyError:
-            raise AttributeError(f"Unrecognized config option: {name}") from None
+            raise AttributeError(f"'Config' object has no attribute '{name}'") from None
 
     def read(self, name: str) -> Any:
-        return getattr(self, name)
-
-    def update(self, name: str, value: Any) -> None:
         if name not in self._values:
             raise AttributeError(f"Unrecognized config option: {name}")
-        if name == "olympus_enable_x64":
-            import olympus_runtime as rt
+        return self._values[name]
 
-            rt.set_x64(bool(value))
-        elif name == "olympus_num_cpu_devices":
-            import olympus_runtime as rt
-
-            rt.set_num_cpu_devices(int(value))
-        elif name == "olympus_default_device":
-            import olympus_runtime as rt
-
-            from .sharding import check_device
-
-            rt.config.default_device_state.set_global(check_device(value))
-        elif name == "olympus_cpu_collectives_implementation":
-            import olympus_runtime as rt
-
-            if value not in ("gloo", "mpi"):
-                raise ValueError("olympus_cpu_collectives_implementation must be 'gloo' or "
-                                 f"'mpi', got {value!r}")
-            rt.distributed.collectives_implementation = value
-        elif name == "olympus_disable_jit":
-            import olympus_runtime as rt
-
-            value = bool(value)
-            rt.config.set_disable_jit(value)  # the C++ jit fast path reads this state
-        elif name in _CACHE_OPTIONS:
-            from olympus_runtime import persistent_cache
-
-            persistent_cache.set_option(name[len("olympus_"):], value)
-            value = persistent_cache.get_option(name[len("olympus_"):])
+    def update(self, name: str, value: Any) -> None:
+        opt = OPTIONS.get(name)
+        if opt is None:
+            raise AttributeError(f"Unrecognized config option: {name}")
+        value = opt.parse(value)
         self._values[name] = value
+        if opt.on_change is not None:
+            opt.on_change(value)
+        if opt.jit_key:
+            self._refresh_jit_key()
+
+    def _refresh_jit_key(self) -> None:
+        self.jit_key = tuple(self._values[n] for n in _JIT_KEY_NAMES)
+        _jit_key_state.set_global(self.jit_key)
+        self.check_special = bool(self._values["olympus_debug_nans"]
+                                  or self._values["olympus_debug_infs"])
 
     def _apply_initial(self) -> None:
-        for name in ("olympus_enable_x64", "olympus_disable_jit"):
-            if self._values[name]:
-                self.update(name, True)
-        for name in _CACHE_OPTIONS:  # from the environment (OLYMPUS_COMPILATION_CACHE_DIR...)
-            if self._values[name] != _DEFAULTS[name]:
-                self.update(name, self._values[name])
+        """Push options whose environment value differs from the default to their
+        dependents (jaxlib's state, the IR, ...)."""
+        for name, opt in OPTIONS.items():
+            if opt.on_change is not None and self._values[name] != opt.default:
+                opt.on_change(self._values[name])
+        self._refresh_jit_key()
+
+    def values(self) -> dict[str, Any]:
+        """A snapshot of every option's value."""
+        return dict(self._values)
 
 
 config = Config()
+
+
+class State:
+    """An option's context-manager form, as JAX's config states: ``state(new_value)`` is a
+    context manager (and decorator) setting the option inside; ``state.value`` reads it."""
+
+    def __init__(self, option: str, default_arg: Any = ...):
+        self._option = option
+        self._default_arg = default_arg
+        self.__name__ = option.removeprefix("olympus_")
+
+    @property
+    def value(self) -> Any:
+        return config._values[self._option]
+
+    def __call__(self, new_val: Any = ...) -> contextlib.AbstractContextManager:
+        if new_val is ...:
+            if self._default_arg is ...:
+                raise TypeError(f"Context manager for {self.__name__} config option requires "
+                                "an argument representing the new value for the config "
+                                "option.")
+            new_val = self._default_arg
+        OPTIONS[self._option].parse(new_val)  # bad values fail here, not on entry
+        return _Setting(((self._option, new_val),))
+
+    def __bool__(self):
+        raise TypeError(
+            f"bool() not supported for instances of type '{type(self).__name__}' (did you "
+            f"mean to use '{type(self).__name__}.value' instead?)")
+
+    def __repr__(self) -> str:
+        return f"<olympus config state {self._option}={self.value!r}>"
+
+
+class _Setting(contextlib.ContextDecorator):
+    """Set options on entry, restore them on exit (re-entrant: a stack of saves)."""
+
+    def __init__(self, pairs: tuple):
+        self._pairs = pairs
+        self._saved: list = []
+
+    def __enter__(self):
+        self._saved.append([(n, config._values[n]) for n, _ in self._pairs])
+        try:
+            for n, v in self._pairs:
+                config.update(n, v)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        for n, v in reversed(self._saved.pop()):
+            config.update(n, v)
+        return False
 
 
 @contextlib.contextmanager
@@ -112,9 +393,32 @@ def enable_x64(new_val: bool = True) -> Iterator[None]:
     """``with olympus.enable_x64():`` 64-bit dtypes inside the block (or 32-bit with
     ``False``); the previous setting is restored on exit. Process-wide, like
     ``config.update("olympus_enable_x64", ...)``."""
-    prev = config._values["olympus_enable_x64"]
-    config.update("olympus_enable_x64", bool(new_val))
-    try:
+    with _Setting((("olympus_enable_x64", bool(new_val)),)):
         yield
-    finally:
-        config.update("olympus_enable_x64", prev)
+
+
+def disable_jit(disable: bool = True) -> contextlib.AbstractContextManager:
+    """``with olympus.disable_jit():`` jitted functions run op by op in Python (their
+    values concrete, so they can be printed and inspected) inside the block."""
+    return _Setting((("olympus_disable_jit", bool(disable)),))
+
+
+debug_nans = State("olympus_debug_nans")
+debug_infs = State("olympus_debug_infs")
+log_compiles = State("olympus_log_compiles")
+explain_cache_misses = State("olympus_explain_cache_misses")
+transfer_guard_host_to_device = State("olympus_transfer_guard_host_to_device")
+transfer_guard_device_to_host = State("olympus_transfer_guard_device_to_host")
+transfer_guard_device_to_device = State("olympus_transfer_guard_device_to_device")
+numpy_dtype_promotion = State("olympus_numpy_dtype_promotion")
+numpy_rank_promotion = State("olympus_numpy_rank_promotion")
+default_matmul_precision = State("olympus_default_matmul_precision")
+
+
+def transfer_guard(new_val: str) -> contextlib.AbstractContextManager:
+    """``with olympus.transfer_guard("disallow"):`` the same guard level for transfers in
+    every direction inside the block (JAX's levels: allow, log, disallow, log_explicit,
+    disallow_explicit; the ``*_explicit`` ones also guard ``device_put``)."""
+    _guard_parse(new_val)
+    return _Setting(tuple((f"olympus_transfer_guard_{d}", new_val)
+                          for d in _GUARD_DIRECTIONS))

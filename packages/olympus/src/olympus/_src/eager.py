@@ -42,7 +42,7 @@ from olympus_trace.core import EvalTrace, trace_ctx
 from .config import config
 
 __all__ = ["applies", "operand_ok", "device_scalar", "function", "positional", "operator",
-           "eval_primitive", "install", "compile_count"]
+           "eval_primitive", "install", "compile_count", "host_rules"]
 
 _Array = rt.Array
 _flags = config._values
@@ -276,11 +276,19 @@ def _prim_fn(prim, params: dict) -> Callable:
     return _jit(apply, prim.name)
 
 
+#: prim -> rule(args, params): primitives whose eager evaluation is Python code rather
+#: than a compiled program (checkify's ``check`` registers itself here).
+host_rules: dict = {}
+
+
 def eval_primitive(prim, args, params):
     """olympus-trace's evaluation rule: `prim` applied to concrete `args`."""
     if prim is debug_callback_p:  # a host call: run it here, nothing to compile
         params["callback"](*[np.asarray(a, trace_core.get_aval(a).dtype) for a in args])
         return []
+    rule = host_rules.get(prim)
+    if rule is not None:
+        return rule(args, params)
     key = (prim, *params.items())
     try:
         fn = _prim_fns.get(key)

@@ -21,14 +21,16 @@ from jaxlib import _jax
 
 import olympus_runtime as rt
 from olympus_ir.dtypes import config as _dtype_config
+from olympus_lower.rules.callbacks import take_callback_error
 from olympus_runtime import mesh as _mesh_lib
 from olympus_trace import tree_util
 from olympus_trace.core import EvalTrace, trace_ctx
 from olympus_trace.make_olympuspr import abstractify, arg_names_of, trace_fun
 from olympus_trace.olympuspr_utils import dce_closed
 
+from .. import monitoring
+from . import cache_explain, debugging, stages
 from . import placement as _placement
-from . import stages
 from .config import config
 from .lowering import lower_olympuspr
 
@@ -70,9 +72,14 @@ _cpp_cache = _jax.PjitFunctionCache(CACHE_CAPACITY)
 
 
 class _Calls(dict):
-    """One function's signatures (a dict subclass: weakly referenceable)."""
+    """One function's signatures (a dict subclass: weakly referenceable), with its cache
+    hit and miss counts (see `cache_explain`)."""
 
-    __slots__ = ("__weakref__",)
+    __slots__ = ("__weakref__", "hits", "misses")
+
+    def __init__(self):
+        super().__init__()
+        self.hits = self.misses = 0
 
 
 def _per_fun_cache(fun) -> _Calls:
@@ -159,8 +166,10 @@ class SpecializedCall:
         self.name = fun_name(wrapped._fun)
         counters["trace"] += 1
         nums, names = wrapped._static_argnums, wrapped._static_argnames
-        self.closed, self.out_tree, self.out_avals = trace_fun(
-            wrapped._fun, args, kwargs, nums, names, "jit", in_avals)
+        with debugging.Stage(monitoring.TRACE_EVENT, self.name, debugging.dispatch_logger,
+                             "Finished tracing %s for jit in %.9f sec"):
+            self.closed, self.out_tree, self.out_avals = trace_fun(
+                wrapped._fun, args, kwargs, nums, names, "jit", in_avals)
         nargs = len(args)
         nums = tuple(i % nargs if -nargs <= i < 0 else i for i in nums)
         dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
@@ -183,6 +192,7 @@ class SpecializedCall:
         self.lowered = None
         self._hoisted: list = []
         self._fastpath = None
+        self._callbacks = False  # the executable calls host callbacks
 
     def _kept_args(self, keep_unused: bool):
         """Indices of the arguments the executable takes, or None for all of them. Without
@@ -222,9 +232,12 @@ class SpecializedCall:
                 sharding_kw = dict(meshes=p.meshes, arg_shardings=self._kept(p.arg_attrs),
                                    result_shardings=p.result_attrs,
                                    num_partitions=p.num_partitions)
-            self.lowered = lower_olympuspr(
-                closed, name=self.name, arg_names=arg_names, donated=donated,
-                result_names=self.result_names(), **sharding_kw)
+            with debugging.Stage(
+                    monitoring.LOWER_EVENT, self.name, debugging.dispatch_logger,
+                    "Finished olympuspr to MLIR module conversion jit(%s) in %.9f sec"):
+                self.lowered = lower_olympuspr(
+                    closed, name=self.name, arg_names=arg_names, donated=donated,
+                    result_names=self.result_names(), **sharding_kw)
         return self.lowered
 
     def _adopt_input_shardings(self, exe, n_hoisted: int) -> None:
@@ -248,25 +261,33 @@ class SpecializedCall:
             counters["compile"] += 1
             donated = tuple(i for i, d in enumerate(self._kept(self.donated_mask)) if d)
             hoisted = lowered.hoisted_consts
-            exe = rt.compile(
-                lowered.module,
-                in_avals=lowered.in_avals,  # the hoisted constants', then the kept arguments'
-                out_avals=list(self.out_avals),
-                donated_args=tuple(len(hoisted) + i for i in donated),
-                options=self.compiler_options if options is None else options,
-                host_callbacks=lowered.host_callbacks,
-                devices=self.placement.devices,
-                num_partitions=self.placement.num_partitions,
-                mesh=self.placement.mesh,
-                # As in JAX: outputs are committed when the placement was decided by
-                # committed inputs or explicit shardings, else they may move freely.
-                committed=self.placement is not _placement.DEFAULT,
-            )
+            debugging.log_event(
+                debugging.pxla_logger, "Compiling jit(%s) with global shapes and types %s. "
+                "Argument mapping: %s.", self.name, tuple(self.in_avals),
+                "(" + ", ".join("UnspecifiedValue" for _ in self.in_avals)
+                + ("," if len(self.in_avals) == 1 else "") + ")")
+            with debugging.Stage(monitoring.COMPILE_EVENT, self.name, debugging.dispatch_logger,
+                                 "Finished XLA compilation of jit(%s) in %.9f sec"):
+                exe = rt.compile(
+                    lowered.module,
+                    in_avals=lowered.in_avals,  # the hoisted constants', then the kept args'
+                    out_avals=list(self.out_avals),
+                    donated_args=tuple(len(hoisted) + i for i in donated),
+                    options=self.compiler_options if options is None else options,
+                    host_callbacks=lowered.host_callbacks,
+                    devices=self.placement.devices,
+                    num_partitions=self.placement.num_partitions,
+                    mesh=self.placement.mesh,
+                    # As in JAX: outputs are committed when the placement was decided by
+                    # committed inputs or explicit shardings, else they may move freely.
+                    committed=self.placement is not _placement.DEFAULT,
+                )
             self._hoisted = [rt.device_put(np.asarray(c), exe.in_shardings[k])
                              for k, c in enumerate(hoisted)]
             self._adopt_input_shardings(exe, len(hoisted))
             if lowered is self.lowered or self.executable is None:
                 self.executable = exe
+                self._callbacks = bool(lowered.host_callbacks)
             return exe
         return self.executable
 
@@ -291,11 +312,17 @@ class SpecializedCall:
             arrays = [arrays[i] for i in self.kept]
         if self._hoisted:
             arrays = self._hoisted + arrays
-        return tree_util.tree_unflatten(self.out_tree, exe.run(arrays))
+        try:
+            outs = exe.run(arrays)
+        except _jax.JaxRuntimeError as e:
+            _chain_callback_error(e)
+            raise
+        return tree_util.tree_unflatten(self.out_tree, outs)
 
     def fastpath_data(self):
         """The C++ fast path's record for this signature (None: stay on the Python path)."""
-        if self._fastpath is None and not self._hoisted and self.executable is not None:
+        if (self._fastpath is None and not self._hoisted and self.executable is not None
+                and not self._callbacks):  # see _chain_callback_error
             exe = self.executable
             n = len(self.in_avals)
             kept = [True] * n if self.kept is None else [i in self.kept for i in range(n)]
@@ -305,6 +332,15 @@ class SpecializedCall:
                 [None] * sum(kept), [])
         return self._fastpath
 
+
+
+def _chain_callback_error(e: Exception) -> None:
+    """An execution that failed in a host callback: make the callback's own exception the
+    runtime error's ``__cause__`` (programs with host callbacks stay off the C++ fast
+    path so their errors pass here)."""
+    cause = take_callback_error()
+    if cause is not None and "CpuCallback error" in str(e):
+        e.__cause__ = cause
 
 
 def _put(x, sharding=None):
@@ -383,7 +419,8 @@ class Jitted:
         nums, names = self._static_argnums, self._static_argnames
         if not nums and not names:
             leaves, tree = tree_util.tree_flatten((args, kwargs))
-            return (self._options, _dtype_config.enable_x64, _default_device.value, tree,
+            return (self._options, _dtype_config.enable_x64, _default_device.value,
+                    config.jit_key, tree,
                     *map(_leaf_sig, leaves)), leaves
         nargs = len(args)
         statics = []
@@ -401,8 +438,8 @@ class Jitted:
             else:
                 kw_dyn[k] = v
         leaves, tree = tree_util.tree_flatten((tuple(dyn), kw_dyn))
-        return (self._options, _dtype_config.enable_x64, _default_device.value, tree,
-                tuple(statics),
+        return (self._options, _dtype_config.enable_x64, _default_device.value,
+                config.jit_key, tree, tuple(statics),
                 tuple(sorted(kw_static)), *map(_leaf_sig, leaves)), leaves
 
     def _specialize(self, args, kwargs, in_avals=None):
@@ -411,14 +448,26 @@ class Jitted:
             key = key + (tuple(in_avals),)
         call = self._calls.get(key)
         if call is None:
+            self._calls.misses += 1
+            monitoring.record_event(monitoring.CACHE_MISS_EVENT,
+                                    fun_name=getattr(self._fun, "__name__", "fun"))
+            if config.olympus_explain_cache_misses:
+                cache_explain.explain_miss(self, key, args, kwargs)
             call = SpecializedCall(self, args, kwargs, in_avals)
             _remember(self._calls, key, call)
+        else:
+            self._calls.hits += 1
         return call, leaves
 
     def compiled_call(self, *args, **kwargs):
         """Run the compiled executable for these arguments, even under ``disable_jit``
-        (op-by-op execution needs compiled primitives, or it would recurse forever)."""
-        return self._compiled_call(args, kwargs)[0]
+        (op-by-op execution needs compiled primitives, or it would recurse forever). Under
+        ``olympus_debug_nans`` / ``_infs`` the outputs are checked here, naming this
+        function (a primitive, when op by op)."""
+        outs, call = self._compiled_call(args, kwargs)
+        if config.check_special:
+            debugging.check_outputs(call.name, outs)
+        return outs
 
     def _compiled_call(self, args, kwargs):
         call, leaves = self._specialize(args, kwargs)
@@ -430,6 +479,11 @@ class Jitted:
         if type(trace_ctx.trace) is not EvalTrace or config.olympus_disable_jit:
             return self._fun(*args, **kwargs), None, False
         outs, call = self._compiled_call(args, kwargs)
+        if config.check_special:  # every call checked: no C++ fast path
+            kind = debugging.invalid_kind(tree_util.tree_leaves(outs))
+            if kind is not None:
+                debugging.rerun_deoptimized(self._fun, args, kwargs, call.name, kind)
+            return outs, None, False
         return outs, call.fastpath_data(), False
 
     def trace(self, *args, **kwargs) -> stages.Traced:
@@ -567,6 +621,12 @@ def _eval_shape(self, *args, **kwargs):
     return self._olympus_jit.eval_shape(*args, **kwargs)
 
 
+def _cache_info(self) -> cache_explain.CacheInfo:
+    """Hits, misses (traces) and the signatures this function holds (see
+    `cache_explain`)."""
+    return cache_explain.cache_info(self._olympus_jit, CACHE_CAPACITY)
+
+
 def _clear_cache(self) -> None:
     """Forget every compiled signature (both the Python and the C++ caches)."""
     self._olympus_jit.clear_cache()
@@ -577,6 +637,7 @@ Wrapped.trace = _trace
 Wrapped.lower = _lower
 Wrapped.eval_shape = _eval_shape
 Wrapped.clear_cache = _clear_cache
+Wrapped.cache_info = _cache_info
 
 
 def clear_all() -> None:

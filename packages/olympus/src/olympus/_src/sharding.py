@@ -158,7 +158,8 @@ class TypedAval(ShapedArray):
         return f"{weak}{self.dtype.name}[{','.join(self._dims())}]"
 
     def __repr__(self) -> str:
-        return f"ShapedArray({self})"
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.dtype.name}[{','.join(self._dims())}]{weak})"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ShapedArray) and (
@@ -169,10 +170,13 @@ class TypedAval(ShapedArray):
 
 
 def typeof(x: Any) -> TypedAval:
-    """The abstract type of `x` (an Array, a tracer, or anything array-like)."""
+    """The abstract type of `x` (an Array, a tracer, or anything array-like), with its
+    sharding for an Array; JAX's TypeError for anything else (`introspection.typeof`)."""
+    from .introspection import typeof as _aval_of
+
     if type(x) is rt.Array:
         return TypedAval(x.aval, x._sharding)
-    return TypedAval(get_aval(x))
+    return TypedAval(_aval_of(x))
 
 
 # ------------------------------------------------------------------ resharding

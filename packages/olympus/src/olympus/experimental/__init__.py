@@ -1,1 +1,14 @@
-"""`olympus.experimental`: APIs JAX keeps under ``jax.experimental``."""
+"""`olympus.experimental`: APIs JAX keeps under ``jax.experimental``: `io_callback` and
+the `checkify` and `compilation_cache` modules (imported on first use)."""
+
+from .._src.callbacks import io_callback
+
+__all__ = ["io_callback", "checkify"]
+
+
+def __getattr__(name: str):
+    if name in ("checkify", "compilation_cache"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.checkify")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -204,7 +204,7 @@ def _dt(x):
 def _binary(name, x1, x2, inexact=False):
     x1, x2 = ensure_arraylike(name, x1, x2)
     xs = promote_dtypes_inexact(x1, x2) if inexact else promote_dtypes(x1, x2)
-    return _shapes(*xs)
+    return _shapes(*xs, fun_name=name)
 
 
 def _unary(name, x, inexact=False):
