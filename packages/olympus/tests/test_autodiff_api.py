@@ -280,10 +280,11 @@ def test_stop_gradient():
 def test_compiled_cannot_be_transformed():
     c = olympus.jit(jnp.sin).trace(F(1.0)).lower().compile()
     msg = (r"Cannot apply OLYMPUS transformations to a function lowered and compiled for a "
-           r"particular signature. Detected argument of Tracer type <class '.*JVPTracer'>")
-    with pytest.raises(TypeError, match=msg):
+           r"particular signature. Detected argument of Tracer type <class '.*{}'>")
+    # As JAX (0.10.2): grad's tracer is a LinearizeTracer, jvp's a JVPTracer.
+    with pytest.raises(TypeError, match=msg.format("LinearizeTracer")):
         olympus.grad(c)(F(1.0))
-    with pytest.raises(TypeError, match=msg):
+    with pytest.raises(TypeError, match=msg.format("JVPTracer")):
         olympus.jvp(c, (F(1.0),), (F(1.0),))
     close(c(F(1.0)), np.sin(1.0))
 
@@ -291,20 +292,23 @@ def test_compiled_cannot_be_transformed():
 # --- the staged gradient ------------------------------------------------------------------------
 
 
-def test_grad_olympuspr_has_no_primal_only_equations():
+def test_staged_grad_is_the_primal_computation_then_the_transposed_tangents():
+    """As reference JAX 0.10.2 prints ``make_jaxpr(grad(lambda x: sin(x) * x))`` (its
+    ``add_any`` is our ``add``; JAX prints the unused primal product's result as ``_``): the
+    primal computation is staged as it runs, then the transposed linear part."""
     j = olympus.make_olympuspr(olympus.grad(lambda x: jnp.sin(x) * x))(F(1.0))
     assert str(j) == """\
 { lambda ; a:f32[]. let
     b:f32[] = sin a
     c:f32[] = cos a
-    d:f32[] = mul b 1.0:f32[]
-    e:f32[] = mul 1.0:f32[] a
-    f:f32[] = mul e c
-    g:f32[] = add d f
-  in (g,) }"""
-    # value_and_grad keeps the primal product.
+    d:f32[] = mul b a
+    e:f32[] = mul b 1.0:f32[]
+    f:f32[] = mul 1.0:f32[] a
+    g:f32[] = mul f c
+    h:f32[] = add e g
+  in (h,) }"""
     j = olympus.make_olympuspr(olympus.value_and_grad(lambda x: jnp.sin(x) * x))(F(1.0))
-    assert "mul b a" in str(j)
+    assert "d:f32[] = mul b a" in str(j) and str(j).endswith("in (d, h) }")
 
 
 def test_unused_input_gradient_is_a_symbolic_zero():
@@ -313,13 +317,15 @@ def test_unused_input_gradient_is_a_symbolic_zero():
 
     x = np.ones(3, F)
     j = olympus.make_olympuspr(olympus.grad(f, argnums=(0, 1)))(x, x)
+    # Reference JAX 0.10.2 prints the same equations (the unused sum's result as ``_``).
     assert str(j) == """\
 { lambda ; a:f32[3] b:f32[3]. let
     c:f32[3] = exp a
-    d:f32[3] = broadcast_in_dim[broadcast_dimensions=() shape=(3,) sharding=None] 1.0:f32[]
-    e:f32[3] = mul d c
-    f:f32[3] = broadcast_in_dim[broadcast_dimensions=() shape=(3,) sharding=None] 0.0:f32[]
-  in (e, f) }"""
+    d:f32[] = reduce_sum[axes=(0,) out_sharding=None] c
+    e:f32[3] = broadcast_in_dim[broadcast_dimensions=() shape=(3,) sharding=None] 1.0:f32[]
+    f:f32[3] = mul e c
+    g:f32[3] = broadcast_in_dim[broadcast_dimensions=() shape=(3,) sharding=None] 0.0:f32[]
+  in (f, g) }"""
     gx, gy = olympus.grad(f, argnums=(0, 1))(x, x)
     close(gx, np.e * np.ones(3))
     close(gy, np.zeros(3))
@@ -499,11 +505,13 @@ def test_checkpoint_values_and_recomputation():
     close(olympus.grad(olympus.grad(olympus.checkpoint(block)))(x),
           olympus.grad(olympus.grad(block))(x))
     j = str(olympus.make_olympuspr(olympus.grad(olympus.checkpoint(block)))(x))
-    # The forward pass is recomputed in the backward pass: no residuals flow out of a
-    # forward checkpoint (with grad the primal output is not needed, so there is none).
-    assert j.count("checkpoint[") == 1 and j.count("sin") == 1
+    # As reference JAX 0.10.2 prints it: the forward pass runs as ordinary primal code
+    # (sin, sin), and the backward pass is one checkpoint recomputing it (one more sin)
+    # from the input alone: no residual flows out of the forward pass.
+    assert j.count("checkpoint[") == 1 and j.count("sin") == 3
+    assert "] a 1.0:f32[]" in j
     jv = str(olympus.make_olympuspr(olympus.value_and_grad(olympus.checkpoint(block)))(x))
-    assert jv.count("checkpoint[") == 2 and jv.count("sin") == 3
+    assert jv.count("checkpoint[") == 1 and jv.count("sin") == 3
 
 
 def test_custom_rules_inside_control_flow_and_jit():

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 
 from olympus_ir import dtypes
-from olympus_ir.core import ClosedOlympuspr, Eqn
+from olympus_ir.core import ClosedOlympuspr, Eqn, Var
 from olympus_ir.prims.custom_derivatives import (
     JVP_OF_CUSTOM_VJP_MSG,
     checkpoint_p,
@@ -127,11 +127,14 @@ def _checkpoint_partial_eval(eqn: Eqn, in_unknown):
     known_only = known_only.replace(constvars=j.constvars)
     k_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
     k_out = [v for v, u in zip(eqn.outvars, out_unk) if not u]
-    known_eqn = Eqn(checkpoint_p, k_in, k_out,
-                    dict(eqn.params, call_olympuspr=ClosedOlympuspr(known_only, closed.consts)),
-                    eqn.source_info)
+    known_eqns = _inlined(known_only, closed.consts, k_in, k_out)
+    if known_eqns is None:
+        known_eqns = [Eqn(checkpoint_p, k_in, k_out,
+                          dict(eqn.params,
+                               call_olympuspr=ClosedOlympuspr(known_only, closed.consts)),
+                          eqn.source_info)]
     if not any(out_unk):
-        return [known_eqn], [], out_unk
+        return known_eqns, [], out_unk
     unknown_body, _ = dce_olympuspr(j, out_unk)
     unknown_body = unknown_body.replace(constvars=j.constvars)
     u_out = [v for v, u in zip(eqn.outvars, out_unk) if u]
@@ -139,7 +142,26 @@ def _checkpoint_partial_eval(eqn: Eqn, in_unknown):
                       dict(eqn.params, call_olympuspr=ClosedOlympuspr(unknown_body,
                                                                       closed.consts)),
                       eqn.source_info)
-    return [known_eqn], [unknown_eqn], out_unk
+    return known_eqns, [unknown_eqn], out_unk
+
+
+def _inlined(body, consts, invars, outvars):
+    """The equations of `body` applied to `invars` and defining `outvars` (the known side of
+    a checkpoint runs as ordinary primal code, as in JAX), or None when that needs more than
+    a renaming (constants, an output that is an input or a literal, or returned twice)."""
+    if consts or body.constvars:
+        return None
+    defined = {id(v) for e in body.eqns for v in e.outvars}
+    outs = [v for v in body.outvars]
+    if any(not isinstance(v, Var) or id(v) not in defined for v in outs) or \
+            len({id(v) for v in outs}) != len(outs):
+        return None
+    sub = {id(v): a for v, a in zip(body.invars, invars)}
+    sub.update((id(v), o) for v, o in zip(outs, outvars))
+    return [Eqn(e.primitive, [sub.get(id(v), v) if isinstance(v, Var) else v
+                              for v in e.invars],
+                [sub.get(id(v), v) for v in e.outvars], e.params, e.source_info)
+            for e in body.eqns]
 
 
 def _checkpoint_transpose(cts, *args, call_olympuspr, prevent_cse=True):

@@ -190,10 +190,23 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
 
 
 def _zeros_for(p):
+    """The zero cotangent of primal `p`: an array of its dtype and weak type (as JAX
+    returns the gradient of an input the output does not depend on), float0 for integers."""
     a = get_aval(p)
     if dtypes.is_inexact(a.dtype):
-        return lax.broadcast_in_dim(np.zeros((), a.dtype), a.shape, ())
+        return _like_primal(jnp.zeros(a.shape, a.dtype), a)
     return np.zeros(a.shape, dtypes.float0)
+
+
+def _one_like(aval):
+    """The cotangent seed of a scalar output: weakly typed if the output is (a Python scalar,
+    which stages as a weak literal), so gradients of weakly typed functions stay weak without
+    a conversion, as in JAX."""
+    if aval.weak_type:
+        one = 1.0 if dtypes.is_float(aval.dtype) else 1 + 0j
+        if dtypes.python_scalar_dtype(one) == aval.dtype:
+            return one
+    return np.ones((), aval.dtype)
 
 
 def _argnums_tuple(argnums, nargs, fname):
@@ -257,7 +270,7 @@ def _grad_impl(fun, argnums, has_aux, holomorphic, allow_int, fname, need_value)
                 "holomorphic=True. For differentiation of non-holomorphic functions involving "
                 "complex outputs, use olympus.vjp directly."
             )
-        ct = tree_util.tree_unflatten(out_tree, [np.ones((), dt)])
+        ct = tree_util.tree_unflatten(out_tree, [_one_like(out_avals[0])])
         g = pullback(ct)
         g = g[0] if isinstance(argnums, int) else g
         ans = tree_util.tree_unflatten(out_tree, outs) if need_value else None

@@ -37,7 +37,8 @@ from olympus_ir.prims.custom_derivatives import (
     custom_vjp_call_p,
 )
 from olympus_trace import ad, tree_util
-from olympus_trace.core import EvalTrace, bind, get_aval, trace_ctx
+from olympus_trace.ad_rules.custom_derivatives import _custom_vjp_call_jvp
+from olympus_trace.core import EvalTrace, Tracer, bind, get_aval, set_current_trace, trace_ctx
 from olympus_trace.make_olympuspr import abstractify
 from olympus_trace.olympuspr_utils import hoist_consts
 from olympus_trace.staging import DebugInfo, fun_source_info, trace_to_olympuspr
@@ -98,14 +99,20 @@ def _tangent_type_error(kind, want, got):
         f"and dtypes. Expected {want} (tangent type of {kind}) but got {got}.")
 
 
-def _trace_primal(fun, nondiff_argnums, args, what):
-    """Split `args` into non-differentiable (static) and differentiable ones and trace `fun`
-    on the latter: what custom_jvp and custom_vjp both need before binding."""
-    nargs = len(args)
-    nondiff = _nondiff(nondiff_argnums, nargs, what)
+def _prepare(nondiff_argnums, args, what):
+    """Split `args` into non-differentiable (static) and differentiable ones, flattened."""
+    nondiff = _nondiff(nondiff_argnums, len(args), what)
     static, dyn = _split_args(args, nondiff)
     leaves, in_tree = tree_util.tree_flatten(dyn)
     in_avals = [abstractify(x) for x in leaves]
+    return nondiff, static, dyn, leaves, in_tree, in_avals
+
+
+def _trace_primal(fun, nondiff_argnums, args, what):
+    """`_prepare`, then trace `fun` on the differentiable arguments: what custom_jvp and
+    custom_vjp both need before binding."""
+    nargs = len(args)
+    nondiff, static, dyn, leaves, in_tree, in_avals = _prepare(nondiff_argnums, args, what)
     out_store: list = []
 
     def flat_fun(*xs):
@@ -117,6 +124,45 @@ def _trace_primal(fun, nondiff_argnums, args, what):
 
     closed, consts = _trace_flat(flat_fun, in_avals, fun_source_info(fun), what)
     return nondiff, static, dyn, leaves, in_tree, in_avals, closed, consts, out_store[0]
+
+
+def _passes_through(args) -> bool:
+    """Whether the current trace is the tangent-recording trace of a linearization and none
+    of `args` is its tracer: then the call belongs to the enclosing trace (a custom rule
+    calling the function on primals, as in ``ans = f(x)``), as every primitive does."""
+    trace = trace_ctx.trace
+    if type(trace) is not ad.TangentTrace:
+        return False
+    return not any(isinstance(x, Tracer) and x._trace is trace
+                   for x in tree_util.tree_leaves(args))
+
+
+def _direct_trace(nondiff_argnums, args, what):
+    """The JVP (or linearize) trace to apply the user's rule in directly, without tracing the
+    function first (so Python control flow on concrete primals works in the function and its
+    rules, as in JAX): the current trace, when it is one and some differentiable argument is
+    its tracer (and no non-differentiable one is). Otherwise None."""
+    trace = trace_ctx.trace
+    if not isinstance(trace, ad.JVPTrace):
+        return None
+    nondiff = _nondiff(nondiff_argnums, len(args), what)
+    static, dyn = _split_args(args, nondiff)
+
+    def own(x):
+        return isinstance(x, ad.JVPTracer) and x._trace is trace
+
+    if any(map(own, tree_util.tree_leaves(static))):
+        return None
+    return trace if any(map(own, tree_util.tree_leaves(dyn))) else None
+
+
+def _apply_directly(trace, leaves, rule):
+    """`rule(primals, tangents) -> (outs, tangent outs)` applied to the primal and tangent
+    parts of `leaves` in the trace's rule context; the results as the trace's tracers."""
+    primals, tangents = zip(*map(trace.to_primal_tangent, leaves)) if leaves else ((), ())
+    with set_current_trace(trace.rule_trace):
+        outs, out_ts = rule(list(primals), list(tangents))
+    return [trace.tracer_type(trace, p, t) for p, t in zip(outs, out_ts)]
 
 
 class custom_jvp:
@@ -170,12 +216,22 @@ class custom_jvp:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using "
                                  "defjvp.")
         args = _resolve_args(self.fun, args, kwargs)
+        if _passes_through(args):
+            with set_current_trace(trace_ctx.trace.parent):
+                return self(*args)
         if _eager():
             return self.fun(*args)
-        (nondiff, static, dyn, leaves, in_tree, in_avals, closed, consts,
-         out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_jvp")
-        out_avals = closed.out_avals
+        direct = _direct_trace(self.nondiff_argnums, args, "custom_jvp")
+        if direct is not None:
+            nondiff, static, dyn, leaves, in_tree, in_avals = _prepare(
+                self.nondiff_argnums, args, "custom_jvp")
+            out_tree, out_avals = None, None
+        else:
+            (nondiff, static, dyn, leaves, in_tree, in_avals, closed, consts,
+             out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_jvp")
+            out_avals = closed.out_avals
         rule = self.jvp
+        rule_tree: list = []
 
         def jvp_flat(ps, ts):
             p = tree_util.tree_unflatten(in_tree, list(ps))
@@ -187,7 +243,8 @@ class custom_jvp:
             p_out, t_out = res
             p_leaves, p_tree = tree_util.tree_flatten(p_out)
             t_leaves, t_tree = tree_util.tree_flatten(t_out)
-            if p_tree != out_tree:
+            rule_tree[:] = [p_tree]
+            if out_tree is not None and p_tree != out_tree:
                 raise TypeError(
                     "Custom JVP rule must produce primal outputs with the same container "
                     f"(pytree) structure as the custom_jvp function {name}, but got {p_tree} "
@@ -198,9 +255,9 @@ class custom_jvp:
                     f"container (pytree) structures, but got {p_tree} and {t_tree} "
                     "respectively.")
             outs_t = []
-            for pl, tl, want in zip(p_leaves, t_leaves, out_avals):
+            for pl, tl, want in zip(p_leaves, t_leaves, out_avals or [None] * len(p_leaves)):
                 pa = get_aval(pl)
-                if (pa.shape, pa.dtype) != (want.shape, want.dtype):
+                if want is not None and (pa.shape, pa.dtype) != (want.shape, want.dtype):
                     raise TypeError(
                         "Custom JVP rule must produce primal outputs with the same shapes and "
                         f"dtypes as the custom_jvp function {name}: expected "
@@ -217,6 +274,10 @@ class custom_jvp:
                 outs_t.append(ad.Zero(ta) if got_dtype == dtypes.float0 else tl)
             return p_leaves, outs_t
 
+        if direct is not None:
+            outs = _apply_directly(direct, leaves, lambda ps, ts: jvp_flat(
+                ps, [ad.instantiate(t) for t in ts]))
+            return tree_util.tree_unflatten(rule_tree[0], outs)
         outs = bind(custom_jvp_call_p, *consts, *leaves, call_olympuspr=closed, jvp=jvp_flat,
                     num_consts=len(consts), symbolic_zeros=False)
         return tree_util.tree_unflatten(out_tree, outs)
@@ -254,13 +315,24 @@ class custom_vjp:
             raise AttributeError(f"No VJP defined for custom_vjp function {name} using "
                                  "defvjp.")
         args = _resolve_args(self.fun, args, kwargs)
+        if _passes_through(args):
+            with set_current_trace(trace_ctx.trace.parent):
+                return self(*args)
         if _eager():
             return self.fun(*args)
         nargs = len(args)
-        (nondiff, static, dyn, leaves, in_tree, in_avals, closed, consts,
-         out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_vjp")
-        out_avals = closed.out_avals
+        direct = _direct_trace(self.nondiff_argnums, args, "custom_vjp")
+        if direct is not None:
+            nondiff, static, dyn, leaves, in_tree, in_avals = _prepare(
+                self.nondiff_argnums, args, "custom_vjp")
+            out_tree, out_avals = None, None
+        else:
+            (nondiff, static, dyn, leaves, in_tree, in_avals, closed, consts,
+             out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_vjp")
+            out_avals = closed.out_avals
         user_fwd, user_bwd = self.fwd, self.bwd
+        # Without a traced function, the output structure is fwd's.
+        fwd_out: list = [out_tree, out_avals]
 
         def fwd_flat(ps):
             d = tree_util.tree_unflatten(in_tree, list(ps))
@@ -271,14 +343,16 @@ class custom_vjp:
                     f"where the first element represents the primal output, got {res}.")
             out, residuals = res
             o_leaves, o_tree = tree_util.tree_flatten(out)
-            if o_tree != out_tree:
+            if out_tree is None:
+                fwd_out[:] = [o_tree, [get_aval(o) for o in o_leaves]]
+            elif o_tree != out_tree:
                 raise TypeError(
                     "Custom VJP fwd rule must produce a pair (list or tuple of length two) "
                     "where the first element represents the primal output (equal in value "
                     f"to the output of the custom_vjp-decorated function {name}, and in "
                     f"particular of the same container/pytree structure), but got {o_tree} "
                     f"instead of {out_tree}.")
-            for o, want in zip(o_leaves, out_avals):
+            for o, want in zip(o_leaves, fwd_out[1]):
                 oa = get_aval(o)
                 if (oa.shape, oa.dtype) != (want.shape, want.dtype):
                     raise TypeError(
@@ -291,8 +365,8 @@ class custom_vjp:
         def bwd_flat(res_tree, diff_in, diff_out, res, cts):
             it = iter(cts)
             full = [next(it) if d else np.zeros(a.shape, dtypes.float0)
-                    for a, d in zip(out_avals, diff_out)]
-            ct = tree_util.tree_unflatten(out_tree, full)
+                    for a, d in zip(fwd_out[1], diff_out)]
+            ct = tree_util.tree_unflatten(fwd_out[0], full)
             r = tree_util.tree_unflatten(res_tree, list(res))
             cts_in = user_bwd(*static, r, ct)
             if not isinstance(cts_in, (tuple, list)) or len(cts_in) != len(dyn):
@@ -334,6 +408,10 @@ class custom_vjp:
                 out.append(c)
             return out
 
+        if direct is not None:
+            outs = _apply_directly(direct, leaves, lambda ps, ts: _custom_vjp_call_jvp(
+                ps, ts, call_olympuspr=None, fwd=fwd_flat, bwd=bwd_flat, num_consts=0))
+            return tree_util.tree_unflatten(fwd_out[0], outs)
         outs = bind(custom_vjp_call_p, *consts, *leaves, call_olympuspr=closed, fwd=fwd_flat,
                     bwd=bwd_flat, num_consts=len(consts))
         return tree_util.tree_unflatten(out_tree, outs)
