@@ -232,14 +232,21 @@ class LinearFunction:
         return [next(diff) if d else Zero(tangent_aval(a))
                 for a, d in zip(self.out_avals, self.out_diff)]
 
-    def transpose(self, cts_out: Sequence) -> list:
+    def without_values(self) -> LinearFunction:
+        """The same linear map without its residual and known-tangent values (for a
+        transpose given the residuals explicitly, e.g. by a pullback that is a pytree)."""
+        return LinearFunction(self.olympuspr, None, None, self.out_unknowns, self.in_avals,
+                              self.diff_mask, self.out_avals, self.out_diff)
+
+    def transpose(self, cts_out: Sequence, residuals: Sequence | None = None) -> list:
         """Cotangents of the inputs (Zero where an input gets none)."""
         j = self.olympuspr
+        residuals = self.residuals if residuals is None else residuals
         cts_diff = [ct for ct, d in zip(cts_out, self.out_diff) if d]
         cts_unknown = [ct for ct, u in zip(cts_diff, self.out_unknowns) if u]
-        nres = len(self.residuals)
+        nres = len(residuals)
         lin_avals = [v.aval for v in j.invars[nres:]]
-        cts_in = backward_pass(j, self.residuals, lin_avals, cts_unknown)
+        cts_in = backward_pass(j, residuals, lin_avals, cts_unknown)
         it = iter(cts_in)
         return [next(it) if d else Zero(tangent_aval(a))
                 for a, d in zip(self.in_avals, self.diff_mask)]

@@ -38,13 +38,14 @@ from olympus_ir.prims.custom_derivatives import (
 )
 from olympus_trace import ad, tree_util
 from olympus_trace.ad_rules.custom_derivatives import _custom_vjp_call_jvp
+from olympus_trace.batching import BatchTracer
 from olympus_trace.core import EvalTrace, Tracer, bind, get_aval, set_current_trace, trace_ctx
 from olympus_trace.make_olympuspr import abstractify
-from olympus_trace.olympuspr_utils import hoist_consts
+from olympus_trace.olympuspr_utils import eval_olympuspr, hoist_consts
 from olympus_trace.staging import DebugInfo, fun_source_info, trace_to_olympuspr
 
-__all__ = ["custom_jvp", "custom_vjp", "checkpoint", "remat", "custom_jvp_call_p",
-           "custom_vjp_call_p", "custom_lin_p", "checkpoint_p"]
+__all__ = ["custom_jvp", "custom_vjp", "custom_gradient", "closure_convert", "checkpoint",
+           "remat", "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p", "checkpoint_p"]
 
 
 def _eager() -> bool:
@@ -415,6 +416,118 @@ class custom_vjp:
         outs = bind(custom_vjp_call_p, *consts, *leaves, call_olympuspr=closed, fwd=fwd_flat,
                     bwd=bwd_flat, num_consts=len(consts))
         return tree_util.tree_unflatten(out_tree, outs)
+
+
+# --- custom_gradient and closure_convert -----------------------------------------------------------
+
+
+def custom_gradient(fun: Callable) -> Callable:
+    """TensorFlow-style custom gradients: ``fun(*args) -> (out, vjp)`` where ``vjp(ct)``
+    returns the cotangents of the arguments (a tuple, or one value for one argument). The
+    result computes `out` and differentiates by `vjp`, which may close over values of the
+    forward pass (but not branch on them: it is traced)."""
+
+    @custom_vjp
+    def wrapped(*args):
+        out, _ = fun(*args)
+        return out
+
+    def fwd(*args):
+        out, rule = fun(*args)
+        out_leaves, out_tree = tree_util.tree_flatten((out,))
+        ct_avals = [ad.tangent_aval(get_aval(x)) for x in out_leaves]
+        store: list = []
+
+        def flat_rule(*cts):
+            res = rule(*tree_util.tree_unflatten(out_tree, list(cts)))
+            leaves, tree = tree_util.tree_flatten(res)
+            store.append(tree)
+            return leaves
+
+        dbg = DebugInfo("custom_gradient fwd", fun_source_info(rule),
+                        tuple(f"args[{i}]" for i in range(len(ct_avals))))
+        closed, _ = trace_to_olympuspr(flat_rule, ct_avals, dbg)
+        return out, _GradientRule(closed.olympuspr, store[0], out_tree, list(closed.consts))
+
+    def bwd(res, cts):
+        cts_leaves, tree = tree_util.tree_flatten((cts,))
+        if tree != res.out_tree:
+            raise TypeError(f"{res.out_tree}\n!=\n{tree}")
+        outs = eval_olympuspr(res.olympuspr, res.consts, *cts_leaves)
+        out = tree_util.tree_unflatten(res.in_tree, outs)
+        return (out,) if tree_util.treedef_is_leaf(res.in_tree) else out
+
+    wrapped.defvjp(fwd, bwd)
+    functools.update_wrapper(wrapped, fun)
+    return wrapped
+
+
+class _GradientRule:
+    """A traced custom_gradient rule as custom_vjp residuals: its constants (values of the
+    forward pass it closes over) are the pytree leaves."""
+
+    def __init__(self, olympuspr, in_tree, out_tree, consts):
+        self.olympuspr, self.in_tree, self.out_tree, self.consts = (olympuspr, in_tree,
+                                                                    out_tree, consts)
+
+
+tree_util.register_pytree_node(
+    _GradientRule, lambda r: (r.consts, (r.olympuspr, r.in_tree, r.out_tree)),
+    lambda aux, consts: _GradientRule(aux[0], aux[1], aux[2], list(consts)))
+
+
+def closure_convert(fun: Callable, *example_args) -> tuple[Callable, list]:
+    """``(converted, hoisted)``: `fun` specialized to the types of `example_args`, taking
+    the values it closes over that may carry derivatives (tracers of transformations) as
+    extra trailing arguments, and those values. For passing closures across a custom
+    derivative boundary (e.g. as a `custom_vjp` function's non-differentiable argument)."""
+    leaves, in_tree = tree_util.tree_flatten(example_args)
+    in_avals = [abstractify(x) for x in leaves]
+    store: list = []
+
+    def flat(*xs):
+        out = fun(*tree_util.tree_unflatten(in_tree, list(xs)))
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        store.append(out_tree)
+        return out_leaves
+
+    dbg = DebugInfo("closure_convert", fun_source_info(fun),
+                    tuple(f"args[{i}]" for i in range(len(in_avals))))
+    closed, _ = trace_to_olympuspr(flat, in_avals, dbg)
+    out_tree = store[0]
+    consts = list(closed.consts)
+    perturbed = [_maybe_perturbed(c) for c in consts]
+    hoisted = [c for c, p in zip(consts, perturbed) if p]
+    kept = [c for c, p in zip(consts, perturbed) if not p]
+    j = closed.olympuspr
+
+    def converted(*args_and_consts):
+        n = len(args_and_consts) - len(hoisted)
+        args, extra = args_and_consts[:n], args_and_consts[n:]
+        flat_args, tree = tree_util.tree_flatten(tuple(args))
+        if tree != in_tree:
+            raise TypeError(
+                "The inputs to the closure produced by closure_convert must have the same "
+                "Pytree structure as the example arguments passed when closure_convert was "
+                f"called. Expected {in_tree}, but got {tree}")
+        it_h, it_k = iter(extra), iter(kept)
+        all_consts = [next(it_h) if p else next(it_k) for p in perturbed]
+        return tree_util.tree_unflatten(out_tree, eval_olympuspr(j, all_consts, *flat_args))
+
+    return converted, hoisted
+
+
+def _maybe_perturbed(x) -> bool:
+    """Whether `x` may carry a nonzero derivative: a tracer of a JVP or linearize trace
+    with a tangent, or a staged value of a differentiable type (differentiation could come
+    later), looking through batching; concrete values never do."""
+    if isinstance(x, ad.JVPTracer):
+        return not isinstance(x.tangent, ad.Zero) or _maybe_perturbed(x.primal)
+    if isinstance(x, BatchTracer):
+        return _maybe_perturbed(x.val)
+    if isinstance(x, Tracer):
+        return dtypes.is_inexact(x.aval.dtype)
+    return False
 
 
 # --- checkpoint / remat -----------------------------------------------------------------------------
