@@ -18,7 +18,13 @@ from olympus_ir.core import Eqn, Literal, Olympuspr, Primitive, Var, abstract_ev
 from . import lax_ops, olympuspr_utils
 from .core import Trace, Tracer, bind, current_trace, get_aval, set_current_trace
 from .olympuspr_utils import eval_olympuspr, partial_eval_rules
-from .staging import DebugInfo, OlympusprTrace, OlympusprTracer, check_no_leaks
+from .staging import (
+    DebugInfo,
+    OlympusprTrace,
+    OlympusprTracer,
+    check_no_leaks,
+    source_override,
+)
 
 #: prim -> rule(primals, tangents, **params) -> (primal_out, tangent_out)
 jvp_rules: dict[Primitive, Callable] = {}
@@ -317,11 +323,17 @@ class TangentTrace(OlympusprTrace):
         def read(v):
             return olympuspr_utils._literal_value(v) if isinstance(v, Literal) else env[id(v)]
 
-        with set_current_trace(self.parent):
-            for e in known_eqns:
-                out = bind(e.primitive, *map(read, e.invars), **e.params)
-                for v, x in zip(e.outvars, out if e.primitive.multiple_results else [out]):
-                    env[id(v)] = x
+        outer = source_override[0]
+        try:
+            with set_current_trace(self.parent):
+                for e in known_eqns:
+                    source_override[0] = e.source_info or outer
+                    out = bind(e.primitive, *map(read, e.invars), **e.params)
+                    for v, x in zip(e.outvars,
+                                    out if e.primitive.multiple_results else [out]):
+                        env[id(v)] = x
+        finally:
+            source_override[0] = outer
         for e in unknown_eqns:
             ins = [v if isinstance(v, Literal) else atoms[id(v)] if id(v) in atoms
                    else self.to_atom(env[id(v)]) for v in e.invars]

@@ -71,7 +71,8 @@ __all__ = [
 from . import debug  # noqa: E402,F401
 
 __all__ += ["flatten_util", "nn", "random", "scipy", "threefry_partitionable"]
-from . import custom_derivatives  # noqa: E402
+from . import ad_checkpoint, custom_derivatives  # noqa: E402
+from ._src.ad_checkpoint import checkpoint_policies  # noqa: E402
 from ._src.custom_derivatives import (  # noqa: E402
     checkpoint,
     closure_convert,
@@ -81,7 +82,8 @@ from ._src.custom_derivatives import (  # noqa: E402
     remat,
 )
 
-__all__ += ["checkpoint", "closure_convert", "custom_derivatives", "custom_gradient",
+__all__ += ["ad_checkpoint", "checkpoint", "checkpoint_policies", "closure_convert",
+            "custom_derivatives", "custom_gradient",
             "custom_jvp", "custom_vjp", "remat", "test_util"]
 
 # Submodules that most programs never touch are imported on first access.

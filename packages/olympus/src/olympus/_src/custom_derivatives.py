@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -35,6 +36,7 @@ from olympus_ir.prims.custom_derivatives import (
     custom_jvp_call_p,
     custom_lin_p,
     custom_vjp_call_p,
+    name_p,
 )
 from olympus_trace import ad, tree_util
 from olympus_trace.ad_rules.custom_derivatives import _custom_vjp_call_jvp
@@ -45,7 +47,8 @@ from olympus_trace.olympuspr_utils import eval_olympuspr, hoist_consts
 from olympus_trace.staging import DebugInfo, fun_source_info, trace_to_olympuspr
 
 __all__ = ["custom_jvp", "custom_vjp", "custom_gradient", "closure_convert", "checkpoint",
-           "remat", "custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p", "checkpoint_p"]
+           "remat", "checkpoint_name", "custom_jvp_call_p", "custom_vjp_call_p",
+           "custom_lin_p", "checkpoint_p"]
 
 
 def _eager() -> bool:
@@ -536,9 +539,11 @@ def _maybe_perturbed(x) -> bool:
 def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | None = None,
                static_argnums: int | tuple[int, ...] = ()) -> Callable:
     """`fun`, differentiated by recomputing its forward pass during the backward pass
-    instead of storing its intermediate values (no policies: nothing is saved)."""
-    if policy is not None:
-        raise NotImplementedError("checkpoint policies are not supported (nothing is saved)")
+    instead of storing its intermediate values, except those `policy` lets it save (a
+    callable ``policy(prim, *avals, **params)`` returning a bool, `Saveable` or `Recompute`,
+    e.g. from ``olympus.checkpoint_policies``; None saves nothing)."""
+    if policy is not None and not callable(policy):
+        raise TypeError(f"checkpoint policy must be a callable or None, got {policy!r}")
     statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @functools.wraps(fun)
@@ -559,12 +564,64 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
             out_store.append(out_tree)
             return out_leaves
 
-        closed, consts = _trace_flat(flat_fun, in_avals, fun_source_info(fun), "checkpoint")
+        key = _remat_key(in_tree, in_avals, static)
+        hit = _remat_cache_get(fun, key)
+        if hit is None:
+            closed, consts = _trace_flat(flat_fun, in_avals, fun_source_info(fun),
+                                         "checkpoint")
+            hit = (closed, consts, out_store[0])
+            if not any(isinstance(c, Tracer) for c in consts):
+                _remat_cache_put(fun, key, hit)
+        closed, consts, out_tree = hit
         outs = bind(checkpoint_p, *consts, *leaves, call_olympuspr=closed,
-                    prevent_cse=prevent_cse)
-        return tree_util.tree_unflatten(out_store[0], outs)
+                    prevent_cse=prevent_cse, differentiated=False, policy=policy)
+        return tree_util.tree_unflatten(out_tree, outs)
 
     return remat_f
 
 
 remat = checkpoint
+
+#: fun -> {(input tree, avals, static args, x64): (body, consts, output tree)}: a function
+#: checkpointed again (by another `checkpoint` of it, or called again) at the same types is
+#: not traced again, as in JAX (whose cache is keyed the same way, by the function: a global
+#: it reads that changed in between is not seen). Bodies closing over tracers are not kept.
+_remat_traces: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _remat_key(in_tree, in_avals, static):
+    try:
+        key = (in_tree, tuple(in_avals), static, dtypes.default_float())
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _remat_cache_get(fun, key):
+    if key is None:
+        return None
+    try:
+        return _remat_traces.get(fun, {}).get(key)
+    except TypeError:  # not weakly referenceable
+        return None
+
+
+def _remat_cache_put(fun, key, entry) -> None:
+    if key is None:
+        return
+    try:
+        per_fun = _remat_traces.setdefault(fun, {})
+    except TypeError:
+        return
+    if len(per_fun) >= 64:
+        per_fun.pop(next(iter(per_fun)))
+    per_fun[key] = entry
+
+
+def checkpoint_name(x, name):
+    """`x` (any pytree of arrays), named `name` for checkpoint policies
+    (``save_only_these_names`` and the like); otherwise the identity."""
+    if _eager():
+        return x
+    return tree_util.tree_map(lambda leaf: bind(name_p, leaf, name=name), x)
