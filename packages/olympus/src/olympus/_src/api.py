@@ -143,13 +143,13 @@ def _like_primal(ct, primal_aval):
     return ct
 
 
-def _vjp(fun, primals, has_aux, what, need_outputs=True):
+def _vjp(fun, primals, has_aux, what, need_outputs=True, named_after=None):
     """The flat machinery of vjp. Returns (out leaves or None, out tree, out avals, f_vjp,
     aux or None)."""
     p_leaves, p_tree = tree_util.tree_flatten(primals)
     _to_jnp_arrays(p_leaves, what)
     store: list = []
-    dbg = DebugInfo(what, fun_source_info(fun), ())
+    dbg = DebugInfo(what, fun_source_info(named_after or fun), ())
     res = ad.linearize_flat(_flat_fun_aux(fun, p_tree, store, has_aux), p_leaves, dbg,
                             has_aux=has_aux, primal_outputs_needed=need_outputs)
     outs, lin = res[0], res[1]
@@ -267,6 +267,7 @@ def _grad_impl(fun, argnums, has_aux, holomorphic, allow_int, fname, need_value)
             return fun(*full, **kwargs)
 
         outs, out_tree, out_avals, pullback, aux = _vjp(f_partial, dyn, has_aux, fname,
+                                                        named_after=fun,
                                                         need_outputs=need_value)
         if out_tree.num_leaves != 1 or out_avals[0].shape != ():
             if len(out_avals) == 1:
