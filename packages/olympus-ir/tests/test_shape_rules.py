@@ -395,6 +395,7 @@ HAPPY = [
      ["f32[2]"]),
     ("checkpoint", "f32[2] f32[]", dict(call_olympuspr=fn("f32[2] f32[]", "f32[2]"),
                                         prevent_cse=True), ["f32[2]"]),
+    ("name", "bf16[2,3]", dict(name="layer0"), "bf16[2,3]"),
     # convolution: spatial (9 + 1 + 1 - 3) // 2 + 1 = 5 and 10 - (1 + 2 * (2 - 1)) + 1 = 8
     ("conv_general_dilated", "f32[2,3,9,10] f32[4,3,3,2]",
      _conv(padding=((1, 1), (0, 0)), strides=(2, 1), rhs_dilation=(1, 2)), "f32[2,4,5,8]"),
@@ -633,6 +634,7 @@ ERRORS = [
      r"num_res must be an integer in \[0, 1\] .*got 2"),
     ("custom_lin", "f32[2]", dict(num_res=0, bwd=print, out_avals=("f32[2]",)),
      "out_avals must be ShapedArrays"),
+    ("name", "f32[2]", dict(name=3), re.escape("name requires a string name, got 3")),
     ("checkpoint", "i32[2]", dict(call_olympuspr=fn("f32[2]", "f32[2]"), prevent_cse=True),
      re.escape("checkpoint call_olympuspr takes input types (f32[2],), but was called with "
                "arguments of type (i32[2],)")),

@@ -71,7 +71,7 @@ UNARY_OPS = {
     "erfc": "chlo.erfc", "erf_inv": "chlo.erf_inv", "lgamma": "chlo.lgamma",
     "digamma": "chlo.digamma", "abs": "stablehlo.abs", "integer_pow": "stablehlo.multiply",
     "reduce_precision": "stablehlo.reduce_precision", "copy": "return %arg0",
-    "stop_gradient": "return %arg0",
+    "stop_gradient": "return %arg0", "name": "return %arg0",
 }
 BINARY_OPS = {
     "add": "stablehlo.add", "sub": "stablehlo.subtract", "mul": "stablehlo.multiply",
@@ -88,7 +88,7 @@ INT_OPS = {
     "shift_right_arithmetic": "stablehlo.shift_right_arithmetic",
     "shift_right_logical": "stablehlo.shift_right_logical",
 }
-PARAMS = {"integer_pow": {"y": 3}, "round": {"rounding_method": 0},
+PARAMS = {"integer_pow": {"y": 3}, "round": {"rounding_method": 0}, "name": {"name": "a"},
           "reduce_precision": {"exponent_bits": 5, "mantissa_bits": 10}}
 
 

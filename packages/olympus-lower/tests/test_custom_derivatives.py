@@ -1,5 +1,6 @@
 """custom_jvp_call, custom_vjp_call and checkpoint lower to their function inlined (the
-user's rules in their params are ignored); custom_lin cannot be lowered (it means
+user's rules in their params are ignored; a differentiated checkpoint recomputes behind a
+barrier); custom_lin cannot be lowered (it means
 forward-mode differentiation of a custom_vjp function). The collectives have no lowering
 rule at all: vmap's batching rules replace them before anything is lowered."""
 
@@ -48,6 +49,30 @@ def test_call_is_inlined_and_runs(prim):
     np.testing.assert_allclose(o1, 2 * ys)
     text = lowered.as_text()
     assert "func.call" not in text and text.count("stablehlo.sine") == 1
+
+
+def test_differentiated_checkpoint_recomputes_where_xla_cannot_merge_it():
+    """The backward-pass copy of a checkpoint runs behind an optimization barrier, in the
+    taken branch of a conditional XLA cannot fold (so its recomputation is not merged with
+    the forward pass), and still computes the body."""
+    body = _body_with_const()
+    b = Builder()
+    x, y = b.arg((3,), F32), b.arg((), F32)
+    outs = b.eqn(P.checkpoint_p, x, y, call_olympuspr=body, prevent_cse=True,
+                 differentiated=True, policy=None)
+    xs, ys = np.array([0.5, 1.0, -2.0], F32), np.float32(0.25)
+    lowered, (o0, o1) = run(b.build(outs), xs, ys, name="remat")
+    np.testing.assert_allclose(o0, np.sin(xs) * [1, 2, 3] + ys, rtol=1e-6)
+    np.testing.assert_allclose(o1, 2 * ys)
+    text = lowered.as_text()
+    assert "stablehlo.optimization_barrier" in text and "stablehlo.if" in text
+    assert "stablehlo.rng" in text
+    # Without prevent_cse it is inlined as it is.
+    b = Builder()
+    x, y = b.arg((3,), F32), b.arg((), F32)
+    outs = b.eqn(P.checkpoint_p, x, y, call_olympuspr=body, prevent_cse=False,
+                 differentiated=True, policy=None)
+    assert "stablehlo.if" not in lower_olympuspr(b.build(outs), name="plain").as_text()
 
 
 def test_custom_lin_cannot_be_lowered():

@@ -115,6 +115,7 @@ for _name, _x in [("neg", X), ("exp", X), ("exp2", X), ("log", POS), ("log1p", P
 case("digamma_wide", p(P.digamma_p), np.array([0.3, 1.7, 6.5, 25.0, -0.4, -2.7]))
 case("lgamma_negative", p(P.lgamma_p), np.array([-0.4, -2.7, 3.3]))
 case("reduce_precision", p(P.reduce_precision_p, exponent_bits=11, mantissa_bits=52), X)
+case("name", lambda x: lax.mul(p(P.name_p, name="n")(x), x), X)
 for _y in (3, -2, 1, 0):
     case(f"integer_pow_{_y}", p(P.integer_pow_p, y=_y), POS)
 case("piecewise_constant", lambda x: (lax.floor(x), lax.ceil(x), lax.round(x),
@@ -703,7 +704,14 @@ NON_DIFFERENTIABLE = {
 #: Collectives only exist inside a named vmap, whose batching rules replace them before an
 #: outer transformation sees them: their rules are checked by test_collective_derivatives
 #: (autodiff inside the vmap) instead of a case.
-CHECKED_ELSEWHERE = {"psum", "pmax", "pmin", "all_gather", "axis_index"}
+CHECKED_ELSEWHERE = {"psum", "pmax", "pmin", "all_gather", "axis_index",
+                     # need several devices: their gradients are compared with dense
+                     # one-device functions in tests/multidevice/check_collectives_4dev.py
+                     # (ppermute, psum_scatter, all_to_all, and shard_map with the pvary /
+                     # psum_invariant its varying-axes pass inserts) and
+                     # check_sharding_8dev.py (sharding_constraint)
+                     "ppermute", "psum_scatter", "all_to_all", "shard_map", "pvary",
+                     "psum_invariant", "sharding_constraint"}
 
 #: Primitives that must have a transpose rule (linear in some operands).
 LINEAR = {

@@ -60,8 +60,6 @@ _AWAITING = {
     ("jax", "core"): "jax.core is deprecated in JAX; its two public names below",
     ("jax.core", "ShapedArray"): "jax.core is deprecated in JAX",
     ("jax.core", "Tracer"): "jax.core is deprecated in JAX",
-    ("jax", "custom_derivatives"): "issue 18 (autodiff API)",
-    ("jax", "test_util"): "issue 18 (check_grads)",
     ("jax.errors", "JaxRuntimeError"): "issue 17 (error classes)",
     ("jax.experimental", "hijax"): "see _INTERNAL_MODULES",
     ("jax.experimental.layout", "Format"): "layouts are not modelled by Olympus yet",

@@ -182,6 +182,7 @@ for _c, (_s1, _s2, _ia, _oa) in enumerate(_BINARY_CONFIGS):
          _args, _ia_all, _oa, id=f"binary-config{_c}")
 # integer division and remainder (truncation), bool logic
 case("div", lambda x, y: prim("div")(x, y), [randint(4, 3), randint(3, lo=1, hi=4)], (0, None))
+case("name", lambda x: prim("name")(x, name="n"), [randn(3, 4)], 1, 0)
 case("rem", lambda x, y: prim("rem")(x, y), [randint(4, 3), randint(3, 4, lo=1, hi=4)], (0, 1))
 case("and", lambda x, y: prim("and")(x, y), [randn(4, 3) > 0, randn(3, 4) > 0], (0, 1))
 

@@ -13,12 +13,18 @@ import numpy as np
 
 from olympus_ir import dtypes
 from olympus_ir.avals import ShapedArray
-from olympus_ir.core import Literal, Primitive, Var
+from olympus_ir.core import Eqn, Literal, Olympuspr, Primitive, Var, abstract_eval
 
 from . import lax_ops, olympuspr_utils
 from .core import Trace, Tracer, bind, current_trace, get_aval, set_current_trace
-from .olympuspr_utils import eval_olympuspr, partial_eval_olympuspr
-from .staging import DebugInfo, trace_to_olympuspr
+from .olympuspr_utils import eval_olympuspr, partial_eval_rules
+from .staging import (
+    DebugInfo,
+    OlympusprTrace,
+    OlympusprTracer,
+    check_no_leaks,
+    source_override,
+)
 
 #: prim -> rule(primals, tangents, **params) -> (primal_out, tangent_out)
 jvp_rules: dict[Primitive, Callable] = {}
@@ -113,11 +119,16 @@ class JVPTracer(Tracer):
 
 
 class JVPTrace(Trace):
+    """Forward mode: rules run in `rule_trace` (the parent: primals and tangents are both
+    values of the enclosing trace)."""
+
     name = "jvp"
+    tracer_type = JVPTracer
 
     def __init__(self, parent: Trace):
         super().__init__()
         self.parent = parent
+        self.rule_trace = parent
 
     def to_primal_tangent(self, x):
         if isinstance(x, JVPTracer) and x._trace is self:
@@ -134,11 +145,12 @@ class JVPTrace(Trace):
             raise NotImplementedError(
                 f"Differentiation rule for '{prim.name}' not implemented"
             )
-        with set_current_trace(self.parent):
+        with set_current_trace(self.rule_trace):
             primal_out, tangent_out = rule(list(primals), list(tangents), **params)
+        make = self.tracer_type
         if prim.multiple_results:
-            return [JVPTracer(self, p, t) for p, t in zip(primal_out, tangent_out)]
-        return JVPTracer(self, primal_out, tangent_out)
+            return [make(self, p, t) for p, t in zip(primal_out, tangent_out)]
+        return make(self, primal_out, tangent_out)
 
 
 def _check_tangent(p, t, i):
@@ -226,81 +238,168 @@ class LinearFunction:
         return [next(diff) if d else Zero(tangent_aval(a))
                 for a, d in zip(self.out_avals, self.out_diff)]
 
-    def transpose(self, cts_out: Sequence) -> list:
+    def without_values(self) -> LinearFunction:
+        """The same linear map without its residual and known-tangent values (for a
+        transpose given the residuals explicitly, e.g. by a pullback that is a pytree)."""
+        return LinearFunction(self.olympuspr, None, None, self.out_unknowns, self.in_avals,
+                              self.diff_mask, self.out_avals, self.out_diff)
+
+    def transpose(self, cts_out: Sequence, residuals: Sequence | None = None) -> list:
         """Cotangents of the inputs (Zero where an input gets none)."""
         j = self.olympuspr
+        residuals = self.residuals if residuals is None else residuals
         cts_diff = [ct for ct, d in zip(cts_out, self.out_diff) if d]
         cts_unknown = [ct for ct, u in zip(cts_diff, self.out_unknowns) if u]
-        nres = len(self.residuals)
+        nres = len(residuals)
         lin_avals = [v.aval for v in j.invars[nres:]]
-        cts_in = backward_pass(j, self.residuals, lin_avals, cts_unknown)
+        cts_in = backward_pass(j, residuals, lin_avals, cts_unknown)
         it = iter(cts_in)
         return [next(it) if d else Zero(tangent_aval(a))
                 for a, d in zip(self.in_avals, self.diff_mask)]
+
+
+class LinearizeTracer(JVPTracer):
+    """A value under `linearize`: its primal lives in the enclosing trace (a concrete value
+    at top level, a jit tracer under jit, ...), its tangent is a tracer of the linear
+    olympuspr being recorded (or a `Zero`)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        t = self.tangent
+        ta = t.aval if isinstance(t, (Zero, Tracer)) else get_aval(t)
+        return f"GradTracer(primal={self.primal}, typeof(tangent)={ta.str_short()})"
+
+
+class LinearizeTrace(JVPTrace):
+    """Direct linearization: the JVP rules run with the current trace set to a
+    `TangentTrace`, which evaluates what they compute from primals in the enclosing trace
+    and records only what involves tangents (the linear part)."""
+
+    name = "linearize"
+    tracer_type = LinearizeTracer
+
+    def __init__(self, parent: Trace, tangent_trace: TangentTrace):
+        super().__init__(parent)
+        self.rule_trace = tangent_trace
+
+
+class TangentTrace(OlympusprTrace):
+    """Records an equation only if an operand is one of its own tracers (a tangent);
+    everything else is bound in the parent trace, where the primals live. An equation mixing
+    primal and tangent operands whose primitive has a partial-evaluation rule (calls, `cond`,
+    loops, `checkpoint`: their JVPs return primal outputs too) is split by that rule: the
+    known part is bound in the parent, the unknown part recorded, its residuals (primal
+    values) becoming constants of the linear olympuspr."""
+
+    name = "tangent"
+
+    def __init__(self, parent: Trace, debug_info: DebugInfo | None = None):
+        super().__init__(parent, debug_info)
+        self.record_source = False
+
+    def process_primitive(self, prim, args, params):
+        own = [type(a) is OlympusprTracer and a._trace is self for a in args]
+        if not any(own):
+            with set_current_trace(self.parent):
+                return bind(prim, *args, **params)
+        rule = partial_eval_rules.get(prim)
+        if rule is not None and not all(own):
+            return self._split(prim, args, params, own, rule)
+        return OlympusprTrace.process_primitive(self, prim, args, params)
+
+    def _split(self, prim, args, params, own, rule):
+        in_vars = [Var(get_aval(a)) for a in args]
+        out_aval = abstract_eval(prim, *(v.aval for v in in_vars), **params)
+        out_avals = out_aval if prim.multiple_results else [out_aval]
+        out_vars = [Var(a) for a in out_avals]
+        split = rule(Eqn(prim, in_vars, out_vars, params, None), own)
+        if split is None:
+            return OlympusprTrace.process_primitive(self, prim, args, params)
+        known_eqns, unknown_eqns, out_unknown = split
+        env: dict[int, Any] = {id(v): a for v, a, o in zip(in_vars, args, own) if not o}
+        atoms: dict[int, Var] = {id(v): a._var for v, a, o in zip(in_vars, args, own) if o}
+
+        def read(v):
+            return olympuspr_utils._literal_value(v) if isinstance(v, Literal) else env[id(v)]
+
+        outer = source_override[0]
+        try:
+            with set_current_trace(self.parent):
+                for e in known_eqns:
+                    source_override[0] = e.source_info or outer
+                    out = bind(e.primitive, *map(read, e.invars), **e.params)
+                    for v, x in zip(e.outvars,
+                                    out if e.primitive.multiple_results else [out]):
+                        env[id(v)] = x
+        finally:
+            source_override[0] = outer
+        for e in unknown_eqns:
+            ins = [v if isinstance(v, Literal) else atoms[id(v)] if id(v) in atoms
+                   else self.to_atom(env[id(v)]) for v in e.invars]
+            self.eqns.append(Eqn(e.primitive, ins, list(e.outvars), e.params, None))
+            for v in e.outvars:
+                atoms[id(v)] = v
+        outs = [self._new_tracer(v.aval, v) if u else env[id(v)]
+                for v, u in zip(out_vars, out_unknown)]
+        return outs if prim.multiple_results else outs[0]
 
 
 def linearize_flat(fun: Callable, primals: Sequence, debug_info: DebugInfo | None = None,
                    *, has_aux: bool = False, primal_outputs_needed: bool = True):
     """Returns (primal outputs, LinearFunction). `fun` takes and returns flat lists.
 
-    The JVP of `fun` is staged into one olympuspr with the primals and the tangents as
-    inputs, then split by partial evaluation: the known part (primal outputs and the
-    residuals the tangent computation needs) runs now, in the current trace; the unknown
-    part is the linear map, kept as an olympuspr.
+    Direct linearization: `fun` runs once on `LinearizeTracer`s whose primals live in the
+    current trace, so the primal computation happens there (op by op on concrete values at
+    top level, so Python control flow on them works; staged under `jit`), while the tangent
+    computation is recorded into the linear olympuspr (its constants are the residuals).
 
     With `has_aux`, `fun` returns ``(outputs, aux)`` (two flat lists); the aux values get
-    no tangents and the result is ``(outputs, LinearFunction, aux)``. Without
-    `primal_outputs_needed` the computations only the primal outputs need are dropped
-    (dead-code eliminated) and the outputs are returned as None (e.g. for `grad`).
+    no tangents and the result is ``(outputs, LinearFunction, aux)``.
+    `primal_outputs_needed` is accepted for callers that do not use the outputs (the primal
+    computation runs anyway, as in JAX; a staged program drops what is unused).
     """
+    del primal_outputs_needed
+    parent = current_trace()
+    tangent_trace = TangentTrace(parent, debug_info)
+    trace = LinearizeTrace(parent, tangent_trace)
     in_avals = [get_aval(p) for p in primals]
     diff_mask = [dtypes.is_inexact(a.dtype) for a in in_avals]
-    tan_avals = [tangent_aval(a) for a, d in zip(in_avals, diff_mask) if d]
-    n = len(primals)
-    out_info = []
-    naux: list[int] = []
-
-    def fun_all(*xs):
-        res = fun(*xs)
-        if not has_aux:
-            naux.append(0)
-            return res
-        outs, aux = res
-        naux.append(len(aux))
-        return list(outs) + list(aux)
-
-    def jvp_fun(*args):
-        ps = args[:n]
-        it = iter(args[n:])
-        ts = [next(it) if d else Zero(tangent_aval(a)) for a, d in zip(in_avals, diff_mask)]
-        out_p, out_t = jvp_flat(fun_all, ps, ts, instantiate_zeros=False)
-        m = len(out_p) - naux[-1]
-        out_diff = [dtypes.is_inexact(get_aval(p).dtype) for p in out_p[:m]]
-        out_info.append(([get_aval(p) for p in out_p[:m]], out_diff))
-        return list(out_p) + [instantiate(t) for t, d in zip(out_t[:m], out_diff) if d]
-
-    closed, _ = trace_to_olympuspr(jvp_fun, in_avals + tan_avals, debug_info)
-    out_avals, out_diff = out_info[0]
-    m, k = len(out_avals), naux[0]
-    unknowns = [False] * n + [True] * len(tan_avals)
-    known, unknown, out_unknowns, nres = partial_eval_olympuspr(closed.olympuspr, unknowns)
-    if any(out_unknowns[:m + k]):  # pragma: no cover - primal outputs never depend on tangents
-        raise AssertionError("linearize: a primal output depends on the tangents")
-    # Dead-code elimination that also prunes the unused outputs of calls and conds (e.g.
-    # primal values only the primal outputs needed).
-    used = [primal_outputs_needed] * m + [True] * (len(known.outvars) - m)
-    known, _ = dce_deep(known, used)
-    known = known.replace(constvars=closed.olympuspr.constvars)
-    known_outs = eval_olympuspr(known, closed.consts, *primals)
-    if not primal_outputs_needed:
-        known_outs = [None] * m + list(known_outs)
-    nk = len(known_outs) - nres
-    known_vals, residuals = known_outs[:nk], known_outs[nk:]
-    lin = LinearFunction(unknown, residuals, known_vals[m + k:], out_unknowns[m + k:],
-                         in_avals, diff_mask, out_avals, out_diff)
+    tracers = [LinearizeTracer(trace, p, tangent_trace.new_arg(tangent_aval(a))) if d else p
+               for p, a, d in zip(primals, in_avals, diff_mask)]
+    try:
+        with set_current_trace(trace):
+            res = fun(*tracers)
+        outs, aux = (res[0], res[1]) if has_aux else (res, ())
+        pts = [trace.to_primal_tangent(o) for o in outs]
+        aux_vals = [trace.to_primal_tangent(a)[0] for a in aux]
+    finally:
+        trace.invalidate()
+    out_p = [p for p, _ in pts]
+    out_avals = [get_aval(p) for p in out_p]
+    out_diff = [dtypes.is_inexact(a.dtype) for a in out_avals]
+    diff_t = [t for (_, t), d in zip(pts, out_diff) if d]
+    out_unknowns = [type(t) is OlympusprTracer and t._trace is tangent_trace for t in diff_t]
+    known_tangents = [t for t, u in zip(diff_t, out_unknowns) if not u]
+    try:
+        closed, _ = tangent_trace.to_olympuspr([t for t, u in zip(diff_t, out_unknowns) if u])
+    finally:
+        tangent_trace.invalidate()
+    del tracers, res, outs, aux, pts, diff_t
+    if tangent_trace.tracer_refs is not None:
+        check_no_leaks(tangent_trace)
+    j = closed.olympuspr
+    # Only the residuals the linear map reads are kept.
+    j, _ = dce_deep(j, [True] * len(j.outvars))
+    live = {id(v) for v in j.constvars}
+    residuals = [c for v, c in zip(closed.olympuspr.constvars, closed.consts) if id(v) in live]
+    lin_j = Olympuspr([], list(j.constvars) + list(j.invars), j.outvars, j.eqns, j.effects,
+                      j.debug_info)
+    lin = LinearFunction(lin_j, residuals, known_tangents, out_unknowns, in_avals, diff_mask,
+                         out_avals, out_diff)
     if has_aux:
-        return known_vals[:m], lin, known_vals[m:m + k]
-    return known_vals[:m], lin
+        return out_p, lin, aux_vals
+    return out_p, lin
 
 
 #: prim -> rule(eqn, used_outputs) -> (new eqn computing only the used outputs (its outvars
@@ -402,5 +501,6 @@ __all__ = [
     "Zero", "JVPTrace", "JVPTracer", "jvp_flat", "linearize_flat", "vjp_flat",
     "backward_pass", "UndefinedPrimal", "is_undefined_primal", "jvp_rules",
     "transpose_rules", "instantiate", "add_tangents", "tangent_aval", "zeros_like",
-    "LinearFunction", "Tracer", "Trace", "dce_deep", "dce_rules",
+    "LinearFunction", "Tracer", "Trace", "dce_deep", "dce_rules", "LinearizeTrace",
+    "LinearizeTracer", "TangentTrace",
 ]

@@ -12,6 +12,7 @@ from olympus_ir.prims.callbacks import debug_callback_p, eqn_effects, io_callbac
 from olympus_ir.prims.checks import check_p
 
 from .core import bind
+from .staging import source_override
 
 #: Primitives with side effects: never removed by DCE (nor are equations whose
 #: sub-olympusprs contain one, e.g. a `cond` whose branch prints).
@@ -42,11 +43,17 @@ def eval_olympuspr(olympuspr: Olympuspr, consts: Sequence[Any], *args: Any) -> l
         env[id(v)] = x
     for v, x in zip(olympuspr.invars, args):
         env[id(v)] = x
-    for eqn in olympuspr.eqns:
-        out = bind(eqn.primitive, *map(read, eqn.invars), **eqn.params)
-        outs = out if eqn.primitive.multiple_results else [out]
-        for v, x in zip(eqn.outvars, outs):
-            env[id(v)] = x
+    override = source_override
+    outer = override[0]
+    try:
+        for eqn in olympuspr.eqns:
+            override[0] = eqn.source_info or outer
+            out = bind(eqn.primitive, *map(read, eqn.invars), **eqn.params)
+            outs = out if eqn.primitive.multiple_results else [out]
+            for v, x in zip(eqn.outvars, outs):
+                env[id(v)] = x
+    finally:
+        override[0] = outer
     return [read(v) for v in olympuspr.outvars]
 
 

@@ -97,18 +97,70 @@ def named_scope(name: str):
         name_stack.names = prev
 
 
+class PreciseSourceInfo(SourceInfo):
+    """A SourceInfo that also knows the column and the qualified function name (recorded
+    only while `precise_source_info` is on: finding the column costs a scan of the code's
+    positions, too slow for every traced equation)."""
+
+    column: int | None = None
+    qualname: str = ""
+
+    def summary(self) -> str:
+        """``file:line:column (qualified function)``, as JAX's source summaries."""
+        col = "" if self.column is None else f":{self.column}"
+        return f"{self.file}:{self.line}{col} ({self.qualname or self.function})"
+
+
+_precise = [False]
+
+
+@contextlib.contextmanager
+def precise_source_info():
+    """Within this context, traced equations record `PreciseSourceInfo`."""
+    prev = _precise[0]
+    _precise[0] = True
+    try:
+        yield
+    finally:
+        _precise[0] = prev
+
+
+#: The source of the equation being re-bound by `olympuspr_utils.eval_olympuspr` (inlining
+#: a traced body): what it binds is attributed to the user's line that equation came from,
+#: not to the line that started the inlining.
+source_override: list = [None]
+
+
 def user_source_info() -> SourceInfo | None:
     import sys
 
+    if source_override[0] is not None:
+        return source_override[0]
     f = sys._getframe(2)
     while f is not None:
-        fn = f.f_code.co_filename
+        code = f.f_code
+        fn = code.co_filename
         if not any(fn.startswith(d) for d in _SKIP_DIRS):
             names = name_stack.names
-            return SourceInfo(fn, f.f_lineno, f.f_code.co_name,
-                              "/".join(names) if names else "")
+            scope = "/".join(names) if names else ""
+            if _precise[0]:
+                return _precise_info(f, scope)
+            return SourceInfo(fn, f.f_lineno, f.f_code.co_name, scope)
         f = f.f_back
     return None
+
+
+def _precise_info(frame, scope: str = "") -> PreciseSourceInfo:
+    code = frame.f_code
+    info = PreciseSourceInfo(code.co_filename, frame.f_lineno, code.co_name, scope)
+    positions = getattr(code, "co_positions", None)
+    if positions is not None and frame.f_lasti >= 0:
+        for i, pos in enumerate(positions()):
+            if i == frame.f_lasti // 2:
+                info.column = pos[2]
+                break
+    info.qualname = getattr(code, "co_qualname", code.co_name)
+    return info
 
 
 def _summarize(src: SourceInfo | None) -> str:

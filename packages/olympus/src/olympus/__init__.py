@@ -28,11 +28,14 @@ from . import distributed, dtypes, errors, sharding, stages, tree, tree_util, ty
 from .__about__ import __version__
 from ._src import eager as _eager
 from ._src.api import (
+    fwd_and_bwd,
     grad,
     hessian,
     jacfwd,
+    jacobian,
     jacrev,
     jvp,
+    linear_transpose,
     linearize,
     stop_gradient,
     value_and_grad,
@@ -105,8 +108,9 @@ from . import lax, numpy  # noqa: E402
 checking_leaks = check_tracer_leaks
 
 __all__ = [
-    "check_tracer_leaks", "checking_leaks", "grad", "hessian", "jacfwd", "jacrev", "jvp",
-    "linearize", "stop_gradient", "value_and_grad", "vjp", "vmap",
+    "check_tracer_leaks", "checking_leaks", "fwd_and_bwd", "grad", "hessian", "jacfwd",
+    "jacobian", "jacrev", "jvp", "linear_transpose", "linearize", "stop_gradient",
+    "value_and_grad", "vjp", "vmap",
     "Array", "ShapeDtypeStruct", "block_until_ready", "config", "device_count", "device_get",
     "enable_x64",
     "device_put", "devices", "default_backend", "errors", "jit", "lax", "local_devices",
@@ -126,13 +130,24 @@ __all__ = [
 from . import debug  # noqa: E402,F401
 
 __all__ += ["flatten_util", "nn", "random", "scipy", "threefry_partitionable"]
-from ._src.custom_derivatives import checkpoint, custom_jvp, custom_vjp, remat  # noqa: E402
+from . import ad_checkpoint, custom_derivatives  # noqa: E402
+from ._src.ad_checkpoint import checkpoint_policies  # noqa: E402
+from ._src.custom_derivatives import (  # noqa: E402
+    checkpoint,
+    closure_convert,
+    custom_gradient,
+    custom_jvp,
+    custom_vjp,
+    remat,
+)
 
-__all__ += ["checkpoint", "custom_jvp", "custom_vjp", "remat"]
+__all__ += ["ad_checkpoint", "checkpoint", "checkpoint_policies", "closure_convert",
+            "custom_derivatives", "custom_gradient",
+            "custom_jvp", "custom_vjp", "remat", "test_util"]
 
 # Submodules that most programs never touch are imported on first access.
 _LAZY_SUBMODULES = {"experimental", "flatten_util", "monitoring", "nn", "profiler", "random",
-                    "scipy"}
+                    "scipy", "test_util"}
 
 
 def __getattr__(name: str):

@@ -16,8 +16,12 @@ serialized.
   custom_vjp function, linear in `tangents`; its transpose calls `bwd`. It is only ever
   staged and transposed: evaluating it means forward-mode differentiation of a custom_vjp
   function, an error (as in JAX).
-* ``checkpoint(*args; call_olympuspr, prevent_cse)``: reverse mode recomputes the function
-  instead of storing its intermediate values.
+* ``checkpoint(*args; call_olympuspr, prevent_cse, differentiated, policy)``: reverse mode
+  recomputes the function instead of storing its intermediate values, except those the
+  `policy` (a callable ``policy(prim, *avals, **params)``, or None: save nothing) says are
+  saveable; `differentiated` marks the backward-pass copy.
+* ``name(x; name)``: the identity, naming `x` for checkpoint policies
+  (``checkpoint_name``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
 from .control_flow import check_call_args
 
-__all__ = ["custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p", "checkpoint_p"]
+__all__ = ["custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p", "checkpoint_p",
+           "name_p"]
 
 custom_jvp_call_p = new_primitive("custom_jvp_call", multiple_results=True)
 
@@ -64,9 +69,20 @@ checkpoint_p = new_primitive("checkpoint", multiple_results=True)
 
 
 @def_shape_rule(checkpoint_p)
-def checkpoint_shape_rule(*avals, call_olympuspr, prevent_cse=True):
+def checkpoint_shape_rule(*avals, call_olympuspr, prevent_cse=True, differentiated=False,
+                          policy=None):
     check_call_args("checkpoint", call_olympuspr, avals)
     return list(call_olympuspr.out_avals)
+
+
+name_p = new_primitive("name")
+
+
+@def_shape_rule(name_p)
+def name_shape_rule(aval, *, name):
+    if not isinstance(name, str):
+        raise TypeError(f"name requires a string name, got {name!r}")
+    return aval
 
 
 #: The error of evaluating `custom_lin` (JVP, batching or lowering of it): forward-mode

@@ -9,13 +9,14 @@ from __future__ import annotations
 import functools
 
 from olympus_ir import dtypes
-from olympus_ir.core import ClosedOlympuspr, Eqn
+from olympus_ir.core import ClosedOlympuspr, Eqn, Olympuspr, Var
 from olympus_ir.prims.custom_derivatives import (
     JVP_OF_CUSTOM_VJP_MSG,
     checkpoint_p,
     custom_jvp_call_p,
     custom_lin_p,
     custom_vjp_call_p,
+    name_p,
 )
 
 from ..ad import (
@@ -100,49 +101,118 @@ jvp_rules[custom_lin_p] = _custom_lin_jvp
 transpose_rules[custom_lin_p] = _custom_lin_transpose
 
 
-# --- checkpoint -------------------------------------------------------------------------------
+# --- checkpoint and name -----------------------------------------------------------------------
 
 
-def _checkpoint_jvp(primals, tangents, *, call_olympuspr, prevent_cse=True):
+def _checkpoint_jvp(primals, tangents, *, call_olympuspr, **params):
     in_nz = [not isinstance(t, Zero) for t in tangents]
     body, out_nz = _jvp_body(call_olympuspr, in_nz)
     body, consts = hoist_consts(body)
     outs = bind(checkpoint_p, *consts, *primals,
                 *[t for t in tangents if not isinstance(t, Zero)], call_olympuspr=body,
-                prevent_cse=prevent_cse)
+                **params)
     m = len(call_olympuspr.out_avals)
     out_p, it = outs[:m], iter(outs[m:])
     return out_p, [next(it) if nz else Zero(tangent_aval(get_aval(p)))
                    for p, nz in zip(out_p, out_nz)]
 
 
+def _saves(policy, eqn) -> bool:
+    """Whether `policy` lets the outputs of known equation `eqn` be saved as residuals
+    (True or `Saveable`; False or `Recompute` means recompute; `Offloadable` cannot be
+    honoured: there is no host memory space to offload to)."""
+    if policy is None:
+        return False
+    verdict = policy(eqn.primitive, *[v.aval for v in eqn.invars], **eqn.params)
+    if isinstance(verdict, bool):
+        return verdict
+    kind = type(verdict).__name__
+    if kind == "SaveableType":
+        return True
+    if kind == "RecomputeType":
+        return False
+    if kind == "Offloadable":
+        raise NotImplementedError(
+            f"checkpoint policy asked to offload a residual ({eqn.primitive.name} output) "
+            f"from memory kind {verdict.src!r} to {verdict.dst!r}: Olympus does not lower "
+            "transfers between memory spaces, so residuals cannot be offloaded; use a "
+            "policy that saves or recomputes them (e.g. save_only_these_names).")
+    raise TypeError(f"checkpoint policy returned {verdict!r}; expected a bool, Saveable, "
+                    "Recompute or Offloadable.")
+
+
 def _checkpoint_partial_eval(eqn: Eqn, in_unknown):
-    """Known side: only the known outputs (no residuals). Unknown side: the whole body
-    (recomputing the known values it needs from the known inputs)."""
+    """Known side: the known outputs, plus the values the policy saves (residuals), run as
+    ordinary primal equations. Unknown side: one checkpoint whose body recomputes, from the
+    known inputs and the saved values, every other known value the unknown outputs need."""
     closed = eqn.params["call_olympuspr"]
+    policy = eqn.params.get("policy")
     j = closed.olympuspr
     known, _, out_unk, nres = partial_eval_olympuspr(j, in_unknown)
     n_known = len(known.outvars) - nres
-    known_only, _ = dce_olympuspr(known, [True] * n_known + [False] * nres)
-    known_only = known_only.replace(constvars=j.constvars)
+    body_eqns = {id(e) for e in j.eqns}
+    saved_eqns = [e for e in known.eqns if id(e) in body_eqns and _saves(policy, e)] \
+        if policy is not None and not closed.consts else []
+    saved_vars = [v for e in saved_eqns for v in e.outvars]
     k_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
     k_out = [v for v, u in zip(eqn.outvars, out_unk) if not u]
-    known_eqn = Eqn(checkpoint_p, k_in, k_out,
-                    dict(eqn.params, call_olympuspr=ClosedOlympuspr(known_only, closed.consts)),
-                    eqn.source_info)
+    if any(out_unk):
+        dropped = {id(e) for e in saved_eqns}
+        u_out_body = [v for v, u in zip(j.outvars, out_unk) if u]
+        u_body = Olympuspr([], saved_vars + list(j.invars), u_out_body,
+                           [e for e in j.eqns if id(e) not in dropped])
+        u_body, used = dce_olympuspr(u_body, prune_invars=True)
+        ns = len(saved_vars)
+        used_saved = [v for v, u in zip(saved_vars, used[:ns]) if u]
+        res_vars = [Var(v.aval) for v in used_saved]
+        u_operands = res_vars + [a for a, u in zip(eqn.invars, used[ns:]) if u]
+        u_body = u_body.replace(constvars=j.constvars)
+    else:
+        used_saved, res_vars = [], []
+    known_body = known.replace(outvars=list(known.outvars[:n_known]) + used_saved)
+    known_body, _ = dce_olympuspr(known_body)
+    known_body = known_body.replace(constvars=j.constvars)
+    known_eqns = _inlined(known_body, closed.consts, k_in, k_out + res_vars)
+    if known_eqns is None:
+        known_eqns = [Eqn(checkpoint_p, k_in, k_out + res_vars,
+                          dict(eqn.params,
+                               call_olympuspr=ClosedOlympuspr(known_body, closed.consts)),
+                          eqn.source_info)]
     if not any(out_unk):
-        return [known_eqn], [], out_unk
-    unknown_body, _ = dce_olympuspr(j, out_unk)
-    unknown_body = unknown_body.replace(constvars=j.constvars)
+        return known_eqns, [], out_unk
     u_out = [v for v, u in zip(eqn.outvars, out_unk) if u]
-    unknown_eqn = Eqn(checkpoint_p, list(eqn.invars), u_out,
-                      dict(eqn.params, call_olympuspr=ClosedOlympuspr(unknown_body,
-                                                                      closed.consts)),
+    unknown_eqn = Eqn(checkpoint_p, u_operands, u_out,
+                      dict(eqn.params, call_olympuspr=ClosedOlympuspr(u_body, closed.consts),
+                           differentiated=True),
                       eqn.source_info)
-    return [known_eqn], [unknown_eqn], out_unk
+    return known_eqns, [unknown_eqn], out_unk
 
 
-def _checkpoint_transpose(cts, *args, call_olympuspr, prevent_cse=True):
+def _inlined(body, consts, invars, outvars):
+    """The equations of `body` applied to `invars` and defining `outvars` (the known side of
+    a checkpoint runs as ordinary primal code, as in JAX), or None when that needs more than
+    a renaming (constants, an output that is an input or a literal, or returned twice)."""
+    if consts or body.constvars:
+        return None
+    defined = {id(v) for e in body.eqns for v in e.outvars}
+    outs = [v for v in body.outvars]
+    if any(not isinstance(v, Var) or id(v) not in defined for v in outs) or \
+            len({id(v) for v in outs}) != len(outs):
+        return None
+    sub = {id(v): a for v, a in zip(body.invars, invars)}
+    sub.update((id(v), o) for v, o in zip(outs, outvars))
+    eqns = []
+    for e in body.eqns:
+        ins = [sub.get(id(v), v) if isinstance(v, Var) else v for v in e.invars]
+        for v in e.outvars:  # fresh intermediates: the body may be inlined more than once
+            if id(v) not in sub:
+                sub[id(v)] = Var(v.aval)
+        eqns.append(Eqn(e.primitive, ins, [sub[id(v)] for v in e.outvars], e.params,
+                        e.source_info))
+    return eqns
+
+
+def _checkpoint_transpose(cts, *args, call_olympuspr, **params):
     lin = [is_undefined_primal(a) for a in args]
     ct_avals = [tangent_aval(a) for a in call_olympuspr.out_avals]
     ct_nz = [not isinstance(c, Zero) for c in cts]
@@ -153,11 +223,17 @@ def _checkpoint_transpose(cts, *args, call_olympuspr, prevent_cse=True):
     res = list(call_olympuspr.consts) + [a for a, l in zip(args, lin) if not l]
     outs = iter(bind(checkpoint_p, *consts, *res,
                      *[c for c in cts if not isinstance(c, Zero)], call_olympuspr=body,
-                     prevent_cse=prevent_cse))
+                     **params))
     return [next(outs) if l else None for l in lin]
+
+
+def _name_jvp(primals, tangents, *, name):
+    # The tangent is not named: policies choose among primal values.
+    return bind(name_p, primals[0], name=name), tangents[0]
 
 
 jvp_rules[checkpoint_p] = _checkpoint_jvp
 transpose_rules[checkpoint_p] = _checkpoint_transpose
 partial_eval_rules[checkpoint_p] = _checkpoint_partial_eval
 dce_rules[checkpoint_p] = call_dce
+jvp_rules[name_p] = _name_jvp

@@ -11,6 +11,7 @@ from olympus_ir.prims.custom_derivatives import (
     custom_jvp_call_p,
     custom_lin_p,
     custom_vjp_call_p,
+    name_p,
 )
 
 from .. import lax_ops
@@ -98,13 +99,18 @@ def _custom_lin_batch(axis_data, vals, dims, **params):
     raise TypeError(JVP_OF_CUSTOM_VJP_MSG)
 
 
-def _checkpoint_batch(axis_data, vals, dims, *, call_olympuspr, prevent_cse=True):
+def _checkpoint_batch(axis_data, vals, dims, *, call_olympuspr, **params):
     body, consts = _batched_body(call_olympuspr, axis_data, vals, dims)
-    outs = bind(checkpoint_p, *consts, *vals, call_olympuspr=body, prevent_cse=prevent_cse)
+    outs = bind(checkpoint_p, *consts, *vals, call_olympuspr=body, **params)
     return outs, [0] * len(outs)
+
+
+def _name_batch(axis_data, vals, dims, *, name):
+    return bind(name_p, vals[0], name=name), dims[0]
 
 
 batching_rules[custom_jvp_call_p] = _custom_jvp_call_batch
 batching_rules[custom_vjp_call_p] = _custom_vjp_call_batch
 batching_rules[custom_lin_p] = _custom_lin_batch
 batching_rules[checkpoint_p] = _checkpoint_batch
+batching_rules[name_p] = _name_batch

@@ -15,6 +15,7 @@ import numpy as np
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 
+from .. import tree_util
 from ..core import Tracer, bind, get_aval
 
 __all__ = [
@@ -191,6 +192,11 @@ def clamp(lo, x, hi):
 
 
 def stop_gradient(x):
-    if isinstance(x, _PY_SCALARS):
-        return x
-    return bind(P.stop_gradient_p, x)
+    """`x` (any pytree) with its floating-point leaves cut from differentiation; other
+    leaves (integers, booleans, Python scalars) are returned as they are."""
+    def stop(leaf):
+        if isinstance(leaf, _PY_SCALARS) or not dtypes.is_inexact(get_aval(leaf).dtype):
+            return leaf
+        return bind(P.stop_gradient_p, leaf)
+
+    return tree_util.tree_map(stop, x)

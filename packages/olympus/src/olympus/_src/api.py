@@ -15,10 +15,12 @@ import olympus_trace.ad_rules  # noqa: F401  (fills the rule tables)
 import olympus_trace.batching_rules  # noqa: F401
 from olympus.numpy._indexing import getitem as _getitem
 from olympus_ir import dtypes
+from olympus_ir.core import Olympuspr
 from olympus_trace import ad, batching, tree_util
 from olympus_trace import lax_ops as lax
 from olympus_trace.core import EvalTrace, get_aval, trace_ctx
-from olympus_trace.staging import DebugInfo, fun_source_info
+from olympus_trace.make_olympuspr import abstractify
+from olympus_trace.staging import DebugInfo, fun_source_info, trace_to_olympuspr
 
 from .config import config
 
@@ -141,22 +143,35 @@ def _like_primal(ct, primal_aval):
     return ct
 
 
-def _vjp(fun, primals, has_aux, what, need_outputs=True):
+def _vjp(fun, primals, has_aux, what, need_outputs=True, named_after=None):
     """The flat machinery of vjp. Returns (out leaves or None, out tree, out avals, f_vjp,
     aux or None)."""
     p_leaves, p_tree = tree_util.tree_flatten(primals)
     _to_jnp_arrays(p_leaves, what)
     store: list = []
-    dbg = DebugInfo(what, fun_source_info(fun), ())
+    dbg = DebugInfo(what, fun_source_info(named_after or fun), ())
     res = ad.linearize_flat(_flat_fun_aux(fun, p_tree, store, has_aux), p_leaves, dbg,
                             has_aux=has_aux, primal_outputs_needed=need_outputs)
     outs, lin = res[0], res[1]
     out_tree = store[0][0] if has_aux else store[0]
     aux = tree_util.tree_unflatten(store[0][1], res[2]) if has_aux else None
     out_avals = lin.out_avals
-    p_avals = lin.in_avals
+    # The pullback is a pytree (as JAX's): its residuals are the leaves, so it can be
+    # returned from a jitted function and passed into one (`fwd_and_bwd`).
+    f_vjp = tree_util.Partial(_Pullback(lin.without_values(), out_tree, p_tree),
+                             list(lin.residuals))
+    return outs, out_tree, out_avals, f_vjp, aux
 
-    def f_vjp(ct):
+
+class _Pullback:
+    """The static part of a vjp's pullback: the linear olympuspr and the trees and types;
+    called with the residuals (the pytree leaves of the pullback) and the cotangents."""
+
+    def __init__(self, lin, out_tree, p_tree):
+        self.lin, self.out_tree, self.p_tree = lin, out_tree, p_tree
+
+    def __call__(self, residuals, ct):
+        lin, out_tree, out_avals = self.lin, self.out_tree, self.lin.out_avals
         ct_leaves, ct_tree = tree_util.tree_flatten(ct)
         if ct_tree != out_tree:
             raise ValueError(
@@ -173,12 +188,13 @@ def _vjp(fun, primals, has_aux, what, need_outputs=True):
                 )
         ct_leaves = [ad.Zero(ad.tangent_aval(a)) if isinstance(c, np.ndarray) and
                      c.dtype == dtypes.float0 else c for c, a in zip(ct_leaves, out_avals)]
-        cts = lin.transpose(ct_leaves)
-        cts = [_zeros_for(p) if isinstance(c, ad.Zero) else _like_primal(c, a)
-               for c, p, a in zip(cts, p_leaves, p_avals)]
-        return tuple(tree_util.tree_unflatten(p_tree, cts))
+        cts = lin.transpose(ct_leaves, residuals)
+        cts = [_zeros_for_aval(a) if isinstance(c, ad.Zero) else _like_primal(c, a)
+               for c, a in zip(cts, lin.in_avals)]
+        return tuple(tree_util.tree_unflatten(self.p_tree, cts))
 
-    return outs, out_tree, out_avals, f_vjp, aux
+    def __repr__(self) -> str:
+        return "<vjp pullback>"
 
 
 def vjp(fun: Callable, *primals, has_aux: bool = False):
@@ -189,11 +205,24 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     return (out, f_vjp, aux) if has_aux else (out, f_vjp)
 
 
-def _zeros_for(p):
-    a = get_aval(p)
+def _zeros_for_aval(a):
+    """The zero cotangent of a primal of type `a`: an array of its dtype and weak type (as
+    JAX returns the gradient of an input the output does not depend on), float0 for
+    integers."""
     if dtypes.is_inexact(a.dtype):
-        return lax.broadcast_in_dim(np.zeros((), a.dtype), a.shape, ())
+        return _like_primal(jnp.zeros(a.shape, a.dtype), a)
     return np.zeros(a.shape, dtypes.float0)
+
+
+def _one_like(aval):
+    """The cotangent seed of a scalar output: weakly typed if the output is (a Python scalar,
+    which stages as a weak literal), so gradients of weakly typed functions stay weak without
+    a conversion, as in JAX."""
+    if aval.weak_type:
+        one = 1.0 if dtypes.is_float(aval.dtype) else 1 + 0j
+        if dtypes.python_scalar_dtype(one) == aval.dtype:
+            return one
+    return np.ones((), aval.dtype)
 
 
 def _argnums_tuple(argnums, nargs, fname):
@@ -238,6 +267,7 @@ def _grad_impl(fun, argnums, has_aux, holomorphic, allow_int, fname, need_value)
             return fun(*full, **kwargs)
 
         outs, out_tree, out_avals, pullback, aux = _vjp(f_partial, dyn, has_aux, fname,
+                                                        named_after=fun,
                                                         need_outputs=need_value)
         if out_tree.num_leaves != 1 or out_avals[0].shape != ():
             if len(out_avals) == 1:
@@ -257,7 +287,7 @@ def _grad_impl(fun, argnums, has_aux, holomorphic, allow_int, fname, need_value)
                 "holomorphic=True. For differentiation of non-holomorphic functions involving "
                 "complex outputs, use olympus.vjp directly."
             )
-        ct = tree_util.tree_unflatten(out_tree, [np.ones((), dt)])
+        ct = tree_util.tree_unflatten(out_tree, [_one_like(out_avals[0])])
         g = pullback(ct)
         g = g[0] if isinstance(argnums, int) else g
         ans = tree_util.tree_unflatten(out_tree, outs) if need_value else None
@@ -403,6 +433,109 @@ def hessian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
     """The Hessian: forward-over-reverse (`jacfwd(jacrev(fun))`)."""
     return jacfwd(jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
                   has_aux=has_aux, holomorphic=holomorphic)
+
+
+def jacobian(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+             holomorphic: bool = False, allow_int: bool = False):
+    """The Jacobian of `fun` (reverse mode, as `jacrev`; JAX's alias)."""
+    return jacrev(fun, argnums, has_aux=has_aux, holomorphic=holomorphic, allow_int=allow_int)
+
+
+def fwd_and_bwd(fun: Callable, argnums: int | Sequence[int], has_aux: bool = False,
+                jitted: bool = True):
+    """``(fwd, bwd)``: ``fwd(*args)`` is ``vjp`` of `fun` w.r.t. ``args[argnums]`` (the
+    outputs, the pullback as a pytree of residuals, and the aux values with `has_aux`);
+    ``bwd(pullback, cotangent)`` applies it (one cotangent, or a tuple of them for a tuple
+    `argnums`). Both are jitted unless ``jitted=False``, so the backward pass compiles once
+    and is reused across steps."""
+    _check_callable(fun, "fwd_and_bwd")
+    if not isinstance(argnums, int):
+        argnums = tuple(argnums)
+
+    def fwd(*args, **kwargs):
+        nums = _argnums_tuple(argnums, len(args), "fwd_and_bwd")
+        dyn = tuple(args[i] for i in nums)
+
+        def f_partial(*d):
+            full = list(args)
+            for i, a in zip(nums, d):
+                full[i] = a
+            return fun(*full, **kwargs)
+
+        return vjp(f_partial, *dyn, has_aux=has_aux)
+
+    def bwd(f_vjp, outgrad):
+        g = f_vjp(outgrad)
+        return g[0] if isinstance(argnums, int) else g
+
+    if jitted:
+        from .jit import jit
+
+        return jit(fwd), jit(bwd)
+    return fwd, bwd
+
+
+def linear_transpose(fun: Callable, *primals, reduce_axes=()):
+    """The transpose of `fun`, promised to be linear, at the shapes and dtypes of `primals`
+    (arrays or anything with ``shape`` and ``dtype``). The result maps a cotangent shaped
+    like ``fun(*primals)`` to a tuple shaped like `primals`, in their dtypes. It is a pytree
+    (its leaves are the constants `fun` closes over)."""
+    if reduce_axes:
+        raise NotImplementedError("reduce_axes argument to transpose is deprecated")
+    leaves, in_tree = tree_util.tree_flatten(primals)
+    in_avals = [abstractify(x).update(weak_type=False) for x in leaves]
+    store: list = []
+
+    def flat(*xs):
+        out = fun(*tree_util.tree_unflatten(in_tree, list(xs)))
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        store.append(out_tree)
+        return out_leaves
+
+    dbg = DebugInfo("linear_transpose", fun_source_info(fun), ())
+    closed, _ = trace_to_olympuspr(flat, in_avals, dbg)
+    out_tree = store[0]
+    out_avals = closed.out_avals
+    in_dtypes = [a.dtype for a in in_avals]
+    out_dtypes = [a.dtype for a in out_avals]
+    every = in_dtypes + out_dtypes
+    if not (all(dtypes.is_inexact(d) for d in every)
+            or all(dtypes.is_integer(d) for d in every)):
+        raise TypeError("linear_transpose only supports [float or complex] -> [float or "
+                        "complex], and integer -> integer functions, but got "
+                        f"{in_dtypes} -> {out_dtypes}.")
+    j = closed.olympuspr
+    lin_j = Olympuspr([], list(j.constvars) + list(j.invars), j.outvars, j.eqns, j.effects)
+    return tree_util.Partial(
+        _LinearTranspose(lin_j, in_tree, in_avals, out_tree, out_avals), list(closed.consts))
+
+
+class _LinearTranspose:
+    """The static part of `linear_transpose`'s result (the consts are its pytree leaves)."""
+
+    def __init__(self, olympuspr, in_tree, in_avals, out_tree, out_avals):
+        self.olympuspr, self.in_tree, self.in_avals = olympuspr, in_tree, in_avals
+        self.out_tree, self.out_avals = out_tree, out_avals
+
+    def __call__(self, consts, out_cotangent):
+        cts, tree = tree_util.tree_flatten(out_cotangent)
+        if tree != self.out_tree:
+            raise TypeError("cotangent tree does not match function output, expected "
+                            f"{self.out_tree} but got {tree}")
+        for c, a in zip(cts, self.out_avals):
+            ca = get_aval(c)
+            if ca.shape != a.shape or ca.dtype != a.dtype:
+                raise TypeError("cotangent type does not match function output, expected "
+                                f"{tuple(self.out_avals)} but got {cts}")
+        lin_avals = [ad.tangent_aval(a) for a in self.in_avals]
+        in_cts = ad.backward_pass(self.olympuspr, list(consts), lin_avals, cts)
+        outs = []
+        for c, a in zip(in_cts, self.in_avals):
+            c = ad.instantiate(c)
+            if get_aval(c).dtype != a.dtype or get_aval(c).weak_type:
+                c = lax.convert_element_type(c, a.dtype, False)
+            outs.append(c)
+        return tree_util.tree_unflatten(self.in_tree, outs)
 
 
 # --- vmap -------------------------------------------------------------------------------------
@@ -587,4 +720,6 @@ def _arg_names(fun, leaves, tree):
 
 
 def stop_gradient(x):
-    return tree_util.tree_map(lax.stop_gradient, x)
+    """`x` (any pytree) with its floating-point leaves cut from differentiation (as
+    ``olympus.lax.stop_gradient``); other leaves are returned as they are."""
+    return lax.stop_gradient(x)

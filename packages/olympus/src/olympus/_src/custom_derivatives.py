@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -35,15 +36,19 @@ from olympus_ir.prims.custom_derivatives import (
     custom_jvp_call_p,
     custom_lin_p,
     custom_vjp_call_p,
+    name_p,
 )
 from olympus_trace import ad, tree_util
-from olympus_trace.core import EvalTrace, bind, get_aval, trace_ctx
+from olympus_trace.ad_rules.custom_derivatives import _custom_vjp_call_jvp
+from olympus_trace.batching import BatchTracer
+from olympus_trace.core import EvalTrace, Tracer, bind, get_aval, set_current_trace, trace_ctx
 from olympus_trace.make_olympuspr import abstractify
-from olympus_trace.olympuspr_utils import hoist_consts
+from olympus_trace.olympuspr_utils import eval_olympuspr, hoist_consts
 from olympus_trace.staging import DebugInfo, fun_source_info, trace_to_olympuspr
 
-__all__ = ["custom_jvp", "custom_vjp", "checkpoint", "remat", "custom_jvp_call_p",
-           "custom_vjp_call_p", "custom_lin_p", "checkpoint_p"]
+__all__ = ["custom_jvp", "custom_vjp", "custom_gradient", "closure_convert", "checkpoint",
+           "remat", "checkpoint_name", "custom_jvp_call_p", "custom_vjp_call_p",
+           "custom_lin_p", "checkpoint_p"]
 
 
 def _eager() -> bool:
@@ -98,14 +103,20 @@ def _tangent_type_error(kind, want, got):
         f"and dtypes. Expected {want} (tangent type of {kind}) but got {got}.")
 
 
-def _trace_primal(fun, nondiff_argnums, args, what):
-    """Split `args` into non-differentiable (static) and differentiable ones and trace `fun`
-    on the latter: what custom_jvp and custom_vjp both need before binding."""
-    nargs = len(args)
-    nondiff = _nondiff(nondiff_argnums, nargs, what)
+def _prepare(nondiff_argnums, args, what):
+    """Split `args` into non-differentiable (static) and differentiable ones, flattened."""
+    nondiff = _nondiff(nondiff_argnums, len(args), what)
     static, dyn = _split_args(args, nondiff)
     leaves, in_tree = tree_util.tree_flatten(dyn)
     in_avals = [abstractify(x) for x in leaves]
+    return nondiff, static, dyn, leaves, in_tree, in_avals
+
+
+def _trace_primal(fun, nondiff_argnums, args, what):
+    """`_prepare`, then trace `fun` on the differentiable arguments: what custom_jvp and
+    custom_vjp both need before binding."""
+    nargs = len(args)
+    nondiff, static, dyn, leaves, in_tree, in_avals = _prepare(nondiff_argnums, args, what)
     out_store: list = []
 
     def flat_fun(*xs):
@@ -117,6 +128,45 @@ def _trace_primal(fun, nondiff_argnums, args, what):
 
     closed, consts = _trace_flat(flat_fun, in_avals, fun_source_info(fun), what)
     return nondiff, static, dyn, leaves, in_tree, in_avals, closed, consts, out_store[0]
+
+
+def _passes_through(args) -> bool:
+    """Whether the current trace is the tangent-recording trace of a linearization and none
+    of `args` is its tracer: then the call belongs to the enclosing trace (a custom rule
+    calling the function on primals, as in ``ans = f(x)``), as every primitive does."""
+    trace = trace_ctx.trace
+    if type(trace) is not ad.TangentTrace:
+        return False
+    return not any(isinstance(x, Tracer) and x._trace is trace
+                   for x in tree_util.tree_leaves(args))
+
+
+def _direct_trace(nondiff_argnums, args, what):
+    """The JVP (or linearize) trace to apply the user's rule in directly, without tracing the
+    function first (so Python control flow on concrete primals works in the function and its
+    rules, as in JAX): the current trace, when it is one and some differentiable argument is
+    its tracer (and no non-differentiable one is). Otherwise None."""
+    trace = trace_ctx.trace
+    if not isinstance(trace, ad.JVPTrace):
+        return None
+    nondiff = _nondiff(nondiff_argnums, len(args), what)
+    static, dyn = _split_args(args, nondiff)
+
+    def own(x):
+        return isinstance(x, ad.JVPTracer) and x._trace is trace
+
+    if any(map(own, tree_util.tree_leaves(static))):
+        return None
+    return trace if any(map(own, tree_util.tree_leaves(dyn))) else None
+
+
+def _apply_directly(trace, leaves, rule):
+    """`rule(primals, tangents) -> (outs, tangent outs)` applied to the primal and tangent
+    parts of `leaves` in the trace's rule context; the results as the trace's tracers."""
+    primals, tangents = zip(*map(trace.to_primal_tangent, leaves)) if leaves else ((), ())
+    with set_current_trace(trace.rule_trace):
+        outs, out_ts = rule(list(primals), list(tangents))
+    return [trace.tracer_type(trace, p, t) for p, t in zip(outs, out_ts)]
 
 
 class custom_jvp:
@@ -170,12 +220,22 @@ class custom_jvp:
             raise AttributeError(f"No JVP defined for custom_jvp function {name} using "
                                  "defjvp.")
         args = _resolve_args(self.fun, args, kwargs)
+        if _passes_through(args):
+            with set_current_trace(trace_ctx.trace.parent):
+                return self(*args)
         if _eager():
             return self.fun(*args)
-        (nondiff, static, dyn, leaves, in_tree, in_avals, closed, consts,
-         out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_jvp")
-        out_avals = closed.out_avals
+        direct = _direct_trace(self.nondiff_argnums, args, "custom_jvp")
+        if direct is not None:
+            nondiff, static, dyn, leaves, in_tree, in_avals = _prepare(
+                self.nondiff_argnums, args, "custom_jvp")
+            out_tree, out_avals = None, None
+        else:
+            (nondiff, static, dyn, leaves, in_tree, in_avals, closed, consts,
+             out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_jvp")
+            out_avals = closed.out_avals
         rule = self.jvp
+        rule_tree: list = []
 
         def jvp_flat(ps, ts):
             p = tree_util.tree_unflatten(in_tree, list(ps))
@@ -187,7 +247,8 @@ class custom_jvp:
             p_out, t_out = res
             p_leaves, p_tree = tree_util.tree_flatten(p_out)
             t_leaves, t_tree = tree_util.tree_flatten(t_out)
-            if p_tree != out_tree:
+            rule_tree[:] = [p_tree]
+            if out_tree is not None and p_tree != out_tree:
                 raise TypeError(
                     "Custom JVP rule must produce primal outputs with the same container "
                     f"(pytree) structure as the custom_jvp function {name}, but got {p_tree} "
@@ -198,9 +259,9 @@ class custom_jvp:
                     f"container (pytree) structures, but got {p_tree} and {t_tree} "
                     "respectively.")
             outs_t = []
-            for pl, tl, want in zip(p_leaves, t_leaves, out_avals):
+            for pl, tl, want in zip(p_leaves, t_leaves, out_avals or [None] * len(p_leaves)):
                 pa = get_aval(pl)
-                if (pa.shape, pa.dtype) != (want.shape, want.dtype):
+                if want is not None and (pa.shape, pa.dtype) != (want.shape, want.dtype):
                     raise TypeError(
                         "Custom JVP rule must produce primal outputs with the same shapes and "
                         f"dtypes as the custom_jvp function {name}: expected "
@@ -217,6 +278,10 @@ class custom_jvp:
                 outs_t.append(ad.Zero(ta) if got_dtype == dtypes.float0 else tl)
             return p_leaves, outs_t
 
+        if direct is not None:
+            outs = _apply_directly(direct, leaves, lambda ps, ts: jvp_flat(
+                ps, [ad.instantiate(t) for t in ts]))
+            return tree_util.tree_unflatten(rule_tree[0], outs)
         outs = bind(custom_jvp_call_p, *consts, *leaves, call_olympuspr=closed, jvp=jvp_flat,
                     num_consts=len(consts), symbolic_zeros=False)
         return tree_util.tree_unflatten(out_tree, outs)
@@ -254,13 +319,24 @@ class custom_vjp:
             raise AttributeError(f"No VJP defined for custom_vjp function {name} using "
                                  "defvjp.")
         args = _resolve_args(self.fun, args, kwargs)
+        if _passes_through(args):
+            with set_current_trace(trace_ctx.trace.parent):
+                return self(*args)
         if _eager():
             return self.fun(*args)
         nargs = len(args)
-        (nondiff, static, dyn, leaves, in_tree, in_avals, closed, consts,
-         out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_vjp")
-        out_avals = closed.out_avals
+        direct = _direct_trace(self.nondiff_argnums, args, "custom_vjp")
+        if direct is not None:
+            nondiff, static, dyn, leaves, in_tree, in_avals = _prepare(
+                self.nondiff_argnums, args, "custom_vjp")
+            out_tree, out_avals = None, None
+        else:
+            (nondiff, static, dyn, leaves, in_tree, in_avals, closed, consts,
+             out_tree) = _trace_primal(self.fun, self.nondiff_argnums, args, "custom_vjp")
+            out_avals = closed.out_avals
         user_fwd, user_bwd = self.fwd, self.bwd
+        # Without a traced function, the output structure is fwd's.
+        fwd_out: list = [out_tree, out_avals]
 
         def fwd_flat(ps):
             d = tree_util.tree_unflatten(in_tree, list(ps))
@@ -271,14 +347,16 @@ class custom_vjp:
                     f"where the first element represents the primal output, got {res}.")
             out, residuals = res
             o_leaves, o_tree = tree_util.tree_flatten(out)
-            if o_tree != out_tree:
+            if out_tree is None:
+                fwd_out[:] = [o_tree, [get_aval(o) for o in o_leaves]]
+            elif o_tree != out_tree:
                 raise TypeError(
                     "Custom VJP fwd rule must produce a pair (list or tuple of length two) "
                     "where the first element represents the primal output (equal in value "
                     f"to the output of the custom_vjp-decorated function {name}, and in "
                     f"particular of the same container/pytree structure), but got {o_tree} "
                     f"instead of {out_tree}.")
-            for o, want in zip(o_leaves, out_avals):
+            for o, want in zip(o_leaves, fwd_out[1]):
                 oa = get_aval(o)
                 if (oa.shape, oa.dtype) != (want.shape, want.dtype):
                     raise TypeError(
@@ -291,8 +369,8 @@ class custom_vjp:
         def bwd_flat(res_tree, diff_in, diff_out, res, cts):
             it = iter(cts)
             full = [next(it) if d else np.zeros(a.shape, dtypes.float0)
-                    for a, d in zip(out_avals, diff_out)]
-            ct = tree_util.tree_unflatten(out_tree, full)
+                    for a, d in zip(fwd_out[1], diff_out)]
+            ct = tree_util.tree_unflatten(fwd_out[0], full)
             r = tree_util.tree_unflatten(res_tree, list(res))
             cts_in = user_bwd(*static, r, ct)
             if not isinstance(cts_in, (tuple, list)) or len(cts_in) != len(dyn):
@@ -334,9 +412,125 @@ class custom_vjp:
                 out.append(c)
             return out
 
+        if direct is not None:
+            outs = _apply_directly(direct, leaves, lambda ps, ts: _custom_vjp_call_jvp(
+                ps, ts, call_olympuspr=None, fwd=fwd_flat, bwd=bwd_flat, num_consts=0))
+            return tree_util.tree_unflatten(fwd_out[0], outs)
         outs = bind(custom_vjp_call_p, *consts, *leaves, call_olympuspr=closed, fwd=fwd_flat,
                     bwd=bwd_flat, num_consts=len(consts))
         return tree_util.tree_unflatten(out_tree, outs)
+
+
+# --- custom_gradient and closure_convert -----------------------------------------------------------
+
+
+def custom_gradient(fun: Callable) -> Callable:
+    """TensorFlow-style custom gradients: ``fun(*args) -> (out, vjp)`` where ``vjp(ct)``
+    returns the cotangents of the arguments (a tuple, or one value for one argument). The
+    result computes `out` and differentiates by `vjp`, which may close over values of the
+    forward pass (but not branch on them: it is traced)."""
+
+    @custom_vjp
+    def wrapped(*args):
+        out, _ = fun(*args)
+        return out
+
+    def fwd(*args):
+        out, rule = fun(*args)
+        out_leaves, out_tree = tree_util.tree_flatten((out,))
+        ct_avals = [ad.tangent_aval(get_aval(x)) for x in out_leaves]
+        store: list = []
+
+        def flat_rule(*cts):
+            res = rule(*tree_util.tree_unflatten(out_tree, list(cts)))
+            leaves, tree = tree_util.tree_flatten(res)
+            store.append(tree)
+            return leaves
+
+        dbg = DebugInfo("custom_gradient fwd", fun_source_info(rule),
+                        tuple(f"args[{i}]" for i in range(len(ct_avals))))
+        closed, _ = trace_to_olympuspr(flat_rule, ct_avals, dbg)
+        return out, _GradientRule(closed.olympuspr, store[0], out_tree, list(closed.consts))
+
+    def bwd(res, cts):
+        cts_leaves, tree = tree_util.tree_flatten((cts,))
+        if tree != res.out_tree:
+            raise TypeError(f"{res.out_tree}\n!=\n{tree}")
+        outs = eval_olympuspr(res.olympuspr, res.consts, *cts_leaves)
+        out = tree_util.tree_unflatten(res.in_tree, outs)
+        return (out,) if tree_util.treedef_is_leaf(res.in_tree) else out
+
+    wrapped.defvjp(fwd, bwd)
+    functools.update_wrapper(wrapped, fun)
+    return wrapped
+
+
+class _GradientRule:
+    """A traced custom_gradient rule as custom_vjp residuals: its constants (values of the
+    forward pass it closes over) are the pytree leaves."""
+
+    def __init__(self, olympuspr, in_tree, out_tree, consts):
+        self.olympuspr, self.in_tree, self.out_tree, self.consts = (olympuspr, in_tree,
+                                                                    out_tree, consts)
+
+
+tree_util.register_pytree_node(
+    _GradientRule, lambda r: (r.consts, (r.olympuspr, r.in_tree, r.out_tree)),
+    lambda aux, consts: _GradientRule(aux[0], aux[1], aux[2], list(consts)))
+
+
+def closure_convert(fun: Callable, *example_args) -> tuple[Callable, list]:
+    """``(converted, hoisted)``: `fun` specialized to the types of `example_args`, taking
+    the values it closes over that may carry derivatives (tracers of transformations) as
+    extra trailing arguments, and those values. For passing closures across a custom
+    derivative boundary (e.g. as a `custom_vjp` function's non-differentiable argument)."""
+    leaves, in_tree = tree_util.tree_flatten(example_args)
+    in_avals = [abstractify(x) for x in leaves]
+    store: list = []
+
+    def flat(*xs):
+        out = fun(*tree_util.tree_unflatten(in_tree, list(xs)))
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        store.append(out_tree)
+        return out_leaves
+
+    dbg = DebugInfo("closure_convert", fun_source_info(fun),
+                    tuple(f"args[{i}]" for i in range(len(in_avals))))
+    closed, _ = trace_to_olympuspr(flat, in_avals, dbg)
+    out_tree = store[0]
+    consts = list(closed.consts)
+    perturbed = [_maybe_perturbed(c) for c in consts]
+    hoisted = [c for c, p in zip(consts, perturbed) if p]
+    kept = [c for c, p in zip(consts, perturbed) if not p]
+    j = closed.olympuspr
+
+    def converted(*args_and_consts):
+        n = len(args_and_consts) - len(hoisted)
+        args, extra = args_and_consts[:n], args_and_consts[n:]
+        flat_args, tree = tree_util.tree_flatten(tuple(args))
+        if tree != in_tree:
+            raise TypeError(
+                "The inputs to the closure produced by closure_convert must have the same "
+                "Pytree structure as the example arguments passed when closure_convert was "
+                f"called. Expected {in_tree}, but got {tree}")
+        it_h, it_k = iter(extra), iter(kept)
+        all_consts = [next(it_h) if p else next(it_k) for p in perturbed]
+        return tree_util.tree_unflatten(out_tree, eval_olympuspr(j, all_consts, *flat_args))
+
+    return converted, hoisted
+
+
+def _maybe_perturbed(x) -> bool:
+    """Whether `x` may carry a nonzero derivative: a tracer of a JVP or linearize trace
+    with a tangent, or a staged value of a differentiable type (differentiation could come
+    later), looking through batching; concrete values never do."""
+    if isinstance(x, ad.JVPTracer):
+        return not isinstance(x.tangent, ad.Zero) or _maybe_perturbed(x.primal)
+    if isinstance(x, BatchTracer):
+        return _maybe_perturbed(x.val)
+    if isinstance(x, Tracer):
+        return dtypes.is_inexact(x.aval.dtype)
+    return False
 
 
 # --- checkpoint / remat -----------------------------------------------------------------------------
@@ -345,9 +539,11 @@ class custom_vjp:
 def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | None = None,
                static_argnums: int | tuple[int, ...] = ()) -> Callable:
     """`fun`, differentiated by recomputing its forward pass during the backward pass
-    instead of storing its intermediate values (no policies: nothing is saved)."""
-    if policy is not None:
-        raise NotImplementedError("checkpoint policies are not supported (nothing is saved)")
+    instead of storing its intermediate values, except those `policy` lets it save (a
+    callable ``policy(prim, *avals, **params)`` returning a bool, `Saveable` or `Recompute`,
+    e.g. from ``olympus.checkpoint_policies``; None saves nothing)."""
+    if policy is not None and not callable(policy):
+        raise TypeError(f"checkpoint policy must be a callable or None, got {policy!r}")
     statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
 
     @functools.wraps(fun)
@@ -368,12 +564,64 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
             out_store.append(out_tree)
             return out_leaves
 
-        closed, consts = _trace_flat(flat_fun, in_avals, fun_source_info(fun), "checkpoint")
+        key = _remat_key(in_tree, in_avals, static)
+        hit = _remat_cache_get(fun, key)
+        if hit is None:
+            closed, consts = _trace_flat(flat_fun, in_avals, fun_source_info(fun),
+                                         "checkpoint")
+            hit = (closed, consts, out_store[0])
+            if not any(isinstance(c, Tracer) for c in consts):
+                _remat_cache_put(fun, key, hit)
+        closed, consts, out_tree = hit
         outs = bind(checkpoint_p, *consts, *leaves, call_olympuspr=closed,
-                    prevent_cse=prevent_cse)
-        return tree_util.tree_unflatten(out_store[0], outs)
+                    prevent_cse=prevent_cse, differentiated=False, policy=policy)
+        return tree_util.tree_unflatten(out_tree, outs)
 
     return remat_f
 
 
 remat = checkpoint
+
+#: fun -> {(input tree, avals, static args, x64): (body, consts, output tree)}: a function
+#: checkpointed again (by another `checkpoint` of it, or called again) at the same types is
+#: not traced again, as in JAX (whose cache is keyed the same way, by the function: a global
+#: it reads that changed in between is not seen). Bodies closing over tracers are not kept.
+_remat_traces: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _remat_key(in_tree, in_avals, static):
+    try:
+        key = (in_tree, tuple(in_avals), static, dtypes.default_float())
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _remat_cache_get(fun, key):
+    if key is None:
+        return None
+    try:
+        return _remat_traces.get(fun, {}).get(key)
+    except TypeError:  # not weakly referenceable
+        return None
+
+
+def _remat_cache_put(fun, key, entry) -> None:
+    if key is None:
+        return
+    try:
+        per_fun = _remat_traces.setdefault(fun, {})
+    except TypeError:
+        return
+    if len(per_fun) >= 64:
+        per_fun.pop(next(iter(per_fun)))
+    per_fun[key] = entry
+
+
+def checkpoint_name(x, name):
+    """`x` (any pytree of arrays), named `name` for checkpoint policies
+    (``save_only_these_names`` and the like); otherwise the identity."""
+    if _eager():
+        return x
+    return tree_util.tree_map(lambda leaf: bind(name_p, leaf, name=name), x)
