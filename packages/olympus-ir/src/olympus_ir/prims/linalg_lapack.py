@@ -31,6 +31,7 @@ import numpy as np
 from .. import dtypes
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
+from ..pretty import def_pp_params
 
 __all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "svd_p", "eig_p",
            "fft_p",
@@ -221,3 +222,11 @@ def top_k_shape_rule(x, *, k):
                          f"shape {x.shape}.")
     shape = x.shape[:-1] + (int(k),)
     return [ShapedArray(shape, x.dtype), ShapedArray(shape, np.dtype(np.int32))]
+
+
+@def_pp_params(top_k_p)
+def _top_k_printed(eqn):
+    """JAX's top_k has an `axis` param; Olympus's works on the last axis, which it shows."""
+    params = dict(eqn.params)
+    params.setdefault("axis", eqn.invars[0].aval.ndim - 1)
+    return params

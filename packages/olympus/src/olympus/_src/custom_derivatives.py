@@ -98,6 +98,12 @@ def _tangent_type_error(kind, want, got):
         f"and dtypes. Expected {want} (tangent type of {kind}) but got {got}.")
 
 
+def _named_after(flat: Callable, user_fn: Callable) -> None:
+    """Give a flat-argument wrapper the user's function name: printed olympusprs show the
+    rules by name (``jvp=softplus_jvp``), as JAX's do."""
+    flat.__name__ = flat.__qualname__ = fun_source_info(user_fn).split(" ")[0]
+
+
 def _trace_primal(fun, nondiff_argnums, args, what):
     """Split `args` into non-differentiable (static) and differentiable ones and trace `fun`
     on the latter: what custom_jvp and custom_vjp both need before binding."""
@@ -217,6 +223,7 @@ class custom_jvp:
                 outs_t.append(ad.Zero(ta) if got_dtype == dtypes.float0 else tl)
             return p_leaves, outs_t
 
+        _named_after(jvp_flat, rule)
         outs = bind(custom_jvp_call_p, *consts, *leaves, call_olympuspr=closed, jvp=jvp_flat,
                     num_consts=len(consts), symbolic_zeros=False)
         return tree_util.tree_unflatten(out_tree, outs)
@@ -334,6 +341,8 @@ class custom_vjp:
                 out.append(c)
             return out
 
+        _named_after(fwd_flat, user_fwd)
+        _named_after(bwd_flat, user_bwd)
         outs = bind(custom_vjp_call_p, *consts, *leaves, call_olympuspr=closed, fwd=fwd_flat,
                     bwd=bwd_flat, num_consts=len(consts))
         return tree_util.tree_unflatten(out_tree, outs)
