@@ -384,11 +384,13 @@ def pp_olympuspr(j: Olympuspr | ClosedOlympuspr, *, source_info: bool = False,
     return pp.format_doc(doc, width, use_color=use_color, annotation_prefix=annotation_prefix)
 
 
-def name_vars(j: Olympuspr | ClosedOlympuspr) -> PpContext:
+def name_vars(j: Olympuspr | ClosedOlympuspr, *, drop_unread: bool = True) -> PpContext:
     """A context naming `j`'s variables as its printed text does (for messages that quote
-    its equations)."""
-    context = PpContext(unread_results(j.olympuspr if isinstance(j, ClosedOlympuspr) else j))
-    pp_toplevel(j, PpSettings(), context)
+    its equations); with ``drop_unread=False`` unread results get names too instead of
+    ``_`` (a type error may be about one)."""
+    top = j.olympuspr if isinstance(j, ClosedOlympuspr) else j
+    context = PpContext(unread_results(top) if drop_unread else None)
+    pp_toplevel(top, _DEFAULT_SETTINGS, context)
     return context
 
 

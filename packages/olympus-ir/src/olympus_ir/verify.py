@@ -56,7 +56,7 @@ class _Checker:
     def __init__(self, top: Olympuspr | ClosedOlympuspr):
         # Name variables the way the whole olympuspr prints, so messages match `print(j)`.
         try:
-            self.names = name_vars(top)
+            self.names = name_vars(top, drop_unread=False)
         except Exception:  # an ill-formed olympuspr may not print; fall back to fresh names
             self.names = PpContext()
 
