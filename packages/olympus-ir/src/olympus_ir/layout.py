@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 __all__ = [
-    "Doc", "nil", "text", "brk", "concat", "group", "nest", "join", "color", "keyword",
+    "Doc", "LazyDoc", "nil", "text", "brk", "concat", "group", "nest", "join", "lazy", "color", "keyword",
     "type_annotation", "format_doc",
     "BLACK", "RED", "GREEN", "YELLOW", "BLUE", "MAGENTA", "CYAN", "WHITE", "RESET",
     "NORMAL", "DIM", "BRIGHT",
@@ -79,7 +79,7 @@ class _Concat(Doc):
 
     def __init__(self, children: tuple[Doc, ...]):
         self.children = children
-        self.w = sum(c.w for c in children)
+        self.w = sum([c.w for c in children])
 
     def __repr__(self) -> str:
         return f"concat({', '.join(map(repr, self.children))})"
@@ -123,6 +123,18 @@ class _Color(Doc):
                 f"{self.intensity})")
 
 
+class LazyDoc(Doc):
+    __slots__ = ("text", "build")
+
+    def __init__(self, s: str, width: int, build):
+        self.text = s
+        self.w = width
+        self.build = build
+
+    def __repr__(self) -> str:
+        return f"lazy({self.text!r})"
+
+
 _NIL = _Concat(())
 
 
@@ -144,6 +156,16 @@ def brk(s: str = " ") -> Doc:
 
 def concat(docs: Iterable[Doc]) -> Doc:
     return _Concat(tuple(docs))
+
+
+def lazy(flat: str, build, width: int | None = None) -> Doc:
+    """A document built only if needed: laid out as the text `flat` when that fits on the
+    rest of the line (or sits in a flat group), else as ``build()``.
+
+    ``build()`` must lay out as `flat` when flat, and hold no break outside a group (so
+    that fitting as a whole means every part fits flat). `width` is as for `text`. Printing
+    big olympusprs goes fast this way: most equations fit on their line."""
+    return LazyDoc(flat, len(flat) if width is None else width, build)
 
 
 def group(doc: Doc) -> Doc:
@@ -218,11 +240,17 @@ def _format_plain(doc: Doc, width: int, annotation_prefix: str) -> str:
     # (indent, flat, doc); the top level is not a group, so its breaks are newlines.
     stack: list[tuple[int, bool, Doc]] = [(0, False, doc)]
     pop, push = stack.pop, stack.append
-    Text, Break, Concat, Group, Nest = _Text, _Break, _Concat, _Group, _Nest
+    Text, Break, Concat, Group, Nest, Lazy = _Text, _Break, _Concat, _Group, _Nest, LazyDoc
     while stack:
         indent, flat, d = pop()
         t = type(d)
-        if t is Text:
+        if t is Lazy:
+            if flat or d.w <= width - k:
+                line.append(d.text)
+                k += d.w
+            else:
+                push((indent, flat, d.build()))
+        elif t is Text:
             line.append(d.text)
             k += d.w
             if d.annotation is not None:
@@ -284,7 +312,9 @@ def _format_color(doc: Doc, width: int, annotation_prefix: str) -> str:
     while stack:
         indent, flat, d, col = stack.pop()
         t = type(d)
-        if t is _Text:
+        if t is LazyDoc:  # colours need the document
+            stack.append((indent, flat, d.build(), col))
+        elif t is _Text:
             line.append(_ansi(state, col))
             line.append(d.text)
             k += d.w

@@ -26,7 +26,7 @@ import os
 import re
 import sys
 from collections import Counter, deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -55,12 +55,18 @@ _DEFAULT_SETTINGS = PpSettings()
 
 def encode_name(n: int) -> str:
     """0 -> a, 25 -> z, 26 -> ba, 27 -> bb (base 26 with a as zero)."""
+    if n < len(_NAMES):
+        return _NAMES[n]
     s = ""
     while True:
         n, r = divmod(n, 26)
         s = chr(97 + r) + s
         if n == 0:
             return s
+
+
+_NAMES: list[str] = []
+_NAMES.extend(encode_name(i) for i in range(26 * 26 * 4))
 
 
 class PpContext:
@@ -90,6 +96,9 @@ class PpContext:
         return name
 
     def __call__(self, v: Any) -> str:
+        name = self.var_names.get(v)
+        if name is not None:
+            return name
         if isinstance(v, Literal):
             return _literal_text(v)
         if isinstance(v, DropVar):
@@ -133,8 +142,28 @@ def _printed(fn: Callable[[Eqn], Any], eqn: Eqn) -> tuple[dict[str, Any], Any]:
 
 def _literal_text(v: Literal) -> str:
     val = v.val
-    text = str(np.asarray(val).item()) if np.shape(val) == () else "[...]"
-    return f"{text}:{v.aval.str_short()}"
+    if isinstance(val, (np.ndarray, np.generic)):
+        text = str(val.item()) if val.shape == () else "[...]"
+    else:
+        text = str(np.asarray(val).item()) if np.shape(val) == () else "[...]"
+    return f"{text}:{_aval_text(v.aval)}"
+
+
+_aval_texts: dict[Any, str] = {}
+
+
+def _aval_text(aval: Any) -> str:
+    """``f32[3]``, memoized (avals are few and their text is asked for often)."""
+    try:
+        return _aval_texts[aval]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable aval
+        return aval.str_short()
+    s = aval.str_short()
+    if len(_aval_texts) < 4096:
+        _aval_texts[aval] = s
+    return s
 
 
 def _jtext(s: str, annotation: str | None = None) -> pp.Doc:
@@ -155,9 +184,23 @@ def _var_doc(v: Any, context: PpContext) -> pp.Doc:
 
 def pp_vars(vs: Sequence[Any], context: PpContext, *, separator: str = "",
             print_shapes: bool = False) -> pp.Doc:
-    """Names (with ``:type`` if `print_shapes`) separated by `separator` and a break."""
+    """Names (with ``:type`` if `print_shapes`) separated by `separator` and a break, as a
+    group: on one line if they fit. Names are given now, in order."""
+    flat = _vars_flat(vs, context, separator, print_shapes)
+    return pp.lazy(flat, lambda: _vars_doc(vs, context, separator, print_shapes))
+
+
+def _vars_flat(vs: Sequence[Any], context: PpContext, separator: str,
+               print_shapes: bool) -> str:
     if print_shapes:
-        docs = [_var_doc(v, context) + pp.type_annotation(pp.text(":" + v.aval.str_short()))
+        return (separator + " ").join([f"{context(v)}:{_aval_text(v.aval)}" for v in vs])
+    return (separator + " ").join([context(v) for v in vs])
+
+
+def _vars_doc(vs: Sequence[Any], context: PpContext, separator: str,
+              print_shapes: bool) -> pp.Doc:
+    if print_shapes:
+        docs = [_var_doc(v, context) + pp.type_annotation(pp.text(":" + _aval_text(v.aval)))
                 for v in vs]
     else:
         docs = [_var_doc(v, context) for v in vs]
@@ -172,10 +215,17 @@ def _is_olympuspr(x: Any) -> bool:
 
 
 def _param_text(v: Any) -> str:
+    t = type(v)
+    if t is bool or t is int or v is None:
+        return str(v)
+    if isinstance(v, frozenset):
+        return f"frozenset({{{', '.join(repr(e) for e in sorted(v))}}})"
     if isinstance(v, type) and issubclass(v, np.generic):
         return np.dtype(v).name  # a scalar type stands for its dtype
     s = str(v)
-    return _ADDRESS.sub(lambda m: " at 0x" + "X" * len(m.group(1)), s)
+    if " at 0x" in s:
+        s = _ADDRESS.sub(lambda m: " at 0x" + "X" * len(m.group(1)), s)
+    return s
 
 
 def pp_kv_pair(k: str, v: Any, context: PpContext, settings: PpSettings) -> pp.Doc:
@@ -183,18 +233,44 @@ def pp_kv_pair(k: str, v: Any, context: PpContext, settings: PpSettings) -> pp.D
         value = pp_olympusprs(v, context, settings)
     elif _is_olympuspr(v):
         value = pp_olympuspr_doc(v, context, settings)
-    elif isinstance(v, frozenset):
-        value = _jtext(f"frozenset({{{', '.join(repr(e) for e in sorted(v))}}})")
     else:
         value = _jtext(_param_text(v))
     return _jtext(f"{k}=") + value
 
 
+_OLYMPUSPR_TYPES = frozenset({Olympuspr, ClosedOlympuspr})
+
+
+def _holds_olympuspr(v: Any) -> bool:
+    t = type(v)
+    if t in _OLYMPUSPR_TYPES:
+        return True
+    if t is tuple or t is list:
+        types = _OLYMPUSPR_TYPES
+        for x in v:
+            if type(x) in types:
+                return True
+    return False
+
+
 def pp_kv_pairs(pairs: Sequence[tuple[str, Any]], context: PpContext,
                 settings: PpSettings) -> pp.Doc:
+    """``[k1=v1 k2=v2]`` on one line if it fits, else one pair per line."""
     if not pairs:
         return pp.nil()
-    items = pp.join(pp.brk(), [pp_kv_pair(k, v, context, settings) for k, v in pairs])
+    if not any(_holds_olympuspr(v) for _, v in pairs):
+        flat = "[" + " ".join([f"{k}={_param_text(v)}" for k, v in pairs]) + "]"
+        n = flat.count("olympus")
+        return pp.lazy(flat, lambda: _kv_doc(pairs, context, settings),
+                       len(flat) - 4 * n if n else None)
+    return _kv_doc(pairs, context, settings)
+
+
+def _kv_doc(pairs: Sequence[tuple[str, Any]], context: PpContext,
+            settings: PpSettings) -> pp.Doc:
+    items = pp.join(pp.brk(), [
+        pp_kv_pair(k, v, context, settings) if _holds_olympuspr(v)
+        else _jtext(f"{k}={_param_text(v)}") for k, v in pairs])
     return pp.group(pp.concat([
         pp.nest(2, pp.concat([pp.text("["), pp.brk(""), items])),
         pp.brk(""), pp.text("]"),
@@ -219,16 +295,44 @@ def default_pp_eqn(eqn: Eqn, context: PpContext, settings: PpSettings,
     `params` gives the names to print and their order (default: all, sorted); `name` the
     printed primitive name (default: the primitive's).
     """
-    annotation = _summarize(eqn.source_info) if settings.source_info else None
     if params is None:
         params = sorted(eqn.params, key=param_sort_key)
+    ps = eqn.params
+    pairs = [(p, ps[p]) for p in params]
+    prim = eqn.primitive.name if name is None else name
+    shapes = settings.print_shapes
+    # Results are named before the params' sub-olympusprs, as JAX names them.
+    lhs_flat = _vars_flat(eqn.outvars, context, "", shapes)
+    if any(_holds_olympuspr(v) for _, v in pairs):
+        lhs = pp.lazy(lhs_flat, lambda: _vars_doc(eqn.outvars, context, "", shapes))
+        kv = _kv_doc(pairs, context, settings)
+        return _eqn_doc(eqn, context, settings, prim, lhs, kv, pp_vars(eqn.invars, context))
+    kv_flat = "[" + " ".join([f"{k}={_param_text(v)}" for k, v in pairs]) + "]" if pairs else ""
+    ins_flat = _vars_flat(eqn.invars, context, "", False)
+
+    def build() -> pp.Doc:
+        lhs = pp.lazy(lhs_flat, lambda: _vars_doc(eqn.outvars, context, "", shapes))
+        n = kv_flat.count("olympus")
+        kv = pp.lazy(kv_flat, lambda: _kv_doc(pairs, context, settings),
+                     len(kv_flat) - 4 * n) if pairs else pp.nil()
+        ins = pp.lazy(ins_flat, lambda: _vars_doc(eqn.invars, context, "", False))
+        return _eqn_doc(eqn, context, settings, prim, lhs, kv, ins)
+
+    if settings.source_info or settings.name_stack:
+        return build()  # annotated: no one-line form to offer
+    # The whole equation on its line when it fits (most do): its parts are all groups.
+    flat = (f"{lhs_flat} = {prim}{kv_flat} {ins_flat}" if eqn.outvars
+            else f"{prim}{kv_flat} {ins_flat}")
+    n = flat.count("olympus")
+    return pp.lazy(flat, build, len(flat) - 4 * n if n else None)
+
+
+def _eqn_doc(eqn: Eqn, context: PpContext, settings: PpSettings, prim: str, lhs: pp.Doc,
+             kv: pp.Doc, ins: pp.Doc) -> pp.Doc:
+    annotation = _summarize(eqn.source_info) if settings.source_info else None
     # Olympus records no name stacks: an annotated equation shows the empty one.
     name_stack = "[]" if settings.name_stack else None
-    # Results are named before the params' sub-olympusprs, as JAX names them.
-    lhs = pp_vars(eqn.outvars, context, print_shapes=settings.print_shapes)
-    rhs = [_jtext(eqn.primitive.name if name is None else name, name_stack),
-           pp_kv_pairs([(p, eqn.params[p]) for p in params], context, settings),
-           pp.text(" ") + pp_vars(eqn.invars, context)]
+    rhs = [_jtext(prim, name_stack), kv, pp.text(" "), ins]
     if eqn.outvars:
         return pp.concat([lhs, pp.text(" = ", annotation), *rhs])
     return pp.concat(rhs)
@@ -277,13 +381,16 @@ def pp_olympusprs(js: Sequence[Olympuspr | ClosedOlympuspr], context: PpContext,
     ]))
 
 
-def _sub_olympusprs(params: dict[str, Any]) -> Iterator[Olympuspr]:
+def _sub_olympusprs(params: dict[str, Any]) -> list[Olympuspr]:
+    out = []
     for v in params.values():
-        for x in (v if isinstance(v, (tuple, list)) else (v,)):
-            if isinstance(x, Olympuspr):
-                yield x
-            elif isinstance(x, ClosedOlympuspr):
-                yield x.olympuspr
+        if _holds_olympuspr(v):
+            for x in (v if type(v) is tuple or type(v) is list else (v,)):
+                if type(x) is Olympuspr:
+                    out.append(x)
+                elif type(x) is ClosedOlympuspr:
+                    out.append(x.olympuspr)
+    return out
 
 
 def unread_results(j: Olympuspr) -> dict[Var, str]:
@@ -317,7 +424,7 @@ def _shared_olympusprs(top: Olympuspr, context: PpContext,
             if rule is not None and hasattr(rule, "printed_params"):
                 params = _printed(rule.printed_params, eqn)[0]
             name = eqn.params.get("name")  # a print rule's `name` does not count, as in JAX
-            subs = list(_sub_olympusprs(params))
+            subs = _sub_olympusprs(params)
             queue.extend(subs)
             if isinstance(name, str):
                 for s in subs:
