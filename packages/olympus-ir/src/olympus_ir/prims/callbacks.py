@@ -19,6 +19,7 @@ import numpy as np
 
 from ..avals import ShapedArray
 from ..core import ClosedOlympuspr, Olympuspr, def_shape_rule, new_primitive
+from ..pretty import def_pp_params
 
 __all__ = [
     "debug_callback_p", "DebugEffect", "debug_effect", "ordered_debug_effect",
@@ -74,6 +75,17 @@ def debug_callback_shape_rule(*avals, callback, effect, token=False):
             raise TypeError("debug_callback with token=True takes a bool[] token first.")
         return [TOKEN_AVAL]
     return []
+
+
+@def_pp_params(debug_callback_p)
+def _debug_callback_printed(eqn):
+    """JAX's debug_callback has a `partitioned` param (False unless under shard_map), which
+    Olympus's lacks: shown as JAX shows it. The lowering's `token` is not shown when off."""
+    params = dict(eqn.params)
+    if not params.get("token", False):
+        params.pop("token", None)
+    params.setdefault("partitioned", False)
+    return params
 
 
 def _sub_olympusprs(params: dict[str, Any]):
