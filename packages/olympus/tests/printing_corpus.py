@@ -250,6 +250,68 @@ def cases(ns):  # noqa: C901 (one flat list of small functions)
     def reduce_window_max(a):
         return lax.reduce_window(a, -np.inf, lax.max, (1, 2), (1, 1), "VALID")
 
+    m33 = np.eye(3, dtype=f32) * 2.0
+
+    @case(m33)
+    def qr(a):
+        return lax.linalg.qr(a)
+
+    @case(m33)
+    def eigh(a):
+        return lax.linalg.eigh(a)
+
+    @case(m33)
+    def svd(a):
+        return lax.linalg.svd(a, full_matrices=False)
+
+    @case(m33)
+    def lu(a):
+        return lax.linalg.lu(a)
+
+    @case(m33)
+    def eig(a):
+        return lax.linalg.eig(a)
+
+    @case(m33, np.ones((2, 3), f32))
+    def triangular_solve_right_transposed(a, b):
+        return lax.linalg.triangular_solve(a, b, left_side=False, lower=False, transpose_a=True)
+
+    @case(np.ones((1, 2, 5), f32), np.ones((4, 2, 3), f32))
+    def conv_dilated_lhs(a, w):
+        return lax.conv_general_dilated(a, w, (1,), [(1, 1)], lhs_dilation=(2,))
+
+    @case(x23)
+    def reduce_window_sum(a):
+        return lax.reduce_window(a, 0.0, lax.add, (1, 2), (1, 1), "VALID")
+
+    @case(x23)
+    def cumlogsumexp(a):
+        return lax.cumlogsumexp(a, axis=1)
+
+    @case(x23)
+    def argsort_by_sort(a):
+        return lax.sort((a, lax.broadcasted_iota(np.int32, a.shape, 1)), dimension=1, num_keys=1)
+
+    @case(x23)
+    def reduce_precision_nextafter(a):
+        return lax.nextafter(lax.reduce_precision(a, 5, 10), a + 1)
+
+    @case(x23)
+    def erf_inv_expm1_bitcast(a):
+        return lax.bitcast_convert_type(lax.erf_inv(a * 0.1) + lax.expm1(a), np.int32)
+
+    @case(x23)
+    def checkpoint(a):
+        return olympus.checkpoint(lambda v: lax.sin(v) * 2.0)(a)
+
+    @case(x23, x23)
+    def jvp_of_checkpoint(a, t):
+        return olympus.jvp(olympus.checkpoint(lambda v: lax.sin(v)), (a,), (t,))
+
+    @case(x23)
+    def grad_of_checkpoint(a):
+        return olympus.grad(lambda v: olympus.checkpoint(lambda u: lax.sin(u))(v).sum())(a)
+
     # --- transformations -------------------------------------------------------------------
     @case(np.float32(2.0))
     def grad_of_sin_times(a):
@@ -336,5 +398,23 @@ def cases(ns):  # noqa: C901 (one flat list of small functions)
     def unused_result(a):
         s, _ = lax.sort((a, a), num_keys=1)
         return s
+
+    # unread results print as _ at the top level only; nested olympusprs keep their names
+    @case(x3)
+    def dead_code_top_level(a):
+        _ = lax.sin(a)
+        b, _ = lax.sort((a, a), num_keys=1)
+        return b
+
+    @case(x3)
+    def dead_code_in_cond_branch(a):
+        return lax.cond(a[0] > 0, lambda v: (lax.sin(v), v * 2.0)[1], lambda v: v, a)
+
+    @case(x3)
+    def dead_code_in_while_body(a):
+        def body(c):
+            _ = lax.exp(c)
+            return c + 1.0
+        return lax.while_loop(lambda c: c[0] < 3.0, body, a)
 
     return out

@@ -109,6 +109,18 @@ def checkpoint_shape_rule(*avals, call_olympuspr, prevent_cse=True):
     return list(call_olympuspr.out_avals)
 
 
+@def_pp_params(checkpoint_p, name="remat2")
+def _checkpoint_printed(eqn):
+    """As JAX's ``remat2``: the body as ``olympuspr=`` (JAX's `jaxpr`), with JAX's
+    `differentiated` and `policy` params (Olympus has no policies; it does not mark a
+    checkpoint made by differentiation, which JAX prints as ``differentiated=True``)."""
+    params = dict(eqn.params)
+    params["olympuspr"] = params.pop("call_olympuspr")
+    params.setdefault("differentiated", False)
+    params.setdefault("policy", None)
+    return params
+
+
 #: The error of evaluating `custom_lin` (JVP, batching or lowering of it): forward-mode
 #: differentiation of a custom_vjp function. JAX's wording.
 JVP_OF_CUSTOM_VJP_MSG = "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
