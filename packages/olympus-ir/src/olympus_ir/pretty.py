@@ -15,9 +15,14 @@ variable). A sub-olympuspr used more than once, or one with more than 10 equatio
 printed once before the olympuspr as ``let olympuspr = { ... } in`` and referred to by name.
 
 Params print as ``name=value`` sorted by name, where a name holding ``olympuspr`` sorts as
-if it said ``jaxpr`` (so the text equals JAX's after renaming). A primitive may register a
-print rule (`pp_eqn_rules`, usually through `def_pp_params`) next to its definition, to hide
-params JAX does not show or print them differently.
+if it said ``jaxpr`` (so the text equals JAX's after renaming). For the same reason a text
+holding ``olympus`` counts as JAX's shorter text when deciding where lines break. A
+primitive may register a print rule (`pp_eqn_rules`, usually through `def_pp_params`) next
+to its definition, to hide params JAX does not show or print them differently.
+
+Most equations fit on their line: each is offered as its one-line text, and its document
+is only built when that does not fit (`layout.lazy`), which keeps printing big olympusprs
+fast.
 """
 
 from __future__ import annotations
