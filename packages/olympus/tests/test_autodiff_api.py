@@ -501,9 +501,10 @@ def test_checkpoint_values_and_recomputation():
     j = str(olympus.make_olympuspr(olympus.grad(olympus.checkpoint(block)))(x))
     # The forward pass is recomputed in the backward pass: no residuals flow out of a
     # forward checkpoint (with grad the primal output is not needed, so there is none).
-    assert j.count("checkpoint[") == 1 and j.count("sin") == 1
+    # (a checkpoint equation prints as JAX's `remat2`)
+    assert j.count("remat2[") == 1 and j.count("sin") == 1
     jv = str(olympus.make_olympuspr(olympus.value_and_grad(olympus.checkpoint(block)))(x))
-    assert jv.count("checkpoint[") == 2 and jv.count("sin") == 3
+    assert jv.count("remat2[") == 2 and jv.count("sin") == 3
 
 
 def test_custom_rules_inside_control_flow_and_jit():
