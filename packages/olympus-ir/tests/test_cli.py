@@ -85,7 +85,7 @@ def test_show_closed(capsys, write):
                              [np.ones(2, np.float32)])
     rc, out, _ = run(capsys, "show", write(closed))
     assert rc == 0
-    assert out == "{ lambda a:f32[2]; b:f32[2]. let\n    c:f32[2] = add a b\n  in (c,) }\n"
+    assert out == "{ lambda a:f32[2]; b:f32[2]. let c:f32[2] = add a b in (c,) }\n"
 
 
 def test_check_ok(capsys, write):

@@ -83,8 +83,8 @@ def test_use_before_definition():
     e1, (a,) = bind(P.neg_p, x)
     e2, (b,) = bind(P.sin_p, a)
     j = Olympuspr([], [x], [b], [e2, e1])  # sin reads `a` before neg defines it
-    raises(j, "equation 0 of 2 (sin)", "c:f32[3] = sin b",
-           "operand 0 b is used before it is defined")
+    raises(j, "equation 0 of 2 (sin)", "b:f32[3] = sin c",
+           "operand 0 c is used before it is defined")
 
 
 def test_undefined_output():

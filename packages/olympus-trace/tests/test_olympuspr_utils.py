@@ -56,18 +56,14 @@ def test_fixture_olympuspr(g_closed):
 def test_dce_removes_unused_equations_and_reports_used_inputs(g_closed):
     new, used = dce_olympuspr(g_closed.olympuspr, [False, True])
     assert str(new) == J("""
-        { lambda ; a:f32[] b:f32[]. let
-            c:f32[] = sin a
-          in (c,) }""")
+        { lambda ; a:f32[] b:f32[]. let c:f32[] = sin a in (c,) }""")
     assert used == [True, False]
 
 
 def test_dce_prune_invars(g_closed):
     new, used = dce_olympuspr(g_closed.olympuspr, [False, True], prune_invars=True)
     assert str(new) == J("""
-        { lambda ; a:f32[]. let
-            b:f32[] = sin a
-          in (b,) }""")
+        { lambda ; a:f32[]. let b:f32[] = sin a in (b,) }""")
     assert used == [True, False]
 
 
@@ -87,9 +83,7 @@ def test_dce_of_dead_intermediate_values():
     assert len(closed.eqns) == 4
     new, used = dce_olympuspr(closed.olympuspr)
     assert str(new) == J("""
-        { lambda ; a:f32[] b:f32[]. let
-            c:f32[] = add a 1.0:f32[]
-          in (c,) }""")
+        { lambda ; a:f32[] b:f32[]. let c:f32[] = add a 1.0:f32[] in (c,) }""")
     assert used == [True, False]
 
 
@@ -104,10 +98,7 @@ def test_dce_keeps_effectful_equations(g_closed, monkeypatch):
                         {P.cos_p})
     new, used = dce_olympuspr(g_closed.olympuspr, [False, True])
     assert str(new) == J("""
-        { lambda ; a:f32[] b:f32[]. let
-            c:f32[] = sin a
-            d:f32[] = cos b
-          in (c,) }""")
+        { lambda ; a:f32[] b:f32[]. let c:f32[] = sin a; _:f32[] = cos b in (c,) }""")
     assert used == [True, True]
 
 
@@ -124,15 +115,11 @@ def test_dce_closed_drops_unused_consts():
           in (d, e) }""")
     j, _ = dce_olympuspr(closed.olympuspr, [False, True])
     assert str(j) == J("""
-        { lambda a:f32[2]; b:f32[2]. let
-            c:f32[2] = add b a
-          in (c,) }""")
+        { lambda a:f32[2]; b:f32[2]. let c:f32[2] = add b a in (c,) }""")
     dced = dce_closed(make_olympuspr(
         lambda x: (lax.add(lax.mul(x, C), lax.mul(0.0, lax.exp(x))), lax.add(x, D))[1])(f32(2)))
     assert str(dced) == J("""
-        { lambda a:f32[2]; b:f32[2]. let
-            c:f32[2] = add b a
-          in (c,) }""")
+        { lambda a:f32[2]; b:f32[2]. let c:f32[2] = add b a in (c,) }""")
     assert len(dced.consts) == 1
     np.testing.assert_array_equal(dced.consts[0], D)
 
@@ -145,15 +132,9 @@ def test_partial_eval_splits_known_and_unknown_with_residuals(g_closed):
         g_closed.olympuspr, [False, True])
     # Known: sin and the multiply by a literal; the product is the residual.
     assert str(known) == J("""
-        { lambda ; a:f32[]. let
-            b:f32[] = sin a
-            c:f32[] = mul b 2.0:f32[]
-          in (b, c) }""")
+        { lambda ; a:f32[]. let b:f32[] = sin a; c:f32[] = mul b 2.0:f32[] in (b, c) }""")
     assert str(unknown) == J("""
-        { lambda ; a:f32[] b:f32[]. let
-            c:f32[] = cos b
-            d:f32[] = add a c
-          in (d,) }""")
+        { lambda ; a:f32[] b:f32[]. let c:f32[] = cos b; d:f32[] = add a c in (d,) }""")
     assert out_unknowns == [True, False]
     assert num_res == 1
 
@@ -162,9 +143,7 @@ def test_partial_eval_first_input_unknown(g_closed):
     known, unknown, out_unknowns, num_res = partial_eval_olympuspr(
         g_closed.olympuspr, [True, False])
     assert str(known) == J("""
-        { lambda ; a:f32[]. let
-            b:f32[] = cos a
-          in (b,) }""")
+        { lambda ; a:f32[]. let b:f32[] = cos a in (b,) }""")
     assert str(unknown) == J("""
         { lambda ; a:f32[] b:f32[]. let
             c:f32[] = sin b
@@ -192,13 +171,9 @@ def test_partial_eval_known_input_used_directly_is_a_residual():
     known, unknown, out_unknowns, num_res = partial_eval_olympuspr(
         closed.olympuspr, [False, True])
     assert str(known) == J("""
-        { lambda ; a:f32[]. let
-            b:f32[] = exp a
-          in (b, a) }""")
+        { lambda ; a:f32[]. let b:f32[] = exp a in (b, a) }""")
     assert str(unknown) == J("""
-        { lambda ; a:f32[] b:f32[]. let
-            c:f32[] = mul a b
-          in (c,) }""")
+        { lambda ; a:f32[] b:f32[]. let c:f32[] = mul a b in (c,) }""")
     assert (out_unknowns, num_res) == ([True, False], 1)
 
 

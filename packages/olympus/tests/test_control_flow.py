@@ -290,6 +290,8 @@ def test_map():
 
 
 # --- printed olympusprs -----------------------------------------------------------------------
+# The texts below equal reference JAX 0.10.2's printed jaxprs of the same functions (run in
+# its own process, names renamed jaxpr -> olympuspr).
 
 
 def test_olympuspr_cond_in_scan():
@@ -306,10 +308,6 @@ def test_olympuspr_cond_in_scan():
 COND_IN_SCAN = """\
 { lambda ; a:f32[] b:f32[3]. let
     c:f32[] d:f32[3] = scan[
-      length=3
-      linear=(False, False)
-      num_carry=1
-      num_consts=0
       olympuspr={ lambda ; e:f32[] f:f32[]. let
           g:bool[] = gt f 0.0:f32[]
           h:i32[] = convert_element_type[new_dtype=int32 weak_type=False] g
@@ -318,12 +316,13 @@ COND_IN_SCAN = """\
               { lambda ; j:f32[] k:f32[]. let
                   l:f32[] = mul k 2.0:f32[]
                 in (l,) }
-              { lambda ; m:f32[] n:f32[]. let
-                  o:f32[] = add n m
-                in (o,) }
+              { lambda ; m:f32[] n:f32[]. let o:f32[] = add n m in (o,) }
             )
           ] h f e
         in (i, i) }
+      length=3
+      num_carry=1
+      num_consts=0
       reverse=False
       unroll=1
     ] a b
@@ -349,15 +348,15 @@ WHILE_IN_COND = """\
         { lambda ; e:i32[]. let  in (0.0:f32[],) }
         { lambda ; f:i32[]. let
             g:i32[] h:f32[] = while[
-              body_nconsts=0
               body_olympuspr={ lambda ; i:i32[] j:f32[]. let
                   k:i32[] = add i 1:i32[]
                   l:f32[] = mul j 2.0:f32[]
                 in (k, l) }
-              cond_nconsts=1
+              body_nconsts=0
               cond_olympuspr={ lambda ; m:i32[] n:i32[] o:f32[]. let
                   p:bool[] = lt n m
                 in (p,) }
+              cond_nconsts=1
             ] f 0:i32[] 1.0:f32[]
           in (h,) }
       )
@@ -379,12 +378,8 @@ SWITCH = """\
     e:f32[] = cond[
       branches=(
         { lambda ; f:f32[]. let  in (f,) }
-        { lambda ; g:f32[]. let
-            h:f32[] = neg g
-          in (h,) }
-        { lambda ; i:f32[]. let
-            j:f32[] = mul i i
-          in (j,) }
+        { lambda ; g:f32[]. let h:f32[] = neg g in (h,) }
+        { lambda ; i:f32[]. let j:f32[] = mul i i in (j,) }
       )
     ] d b
   in (e,) }"""

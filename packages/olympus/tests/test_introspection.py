@@ -76,8 +76,8 @@ def test_typeof_rejects_non_arrays():
 
 def test_make_olympuspr_return_shape():
     closed, shapes = olympus.make_olympuspr(lambda x: (x, x + 1), return_shape=True)(1.0)
-    assert str(closed) == ("{ lambda ; a:f32[]. let\n    b:f32[] = add a 1.0:f32[]\n"
-                           "  in (a, b) }")
+    # as reference JAX 0.10.2 prints make_jaxpr of the same function
+    assert str(closed) == "{ lambda ; a:f32[]. let b:f32[] = add a 1.0:f32[] in (a, b) }"
     assert shapes == (ShapeDtypeStruct((), np.float32, weak_type=True),) * 2
 
 

@@ -126,9 +126,7 @@ def test_result_is_a_closed_olympuspr():
                 e:f32[2] = mul c d
               in (e,) }"""),
         (lambda x, y: x * y, (np.ones(2, bool), np.ones(2, bool)), """
-            { lambda ; a:bool[2] b:bool[2]. let
-                c:bool[2] = and a b
-              in (c,) }"""),
+            { lambda ; a:bool[2] b:bool[2]. let c:bool[2] = and a b in (c,) }"""),
         (lambda x: x.reshape(3, 2).T, (f32(2, 3),), """
             { lambda ; a:f32[2,3]. let
                 b:f32[3,2] = reshape[dimensions=None new_sizes=(3, 2) sharding=None] a
@@ -147,7 +145,7 @@ def test_arithmetic(fun, args, expected):
 def test_broadcast_lower_rank_operand():
     assert pp(lambda x, y: x + y, f32(3), f32(2, 3)) == J("""
         { lambda ; a:f32[3] b:f32[2,3]. let
-            c:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(2, 3) sharding=None] a
+            c:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,)] a
             d:f32[2,3] = add c b
           in (d,) }""")
 
@@ -156,8 +154,8 @@ def test_broadcast_size_one_dims_are_squeezed_then_broadcast():
     assert pp(lambda x, y: x * y, f32(2, 1), f32(3)) == J("""
         { lambda ; a:f32[2,1] b:f32[3]. let
             c:f32[2] = squeeze[dimensions=(1,)] a
-            d:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(0,) shape=(2, 3) sharding=None] c
-            e:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(2, 3) sharding=None] b
+            d:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(0,)] c
+            e:f32[2,3] = broadcast_in_dim[broadcast_dimensions=(1,)] b
             f:f32[2,3] = mul d e
           in (f,) }""")
 
@@ -174,9 +172,7 @@ def test_rank0_operands_are_not_broadcast():
 
 def test_same_shapes_need_no_broadcast():
     assert pp(lambda x, y: x - y, f32(2, 3), f32(2, 3)) == J("""
-        { lambda ; a:f32[2,3] b:f32[2,3]. let
-            c:f32[2,3] = sub a b
-          in (c,) }""")
+        { lambda ; a:f32[2,3] b:f32[2,3]. let c:f32[2,3] = sub a b in (c,) }""")
 
 
 # --- closures: arrays become constvars, scalars become literals -------------------------------
@@ -209,9 +205,7 @@ def test_float64_closure_is_canonicalized_to_float32():
     c64 = np.array([1.0, 2.0])  # float64 without x64
     closed = make_olympuspr(lambda x: x + c64)(f32(2))
     assert str(closed) == J("""
-        { lambda a:f32[2]; b:f32[2]. let
-            c:f32[2] = add b a
-          in (c,) }""")
+        { lambda a:f32[2]; b:f32[2]. let c:f32[2] = add b a in (c,) }""")
     assert closed.consts[0].dtype == np.float32
 
 
@@ -219,17 +213,11 @@ def test_float64_closure_is_canonicalized_to_float32():
     "fun, args, expected",
     [
         (lambda x: x * np.float32(2), (f32(3),), """
-            { lambda ; a:f32[3]. let
-                b:f32[3] = mul a 2.0:f32[]
-              in (b,) }"""),
+            { lambda ; a:f32[3]. let b:f32[3] = mul a 2.0:f32[] in (b,) }"""),
         (lambda x: x + np.int32(7), (i32(2),), """
-            { lambda ; a:i32[2]. let
-                b:i32[2] = add a 7:i32[]
-              in (b,) }"""),
+            { lambda ; a:i32[2]. let b:i32[2] = add a 7:i32[] in (b,) }"""),
         (lambda x: x * 0.5, (f32(3),), """
-            { lambda ; a:f32[3]. let
-                b:f32[3] = mul a 0.5:f32[]
-              in (b,) }"""),
+            { lambda ; a:f32[3]. let b:f32[3] = mul a 0.5:f32[] in (b,) }"""),
     ],
     ids=["np_float32", "np_int32", "python_float"],
 )
@@ -251,9 +239,7 @@ def test_tuple_input_and_output():
 def test_dict_input_and_output_flatten_in_sorted_key_order():
     fun = lambda d: {"z": d["b"] * 2.0, "a": d["a"]}  # noqa: E731
     assert pp(fun, {"b": f32(2), "a": i32(2)}) == J("""
-        { lambda ; a:i32[2] b:f32[2]. let
-            c:f32[2] = mul b 2.0:f32[]
-          in (a, c) }""")
+        { lambda ; a:i32[2] b:f32[2]. let c:f32[2] = mul b 2.0:f32[] in (a, c) }""")
 
 
 def test_nested_pytrees_with_none():
@@ -264,7 +250,10 @@ def test_nested_pytrees_with_none():
         {"w": (f32(2, 3), f32(3)), "b": 1.0})
     assert str(closed) == J("""
         { lambda ; a:f32[] b:f32[2,3] c:f32[3]. let
-            d:f32[2] = dot_general[dimension_numbers=(((1,), (0,)), ((), ())) out_sharding=None precision=None preferred_element_type=float32] b c
+            d:f32[2] = dot_general[
+              dimension_numbers=(([1], [0]), ([], []))
+              preferred_element_type=float32
+            ] b c
           in (d, a) }""")
     assert shapes == [ShapeDtypeStruct((2,), np.float32),
                       (ShapeDtypeStruct((), np.float32, weak_type=True), None)]
@@ -273,9 +262,7 @@ def test_nested_pytrees_with_none():
 def test_namedtuple_input_and_output():
     Point = collections.namedtuple("Point", "x y")
     assert pp(lambda p: Point(p.y, p.x * 2), Point(1.0, np.float32(2))) == J("""
-        { lambda ; a:f32[] b:f32[]. let
-            c:f32[] = mul a 2.0:f32[]
-          in (b, c) }""")
+        { lambda ; a:f32[] b:f32[]. let c:f32[] = mul a 2.0:f32[] in (b, c) }""")
 
 
 def test_outputs_may_repeat_inputs():
@@ -311,13 +298,9 @@ def test_shape_dependent_branch_records_only_the_branch_taken():
         return lax.log(x)
 
     assert pp(fun, f32(3)) == J("""
-        { lambda ; a:f32[3]. let
-            b:f32[3] = exp a
-          in (b,) }""")
+        { lambda ; a:f32[3]. let b:f32[3] = exp a in (b,) }""")
     assert pp(fun, f32(2)) == J("""
-        { lambda ; a:f32[2]. let
-            b:f32[2] = log a
-          in (b,) }""")
+        { lambda ; a:f32[2]. let b:f32[2] = log a in (b,) }""")
 
 
 def test_python_loop_is_unrolled():
@@ -346,9 +329,7 @@ def test_static_argnums():
             c:f32[3] = mul b 2.0:f32[]
           in (c,) }""")
     assert pp(fun, f32(3), 3, "single", static_argnums=(1, 2)) == J("""
-        { lambda ; a:f32[3]. let
-            b:f32[3] = mul a 3.0:f32[]
-          in (b,) }""")
+        { lambda ; a:f32[3]. let b:f32[3] = mul a 3.0:f32[] in (b,) }""")
 
 
 def test_static_argnums_int_and_negative():
@@ -385,15 +366,16 @@ def test_shape_dtype_struct_and_shaped_array_inputs():
     assert pp(lambda x, y: x @ y, ShapeDtypeStruct((2, 3), np.float32),
               ShapedArray((3,), np.float32)) == J("""
         { lambda ; a:f32[2,3] b:f32[3]. let
-            c:f32[2] = dot_general[dimension_numbers=(((1,), (0,)), ((), ())) out_sharding=None precision=None preferred_element_type=float32] a b
+            c:f32[2] = dot_general[
+              dimension_numbers=(([1], [0]), ([], []))
+              preferred_element_type=float32
+            ] a b
           in (c,) }""")
 
 
 def test_duck_typed_spec_input():
     assert pp(lambda x: x * 2, Spec((4,), np.int16)) == J("""
-        { lambda ; a:i16[4]. let
-            b:i16[4] = mul a 2:i16[]
-          in (b,) }""")
+        { lambda ; a:i16[4]. let b:i16[4] = mul a 2:i16[] in (b,) }""")
 
 
 def test_float64_spec_is_canonicalized():
@@ -417,22 +399,16 @@ def test_weak_typed_spec():
     "fun, args, expected",
     [
         (lambda x: 2 * x, (3,), """
-            { lambda ; a:i32[]. let
-                b:i32[] = mul 2:i32[] a
-              in (b,) }"""),
+            { lambda ; a:i32[]. let b:i32[] = mul 2:i32[] a in (b,) }"""),
         (lambda x: x * 2, (3,), """
-            { lambda ; a:i32[]. let
-                b:i32[] = mul a 2:i32[]
-              in (b,) }"""),
+            { lambda ; a:i32[]. let b:i32[] = mul a 2:i32[] in (b,) }"""),
         (lambda x: x + 2.0, (np.int32(1),), """
             { lambda ; a:i32[]. let
                 b:f32[] = convert_element_type[new_dtype=float32 weak_type=True] a
                 c:f32[] = add b 2.0:f32[]
               in (c,) }"""),
         (lambda x: x + 1, (i32(3),), """
-            { lambda ; a:i32[3]. let
-                b:i32[3] = add a 1:i32[]
-              in (b,) }"""),
+            { lambda ; a:i32[3]. let b:i32[3] = add a 1:i32[] in (b,) }"""),
         (lambda x, y: x * y, (2, 3.0), """
             { lambda ; a:i32[] b:f32[]. let
                 c:f32[] = convert_element_type[new_dtype=float32 weak_type=True] a
@@ -444,13 +420,9 @@ def test_weak_typed_spec():
                 c:f32[] = add b 1.0:f32[]
               in (c,) }"""),
         (lambda x: x * 2, (np.ones(3, np.int8),), """
-            { lambda ; a:i8[3]. let
-                b:i8[3] = mul a 2:i8[]
-              in (b,) }"""),
+            { lambda ; a:i8[3]. let b:i8[3] = mul a 2:i8[] in (b,) }"""),
         (lambda x: x * 2.5, (np.ones(3, np.float16),), """
-            { lambda ; a:f16[3]. let
-                b:f16[3] = mul a 2.5:f16[]
-              in (b,) }"""),
+            { lambda ; a:f16[3]. let b:f16[3] = mul a 2.5:f16[] in (b,) }"""),
         (lambda x: x / 2, (i32(3),), """
             { lambda ; a:i32[3]. let
                 b:f32[3] = convert_element_type[new_dtype=float32 weak_type=False] a
@@ -536,9 +508,7 @@ def test_promotion(fun, args, expected):
                 b:f32[3] = slice[limit_indices=(6,) start_indices=(1,) strides=(2,)] a
               in (b,) }"""),
         (lambda x: x[::-1], (f32(3),), """
-            { lambda ; a:f32[3]. let
-                b:f32[3] = rev[dimensions=(0,)] a
-              in (b,) }"""),
+            { lambda ; a:f32[3]. let b:f32[3] = rev[dimensions=(0,)] a in (b,) }"""),
         (lambda x: x[4:0:-2], (f32(6),), """
             { lambda ; a:f32[6]. let
                 b:f32[6] = rev[dimensions=(0,)] a
@@ -546,22 +516,30 @@ def test_promotion(fun, args, expected):
               in (c,) }"""),
         (lambda x: x[None], (f32(3),), """
             { lambda ; a:f32[3]. let
-                b:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(1, 3) sharding=None] a
+                b:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] a
               in (b,) }"""),
         (lambda x: x[:, None, 0], (f32(2, 3),), """
             { lambda ; a:f32[2,3]. let
                 b:f32[2,1] = slice[limit_indices=(2, 1) start_indices=(0, 0) strides=None] a
                 c:f32[2] = squeeze[dimensions=(1,)] b
-                d:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,) shape=(2, 1) sharding=None] c
+                d:f32[2,1] = broadcast_in_dim[broadcast_dimensions=(0,)] c
               in (d,) }"""),
         (lambda x: x[..., 0], (f32(2, 3, 4),), """
             { lambda ; a:f32[2,3,4]. let
-                b:f32[2,3,1] = slice[limit_indices=(2, 3, 1) start_indices=(0, 0, 0) strides=None] a
+                b:f32[2,3,1] = slice[
+                  limit_indices=(2, 3, 1)
+                  start_indices=(0, 0, 0)
+                  strides=None
+                ] a
                 c:f32[2,3] = squeeze[dimensions=(2,)] b
               in (c,) }"""),
         (lambda x: x[1, ...], (f32(2, 3, 4),), """
             { lambda ; a:f32[2,3,4]. let
-                b:f32[1,3,4] = slice[limit_indices=(2, 3, 4) start_indices=(1, 0, 0) strides=None] a
+                b:f32[1,3,4] = slice[
+                  limit_indices=(2, 3, 4)
+                  start_indices=(1, 0, 0)
+                  strides=None
+                ] a
                 c:f32[3,4] = squeeze[dimensions=(0,)] b
               in (c,) }"""),
     ],
@@ -572,12 +550,19 @@ def test_static_indexing(fun, args, expected):
     assert pp(fun, *args) == J(expected)
 
 
+# A gather equation's params, one per line (too long for one), at an equation's indentation
+# in the J(...) texts below.
 GATHER_1D = (
-    "gather[dimension_numbers=GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), "
-    "start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=()) "
-    "fill_value=None indices_are_sorted=False mode=GatherScatterMode.PROMISE_IN_BOUNDS "
-    "slice_sizes=(1,) "
-    "unique_indices=False]"
+    "gather[\n"
+    "              dimension_numbers=GatherDimensionNumbers(offset_dims=(), "
+    "collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), "
+    "start_indices_batching_dims=())\n"
+    "              fill_value=None\n"
+    "              indices_are_sorted=False\n"
+    "              mode=GatherScatterMode.PROMISE_IN_BOUNDS\n"
+    "              slice_sizes=(1,)\n"
+    "              unique_indices=False\n"
+    "            ]"
 )
 
 
@@ -599,7 +584,7 @@ def test_traced_integer_array_index():
             c:bool[4] = lt b 0:i32[]
             d:i32[4] = add b 3:i32[]
             e:i32[4] = select_n c b d
-            f:i32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,) shape=(4, 1) sharding=None] e
+            f:i32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e
             g:f32[4] = {GATHER_1D} a f
           in (g,) }}""")
 
@@ -610,8 +595,15 @@ def test_integer_array_index_on_second_axis():
             c:bool[4] = lt b 0:i32[]
             d:i32[4] = add b 3:i32[]
             e:i32[4] = select_n c b d
-            f:i32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,) shape=(4, 1) sharding=None] e
-            g:f32[2,4] = gather[dimension_numbers=GatherDimensionNumbers(offset_dims=(0,), collapsed_slice_dims=(1,), start_index_map=(1,), operand_batching_dims=(), start_indices_batching_dims=()) fill_value=None indices_are_sorted=False mode=GatherScatterMode.PROMISE_IN_BOUNDS slice_sizes=(2, 1) unique_indices=False] a f
+            f:i32[4,1] = broadcast_in_dim[broadcast_dimensions=(0,)] e
+            g:f32[2,4] = gather[
+              dimension_numbers=GatherDimensionNumbers(offset_dims=(0,), collapsed_slice_dims=(1,), start_index_map=(1,), operand_batching_dims=(), start_indices_batching_dims=())
+              fill_value=None
+              indices_are_sorted=False
+              mode=GatherScatterMode.PROMISE_IN_BOUNDS
+              slice_sizes=(2, 1)
+              unique_indices=False
+            ] a f
           in (g,) }""")
 
 
@@ -654,16 +646,14 @@ def test_traced_scalar_index_with_a_slice():
         (lambda x: x.sum(axis=0, keepdims=True), (f32(2, 3),), """
             { lambda ; a:f32[2,3]. let
                 b:f32[3] = reduce_sum[axes=(0,) out_sharding=None] a
-                c:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(1, 3) sharding=None] b
+                c:f32[1,3] = broadcast_in_dim[broadcast_dimensions=(1,)] b
               in (c,) }"""),
         (lambda x: x.max(axis=-1), (f32(2, 3),), """
-            { lambda ; a:f32[2,3]. let
-                b:f32[2] = reduce_max[axes=(1,) out_sharding=None] a
-              in (b,) }"""),
+            { lambda ; a:f32[2,3]. let b:f32[2] = reduce_max[axes=(1,)] a in (b,) }"""),
         (lambda x: jnp.min(x, axis=(0, 2), keepdims=True), (f32(2, 3, 4),), """
             { lambda ; a:f32[2,3,4]. let
-                b:f32[3] = reduce_min[axes=(0, 2) out_sharding=None] a
-                c:f32[1,3,1] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(1, 3, 1) sharding=None] b
+                b:f32[3] = reduce_min[axes=(0, 2)] a
+                c:f32[1,3,1] = broadcast_in_dim[broadcast_dimensions=(1,)] b
               in (c,) }"""),
         (lambda x: x.mean(axis=(0, 1)), (f32(2, 3),), """
             { lambda ; a:f32[2,3]. let
@@ -694,12 +684,12 @@ def test_traced_scalar_index_with_a_slice():
         (lambda x: jnp.any(x > 0), (f32(3),), """
             { lambda ; a:f32[3]. let
                 b:bool[3] = gt a 0.0:f32[]
-                c:bool[] = reduce_or[axes=(0,) out_sharding=None] b
+                c:bool[] = reduce_or[axes=(0,)] b
               in (c,) }"""),
         (lambda x: jnp.all(x, axis=0), (f32(2, 3),), """
             { lambda ; a:f32[2,3]. let
                 b:bool[2,3] = convert_element_type[new_dtype=bool weak_type=False] a
-                c:bool[3] = reduce_and[axes=(0,) out_sharding=None] b
+                c:bool[3] = reduce_and[axes=(0,)] b
               in (c,) }"""),
     ],
     ids=["sum_axis", "sum_all", "sum_keepdims", "max_negative_axis", "min_axes_keepdims",
@@ -711,18 +701,23 @@ def test_reductions(fun, args, expected):
 
 # --- matmul --------------------------------------------------------------------------------
 
-DOT = "dot_general[dimension_numbers={} out_sharding=None precision=None preferred_element_type=float32]"
+# dot_general as JAX prints it: dimension numbers as lists, None params hidden; its params
+# break onto their own lines (at an equation's indentation in the J(...) texts below).
+DOT = ("dot_general[\n"
+       "              dimension_numbers={}\n"
+       "              preferred_element_type=float32\n"
+       "            ]")
 
 
 @pytest.mark.parametrize(
     "a, b, dims, out",
     [
-        ((2, 3), (3, 4), "(((1,), (0,)), ((), ()))", "f32[2,4]"),
-        ((3,), (3, 4), "(((0,), (0,)), ((), ()))", "f32[4]"),
-        ((2, 3), (3,), "(((1,), (0,)), ((), ()))", "f32[2]"),
-        ((3,), (3,), "(((0,), (0,)), ((), ()))", "f32[]"),
-        ((5, 2, 3), (5, 3, 4), "(((2,), (1,)), ((0,), (0,)))", "f32[5,2,4]"),
-        ((5, 2, 3), (3, 4), "(((2,), (0,)), ((), ()))", "f32[5,2,4]"),
+        ((2, 3), (3, 4), "(([1], [0]), ([], []))", "f32[2,4]"),
+        ((3,), (3, 4), "(([0], [0]), ([], []))", "f32[4]"),
+        ((2, 3), (3,), "(([1], [0]), ([], []))", "f32[2]"),
+        ((3,), (3,), "(([0], [0]), ([], []))", "f32[]"),
+        ((5, 2, 3), (5, 3, 4), "(([2], [1]), ([0], [0]))", "f32[5,2,4]"),
+        ((5, 2, 3), (3, 4), "(([2], [0]), ([], []))", "f32[5,2,4]"),
     ],
 )
 def test_matmul_is_one_dot_general(a, b, dims, out):
@@ -737,7 +732,7 @@ def test_matmul_is_one_dot_general(a, b, dims, out):
 def test_matmul_broadcast_batch_is_transposed_into_place():
     assert pp(jnp.matmul, f32(2, 3), f32(5, 3, 4)) == J(f"""
         {{ lambda ; a:f32[2,3] b:f32[5,3,4]. let
-            c:f32[2,5,4] = {DOT.format("(((1,), (1,)), ((), ()))")} a b
+            c:f32[2,5,4] = {DOT.format("(([1], [1]), ([], []))")} a b
             d:f32[5,2,4] = transpose[permutation=(1, 0, 2)] c
           in (d,) }}""")
 
@@ -746,7 +741,7 @@ def test_matmul_size_one_batch_dim_is_squeezed():
     assert pp(jnp.matmul, f32(1, 2, 3), f32(5, 3, 4)) == J(f"""
         {{ lambda ; a:f32[1,2,3] b:f32[5,3,4]. let
             c:f32[2,3] = squeeze[dimensions=(0,)] a
-            d:f32[2,5,4] = {DOT.format("(((1,), (1,)), ((), ()))")} c b
+            d:f32[2,5,4] = {DOT.format("(([1], [1]), ([], []))")} c b
             e:f32[5,2,4] = transpose[permutation=(1, 0, 2)] d
           in (e,) }}""")
 
@@ -755,7 +750,7 @@ def test_matmul_promotes_operands():
     assert pp(lambda x, y: x @ y, f32(2, 3), i32(3, 4)) == J(f"""
         {{ lambda ; a:f32[2,3] b:i32[3,4]. let
             c:f32[3,4] = convert_element_type[new_dtype=float32 weak_type=False] b
-            d:f32[2,4] = {DOT.format("(((1,), (0,)), ((), ()))")} a c
+            d:f32[2,4] = {DOT.format("(([1], [0]), ([], []))")} a c
           in (d,) }}""")
 
 
@@ -780,9 +775,7 @@ def test_matmul_promotes_operands():
                 b:bool[3] = convert_element_type[new_dtype=bool weak_type=False] a
               in (b,) }"""),
         (lambda x: x.astype(bool), (np.ones(3, np.complex64),), """
-            { lambda ; a:c64[3]. let
-                b:bool[3] = ne a 0j:c64[]
-              in (b,) }"""),
+            { lambda ; a:c64[3]. let b:bool[3] = ne a 0j:c64[] in (b,) }"""),
     ],
     ids=["f32_to_i32", "same_dtype", "f64_canonicalizes", "strips_weak_type", "to_bool",
          "complex_to_bool"],
@@ -805,7 +798,7 @@ def test_where_with_python_scalar():
     assert pp(lambda x: jnp.where(x > 0, x, 0.0), f32(3)) == J("""
         { lambda ; a:f32[3]. let
             b:bool[3] = gt a 0.0:f32[]
-            c:f32[3] = broadcast_in_dim[broadcast_dimensions=() shape=(3,) sharding=None] 0.0:f32[]
+            c:f32[3] = broadcast_in_dim 0.0:f32[]
             d:f32[3] = select_n b c a
           in (d,) }""")
 
@@ -833,6 +826,4 @@ def test_nested_make_olympuspr_closure_over_outer_tracer():
     make_olympuspr(outer)(2.0)
     closed = inner["closed"]
     assert str(closed) == J("""
-        { lambda a:f32[]; b:f32[]. let
-            c:f32[] = mul b a
-          in (c,) }""")
+        { lambda a:f32[]; b:f32[]. let c:f32[] = mul b a in (c,) }""")

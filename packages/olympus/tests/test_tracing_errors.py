@@ -164,7 +164,7 @@ def test_bool_error_for_value_computed_from_constants_lists_the_operations():
         "Attempted boolean conversion of traced array with shape bool[].\n"
         f"The error occurred while tracing the function {src(fun)} for make_olympuspr. "
         "This value became a tracer due to OLYMPUS operations on these lines:\n\n"
-        "  operation b:f32[] = reduce_sum[axes=(0,) out_sharding=None] a\n"
+        "  operation a:f32[] = reduce_sum[axes=(0,) out_sharding=None] b\n"
         f"    from line {fun.__code__.co_filename}:{line} (fun)"
         + DOCS + "TracerBoolConversionError"
     )

@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from .core import ClosedOlympuspr, Literal, Olympuspr
-from .pretty import Names, _pp, pp_olympuspr
+from .pretty import name_vars, pp_olympuspr
 from .serialize import from_json
 from .stats import format_stats, sub_olympusprs
 from .verify import OlympusprTypeError, check_olympuspr
@@ -36,8 +36,7 @@ def to_dot(j: Olympuspr | ClosedOlympuspr) -> str:
     (the equation's label says how many it holds)."""
     if isinstance(j, ClosedOlympuspr):
         j = j.olympuspr
-    names = Names()
-    _pp(j, names, 0)  # name variables as `show` prints them
+    names = name_vars(j)  # name variables as `show` prints them
     lines = ["digraph olympuspr {", "  rankdir=TB;", '  node [fontname="monospace"];']
     producer: dict[int, str] = {}
     n_lit = 0

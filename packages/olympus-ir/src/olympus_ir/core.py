@@ -150,7 +150,7 @@ class Eqn:
     def __repr__(self) -> str:
         from .pretty import pp_eqn
 
-        return pp_eqn(self)
+        return pp_eqn(self)  # fresh names, as JAX's JaxprEqn.__repr__
 
 
 class Olympuspr:
@@ -190,15 +190,25 @@ class Olympuspr:
         d.update(kw)
         return Olympuspr(**d)
 
-    def pretty_print(self) -> str:
+    def pretty_print(self, *, source_info: bool = False, print_shapes: bool = True,
+                     custom_pp_eqn_rules: bool = True, name_stack: bool = False,
+                     print_effects: bool = False, **format_kwargs: Any) -> str:
+        """The text of this olympuspr, as JAX's ``Jaxpr.pretty_print``: `format_kwargs` are
+        ``width`` (80), ``use_color`` (default: in a terminal) and ``annotation_prefix``."""
         from .pretty import pp_olympuspr
 
-        return pp_olympuspr(self)
+        return pp_olympuspr(
+            self, source_info=source_info, print_shapes=print_shapes,
+            custom_pp_eqn_rules=custom_pp_eqn_rules, name_stack=name_stack,
+            print_effects=print_effects, **format_kwargs)
 
-    __str__ = pretty_print
-
-    def __repr__(self) -> str:
+    def __str__(self) -> str:
         return self.pretty_print()
+
+    __repr__ = __str__
+
+    def _repr_pretty_(self, p, cycle) -> None:
+        p.text(self.pretty_print(use_color=True))
 
 
 class ClosedOlympuspr:
@@ -231,10 +241,13 @@ class ClosedOlympuspr:
     def effects(self) -> frozenset:
         return self.olympuspr.effects
 
-    def pretty_print(self) -> str:
-        return self.olympuspr.pretty_print()
+    def pretty_print(self, **kwargs: Any) -> str:
+        return self.olympuspr.pretty_print(**kwargs)
 
-    __str__ = pretty_print
+    def __str__(self) -> str:
+        return str(self.olympuspr)
 
-    def __repr__(self) -> str:
-        return self.pretty_print()
+    __repr__ = __str__
+
+    def _repr_pretty_(self, p, cycle) -> None:
+        p.text(self.pretty_print(use_color=True))

@@ -24,7 +24,7 @@ import numpy as np
 
 from .avals import ShapedArray
 from .core import ClosedOlympuspr, DropVar, Eqn, Literal, Olympuspr, Var, abstract_eval
-from .pretty import Names, _pp, pp_eqn
+from .pretty import PpContext, name_vars, pp_eqn
 
 __all__ = ["OlympusprTypeError", "check_olympuspr"]
 
@@ -55,11 +55,10 @@ def _sub_olympusprs(params: dict[str, Any]):
 class _Checker:
     def __init__(self, top: Olympuspr | ClosedOlympuspr):
         # Name variables the way the whole olympuspr prints, so messages match `print(j)`.
-        self.names = Names()
         try:
-            _pp(top.olympuspr if isinstance(top, ClosedOlympuspr) else top, self.names, 0)
+            self.names = name_vars(top, drop_unread=False)
         except Exception:  # an ill-formed olympuspr may not print; fall back to fresh names
-            self.names = Names()
+            self.names = PpContext()
 
     # --- reporting ------------------------------------------------------------------------
 
@@ -68,7 +67,7 @@ class _Checker:
 
     def _eqn_text(self, eqn: Eqn) -> str:
         try:
-            return pp_eqn(eqn, self.names, 0)
+            return pp_eqn(eqn, self.names)
         except Exception as e:  # pragma: no cover (printing an ill-formed eqn)
             return f"<{eqn.primitive!r} equation that does not print: {e}>"
 

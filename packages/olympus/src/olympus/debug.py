@@ -91,6 +91,8 @@ def _callback(callback: Callable[..., Any], args: tuple, kwargs: dict, ordered: 
         a, kw = tree_util.tree_unflatten(tree, full)
         callback(*a, **kw)
 
+    # Printed in olympusprs: named as JAX's wrapper is, so the text reads as JAX's does.
+    _flat_callback.__qualname__ = "debug_callback.<locals>._debug_callback.<locals>._flat_callback"
     effect = ordered_debug_effect if ordered else debug_effect
     lax_ops.debug_callback(*dyn, callback=_flat_callback, effect=effect)
 

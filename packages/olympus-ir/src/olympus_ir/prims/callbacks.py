@@ -28,6 +28,7 @@ import numpy as np
 
 from ..avals import ShapedArray
 from ..core import ClosedOlympuspr, Olympuspr, def_shape_rule, new_primitive
+from ..pretty import def_pp_params
 
 __all__ = [
     "debug_callback_p", "pure_callback_p", "io_callback_p", "Effect", "DebugEffect",
@@ -149,6 +150,17 @@ def own_effect(eqn: Any) -> Effect | None:
     if eqn.primitive is io_callback_p:
         return ordered_io_effect if params.get("ordered") else io_effect
     return None
+
+
+@def_pp_params(debug_callback_p)
+def _debug_callback_printed(eqn):
+    """JAX's debug_callback has a `partitioned` param (False unless under shard_map), which
+    Olympus's lacks: shown as JAX shows it. The lowering's `token` is not shown when off."""
+    params = dict(eqn.params)
+    if not params.get("token", False):
+        params.pop("token", None)
+    params.setdefault("partitioned", False)
+    return params
 
 
 def _sub_olympusprs(params: dict[str, Any]):

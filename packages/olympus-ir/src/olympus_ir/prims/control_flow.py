@@ -12,6 +12,7 @@ import numpy as np
 from .. import dtypes
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
+from ..pretty import def_pp_params
 
 __all__ = ["cond_p", "while_p", "scan_p", "closed_call_p"]
 
@@ -123,6 +124,14 @@ def scan_shape_rule(*operands, olympuspr, length, reverse, num_consts, num_carry
                         f"the carry input {_types(carry)}.")
     stacked = [ShapedArray((length, *y.shape), y.dtype, y.weak_type) for y in ys]
     return [*carry_out, *stacked]
+
+
+@def_pp_params(scan_p)
+def _scan_printed(eqn):
+    """JAX 0.10.2's scan has no `linear` param: not shown."""
+    params = dict(eqn.params)
+    params.pop("linear", None)
+    return params
 
 
 closed_call_p = new_primitive("closed_call", multiple_results=True)

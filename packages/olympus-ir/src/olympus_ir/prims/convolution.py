@@ -15,6 +15,7 @@ from typing import NamedTuple
 from .. import dtypes
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
+from ..pretty import def_pp_params
 
 __all__ = ["conv_general_dilated_p", "ConvDimensionNumbers", "conv_output_shape",
            "dilate_dim"]
@@ -116,3 +117,12 @@ def conv_general_dilated_shape_rule(lhs, rhs, *, window_strides, padding, lhs_di
                               rhs_dilation, dimension_numbers, bg)
     dt = lhs.dtype if preferred_element_type is None else dtypes.dtype(preferred_element_type)
     return ShapedArray(shape, dt, lhs.weak_type and rhs.weak_type)
+
+
+@def_pp_params(conv_general_dilated_p)
+def _conv_general_dilated_printed(eqn):
+    """JAX's convolution has an `out_sharding` param (None unless sharded); Olympus's does
+    not hold one but shows it, so the text reads as JAX's."""
+    params = dict(eqn.params)
+    params.setdefault("out_sharding", None)
+    return params

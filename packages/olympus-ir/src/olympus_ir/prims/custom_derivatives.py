@@ -27,7 +27,8 @@ serialized.
 from __future__ import annotations
 
 from ..avals import ShapedArray
-from ..core import def_shape_rule, new_primitive
+from ..core import ClosedOlympuspr, def_shape_rule, new_primitive
+from ..pretty import def_pp_params, param_sort_key
 from .control_flow import check_call_args
 
 __all__ = ["custom_jvp_call_p", "custom_vjp_call_p", "custom_lin_p", "checkpoint_p",
@@ -42,6 +43,30 @@ def custom_jvp_call_shape_rule(*avals, call_olympuspr, jvp, num_consts, symbolic
     return list(call_olympuspr.out_avals)
 
 
+def _func_name(x) -> str:
+    """The name JAX prints for a function: that of its debug info (the word before " at
+    file:line"), else its ``__name__``."""
+    if isinstance(x, ClosedOlympuspr):
+        x = x.olympuspr
+    info = getattr(x, "debug_info", None)
+    src = getattr(info, "func_src_info", None)
+    if isinstance(src, str) and src:
+        return src.split(" ")[0]
+    return getattr(x, "__name__", "<unknown>")
+
+
+@def_pp_params(custom_jvp_call_p)
+def _custom_jvp_call_printed(eqn):
+    """As JAX: ``name=`` (the function) first, the rule by name, `num_consts` only if not 0."""
+    params = dict(eqn.params)
+    if not params.get("num_consts"):
+        params.pop("num_consts", None)
+    params["jvp"] = _func_name(params["jvp"])
+    names = sorted(params, key=param_sort_key)
+    params["name"] = _func_name(params["call_olympuspr"])
+    return params, ["name", *names]
+
+
 custom_vjp_call_p = new_primitive("custom_vjp_call", multiple_results=True)
 
 
@@ -49,6 +74,21 @@ custom_vjp_call_p = new_primitive("custom_vjp_call", multiple_results=True)
 def custom_vjp_call_shape_rule(*avals, call_olympuspr, fwd, bwd, num_consts):
     check_call_args("custom_vjp_call", call_olympuspr, avals)
     return list(call_olympuspr.out_avals)
+
+
+@def_pp_params(custom_vjp_call_p)
+def _custom_vjp_call_printed(eqn):
+    """As JAX: ``name=`` first, the rules by name, `num_consts` only if not 0, and
+    ``symbolic_zeros=False`` (JAX's param; Olympus's custom_vjp has no symbolic zeros)."""
+    params = dict(eqn.params)
+    if not params.get("num_consts"):
+        params.pop("num_consts", None)
+    params["fwd"] = _func_name(params["fwd"])
+    params["bwd"] = _func_name(params["bwd"])
+    params.setdefault("symbolic_zeros", False)
+    names = sorted(params, key=param_sort_key)
+    params["name"] = _func_name(params["call_olympuspr"])
+    return params, ["name", *names]
 
 
 custom_lin_p = new_primitive("custom_lin", multiple_results=True)
@@ -83,6 +123,18 @@ def name_shape_rule(aval, *, name):
     if not isinstance(name, str):
         raise TypeError(f"name requires a string name, got {name!r}")
     return aval
+
+
+@def_pp_params(checkpoint_p, name="remat2")
+def _checkpoint_printed(eqn):
+    """As JAX's ``remat2``: the body as ``olympuspr=`` (JAX's `jaxpr`), with JAX's
+    `differentiated` and `policy` params (Olympus has no policies; it does not mark a
+    checkpoint made by differentiation, which JAX prints as ``differentiated=True``)."""
+    params = dict(eqn.params)
+    params["olympuspr"] = params.pop("call_olympuspr")
+    params.setdefault("differentiated", False)
+    params.setdefault("policy", None)
+    return params
 
 
 #: The error of evaluating `custom_lin` (JVP, batching or lowering of it): forward-mode

@@ -12,6 +12,7 @@ import numpy as np
 from .. import dtypes
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
+from ..pretty import def_pp_params
 
 
 def _dtype_names(avals) -> str:
@@ -219,6 +220,14 @@ def convert_element_type_shape_rule(x, *, new_dtype, weak_type=False, sharding=N
     if new_dtype not in dtypes.ALL_DTYPES:
         raise TypeError(f"convert_element_type: unsupported new_dtype {new_dtype}")
     return ShapedArray(x.shape, new_dtype, weak_type)
+
+
+@def_pp_params(convert_element_type_p)
+def _convert_element_type_printed(eqn):
+    """As JAX: `sharding` is implied by the result's type."""
+    params = dict(eqn.params)
+    params.pop("sharding", None)
+    return params
 
 
 bitcast_convert_type_p = new_primitive("bitcast_convert_type")

@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import dtypes
 from ..avals import ShapedArray, canonicalize_shape
-from ..core import def_shape_rule, new_primitive
+from ..core import ClosedOlympuspr, Eqn, Olympuspr, Var, def_shape_rule, new_primitive
+from ..pretty import def_pp_params
 
 __all__ = [
     "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode",
@@ -343,3 +344,46 @@ scatter_min_p = _scatter("scatter_min")
 scatter_max_p = _scatter("scatter_max")
 
 SCATTERS = (scatter_p, scatter_add_p, scatter_mul_p, scatter_min_p, scatter_max_p)
+
+
+_update_olympusprs: dict = {}
+
+
+def _update_olympuspr(combine, dtype) -> ClosedOlympuspr:
+    """``{ lambda ; a:T[] b:T[]. let c:T[] = combine a b in (c,) }``, one object per
+    (combiner, dtype): JAX's scatters hold such a jaxpr, cached the same way, so two
+    scatter-adds of one dtype share it (and print it once, as a shared olympuspr)."""
+    key = (combine, dtype)
+    j = _update_olympusprs.get(key)
+    if j is None:
+        aval = ShapedArray((), dtype)
+        a, b, c = Var(aval), Var(aval), Var(aval)
+        j = _update_olympusprs[key] = ClosedOlympuspr(
+            Olympuspr([], [a, b], [c], [Eqn(combine, [a, b], [c], {})]), [])
+    return j
+
+
+def _def_scatter_printed(prim, printed_name, combine):
+    @def_pp_params(prim, name=printed_name)
+    def _scatter_printed(eqn):
+        """As JAX: named with a dash (``scatter-add``), with the combining function as an
+        `update_olympuspr` param (None for a plain scatter) and empty `update_consts`."""
+        params = dict(eqn.params)
+        dtype = eqn.invars[0].aval.dtype
+        params["update_olympuspr"] = None if combine is None else _update_olympuspr(combine,
+                                                                                    dtype)
+        params["update_consts"] = ()
+        return params
+
+
+def _register_scatter_printing():
+    from .elementwise import add_p, max_p, min_p, mul_p
+
+    _def_scatter_printed(scatter_p, "scatter", None)
+    _def_scatter_printed(scatter_add_p, "scatter-add", add_p)
+    _def_scatter_printed(scatter_mul_p, "scatter-mul", mul_p)
+    _def_scatter_printed(scatter_min_p, "scatter-min", min_p)
+    _def_scatter_printed(scatter_max_p, "scatter-max", max_p)
+
+
+_register_scatter_printing()

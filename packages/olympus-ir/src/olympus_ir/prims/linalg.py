@@ -12,6 +12,7 @@ from typing import Any
 from .. import dtypes
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
+from ..pretty import def_pp_params
 
 dot_general_p = new_primitive("dot_general")
 
@@ -124,3 +125,14 @@ def dot_general_shape_rule(lhs, rhs, *, dimension_numbers, precision=None,
     else:
         out = lhs.dtype
     return ShapedArray(shape, out, lhs.weak_type and rhs.weak_type)
+
+
+@def_pp_params(dot_general_p)
+def _dot_general_printed(eqn):
+    """As JAX: params that are None and `out_sharding` (implied by the result's type) are
+    not shown, and the dimension numbers print as lists: ``(([1], [0]), ([], []))``."""
+    params = {k: v for k, v in eqn.params.items() if v is not None}
+    params.pop("out_sharding", None)
+    (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
+    params["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
+    return params

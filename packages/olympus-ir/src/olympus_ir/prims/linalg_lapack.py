@@ -31,6 +31,7 @@ import numpy as np
 from .. import dtypes
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
+from ..pretty import def_pp_params
 
 __all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "svd_p", "eig_p",
            "fft_p",
@@ -132,6 +133,14 @@ def qr_shape_rule(x, *, full_matrices=True, pivoting=False):
     return [ShapedArray(batch + (m, k), x.dtype), ShapedArray(batch + (k, n), x.dtype)]
 
 
+@def_pp_params(qr_p)
+def _qr_printed(eqn):
+    """JAX's qr has a `use_magma` param (None on CPU): shown as JAX shows it."""
+    params = dict(eqn.params)
+    params.setdefault("use_magma", None)
+    return params
+
+
 @def_shape_rule(eigh_p)
 def eigh_shape_rule(x, *, lower=True, sort_eigenvalues=True, subset_by_index=None):
     _check_matrix("eigh", x, square=True)
@@ -140,6 +149,14 @@ def eigh_shape_rule(x, *, lower=True, sort_eigenvalues=True, subset_by_index=Non
         raise NotImplementedError("eigh: subset_by_index is not supported on CPU.")
     return [ShapedArray(x.shape, x.dtype),
             ShapedArray(x.shape[:-1], _real_dtype(x.dtype))]
+
+
+@def_pp_params(eigh_p)
+def _eigh_printed(eqn):
+    """JAX's eigh has an `algorithm` param (None by default): shown as JAX shows it."""
+    params = dict(eqn.params)
+    params.setdefault("algorithm", None)
+    return params
 
 
 @def_shape_rule(svd_p)
@@ -173,6 +190,19 @@ def eig_shape_rule(x, *, compute_left_eigenvectors=True, compute_right_eigenvect
     if compute_right_eigenvectors:
         outs.append(ShapedArray(x.shape, cdt))
     return outs
+
+
+@def_pp_params(eig_p)
+def _eig_printed(eqn):
+    """JAX 0.10.2's eig has `enable_eigvec_derivs` and `implementation` params and no
+    `use_magma`: printed as JAX prints an eig with its defaults."""
+    params = dict(eqn.params)
+    params.pop("use_magma", None)
+    params.setdefault("compute_left_eigenvectors", True)
+    params.setdefault("compute_right_eigenvectors", True)
+    params.setdefault("enable_eigvec_derivs", False)
+    params.setdefault("implementation", None)
+    return params
 
 
 @def_shape_rule(fft_p)
@@ -210,6 +240,14 @@ def fft_shape_rule(x, *, fft_type, fft_lengths):
     return ShapedArray(x.shape, dt)
 
 
+@def_pp_params(fft_p)
+def _fft_printed(eqn):
+    """JAX prints the FFT type as its number (``fft_type=0``)."""
+    params = dict(eqn.params)
+    params["fft_type"] = int(params["fft_type"])
+    return params
+
+
 @def_shape_rule(top_k_p)
 def top_k_shape_rule(x, *, k):
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
@@ -221,3 +259,11 @@ def top_k_shape_rule(x, *, k):
                          f"shape {x.shape}.")
     shape = x.shape[:-1] + (int(k),)
     return [ShapedArray(shape, x.dtype), ShapedArray(shape, np.dtype(np.int32))]
+
+
+@def_pp_params(top_k_p)
+def _top_k_printed(eqn):
+    """JAX's top_k has an `axis` param; Olympus's works on the last axis, which it shows."""
+    params = dict(eqn.params)
+    params.setdefault("axis", eqn.invars[0].aval.ndim - 1)
+    return params

@@ -8,6 +8,7 @@ import enum
 from .. import dtypes
 from ..avals import ShapedArray, canonicalize_shape
 from ..core import def_shape_rule, new_primitive
+from ..pretty import def_pp_params
 
 __all__ = ["RandomAlgorithm", "rng_bit_generator_p", "threefry2x32_p"]
 
@@ -42,6 +43,16 @@ def rng_bit_generator_shape_rule(key, *, shape, dtype, algorithm=RandomAlgorithm
         raise TypeError(f"rng_bit_generator algorithm must be a RandomAlgorithm, got "
                         f"{algorithm!r}.")
     return [ShapedArray((4,), dtypes.uint32), ShapedArray(shape, dt)]
+
+
+@def_pp_params(rng_bit_generator_p)
+def _rng_bit_generator_printed(eqn):
+    """As JAX: the algorithm prints by name (``RNG_DEFAULT``), and `out_sharding` shows
+    even when the equation does not hold it."""
+    params = dict(eqn.params)
+    params["algorithm"] = params.get("algorithm", RandomAlgorithm.RNG_DEFAULT).name
+    params.setdefault("out_sharding", None)
+    return params
 
 
 threefry2x32_p = new_primitive("threefry2x32", multiple_results=True)

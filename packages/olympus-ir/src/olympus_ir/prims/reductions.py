@@ -7,6 +7,7 @@ import numpy as np
 from .. import dtypes
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
+from ..pretty import def_pp_params
 
 
 def reduced_shape(name, x, axes):
@@ -47,6 +48,15 @@ reduce_xor_p = _reduction("reduce_xor", lambda d: dtypes.is_bool(d) or dtypes.is
 
 REDUCTIONS = (reduce_sum_p, reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p,
               reduce_or_p, reduce_xor_p)
+
+
+@def_pp_params(reduce_prod_p, reduce_max_p, reduce_min_p, reduce_and_p, reduce_or_p,
+               reduce_xor_p)
+def _reduction_printed(eqn):
+    """JAX's reductions other than reduce_sum have no `out_sharding` param: not shown."""
+    params = dict(eqn.params)
+    params.pop("out_sharding", None)
+    return params
 
 
 def _arg_reduction(name):

@@ -10,6 +10,7 @@ import numpy as np
 from .. import dtypes
 from ..avals import ShapedArray, canonicalize_shape
 from ..core import def_shape_rule, new_primitive
+from ..pretty import def_pp_params
 
 
 def _check_axes(name, axes, ndim, what="dimensions"):
@@ -51,6 +52,18 @@ def broadcast_in_dim_shape_rule(x, *, shape, broadcast_dimensions, sharding=None
                 f"{bdims}."
             )
     return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+@def_pp_params(broadcast_in_dim_p)
+def _broadcast_in_dim_printed(eqn):
+    """As JAX: `shape` and `sharding` are implied by the result's type; empty
+    `broadcast_dimensions` (a scalar operand) are not shown."""
+    params = dict(eqn.params)
+    params.pop("shape", None)
+    params.pop("sharding", None)
+    if not params.get("broadcast_dimensions", ()):
+        params.pop("broadcast_dimensions", None)
+    return params
 
 
 reshape_p = new_primitive("reshape")

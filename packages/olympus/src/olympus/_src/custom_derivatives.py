@@ -103,6 +103,12 @@ def _tangent_type_error(kind, want, got):
         f"and dtypes. Expected {want} (tangent type of {kind}) but got {got}.")
 
 
+def _named_after(flat: Callable, user_fn: Callable) -> None:
+    """Give a flat-argument wrapper the user's function name: printed olympusprs show the
+    rules by name (``jvp=softplus_jvp``), as JAX's do."""
+    flat.__name__ = flat.__qualname__ = fun_source_info(user_fn).split(" ")[0]
+
+
 def _prepare(nondiff_argnums, args, what):
     """Split `args` into non-differentiable (static) and differentiable ones, flattened."""
     nondiff = _nondiff(nondiff_argnums, len(args), what)
@@ -278,6 +284,7 @@ class custom_jvp:
                 outs_t.append(ad.Zero(ta) if got_dtype == dtypes.float0 else tl)
             return p_leaves, outs_t
 
+        _named_after(jvp_flat, rule)
         if direct is not None:
             outs = _apply_directly(direct, leaves, lambda ps, ts: jvp_flat(
                 ps, [ad.instantiate(t) for t in ts]))
@@ -412,6 +419,8 @@ class custom_vjp:
                 out.append(c)
             return out
 
+        _named_after(fwd_flat, user_fwd)
+        _named_after(bwd_flat, user_bwd)
         if direct is not None:
             outs = _apply_directly(direct, leaves, lambda ps, ts: _custom_vjp_call_jvp(
                 ps, ts, call_olympuspr=None, fwd=fwd_flat, bwd=bwd_flat, num_consts=0))

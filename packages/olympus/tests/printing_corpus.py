@@ -1,0 +1,420 @@
+"""Functions whose printed olympusprs must equal JAX 0.10.2's printed jaxprs.
+
+Written against a namespace so the same code runs under Olympus (the tests) and under
+reference JAX in its own process (``scripts/record_printing_corpus.py``, which writes
+``printing_expected.json`` beside this file). `cases(ns)` returns ``[(name, fn, args)]``;
+`ns` has ``olympus`` (the library: ``olympus`` or ``jax``), ``jnp``, ``lax``, ``random``,
+``custom_jvp``, ``custom_vjp`` and ``np``.
+
+Functions that JAX stages as a nested ``jit`` (most ``jnp`` functions with a ``_where``-like
+helper) are avoided: Olympus inlines nested jit, a separate piece of work.
+"""
+
+from __future__ import annotations
+
+
+def cases(ns):  # noqa: C901 (one flat list of small functions)
+    olympus, jnp, lax, np = ns.olympus, ns.jnp, ns.lax, ns.np
+    f32 = np.float32
+    x23 = np.arange(6, dtype=f32).reshape(2, 3)
+    x3 = np.arange(3, dtype=f32)
+    i3 = np.arange(3, dtype=np.int32)
+    out = []
+
+    def case(*args):
+        def register(fn):
+            out.append((fn.__name__, fn, args))
+            return fn
+        return register
+
+    # --- elementwise -----------------------------------------------------------------------
+    @case(x23)
+    def unary_chain(a):
+        return lax.tanh(lax.exp(lax.sin(a)) + lax.log1p(a))
+
+    @case(x23, x23)
+    def binary_ops(a, b):
+        return lax.max(a * b, a - b) / lax.pow(a, b)
+
+    @case(x3)
+    def literals_and_weak_types(a):
+        return a * 0.1 + 2 - lax.sqrt(a)
+
+    @case(x3)
+    def integer_pow_and_square(a):
+        return lax.integer_pow(a, 3) + lax.square(a) + lax.rsqrt(a + 1.0)
+
+    @case(x23)
+    def comparisons_select(a):
+        return lax.select(a > 1.0, a, lax.neg(a))
+
+    @case(i3)
+    def convert_and_bitwise(a):
+        b = lax.convert_element_type(a, np.float32)
+        c = lax.bitwise_and(a, 3) | lax.shift_left(a, 1)
+        return b, lax.population_count(c)
+
+    @case(x3)
+    def clamp_round_sign(a):
+        return lax.clamp(0.0, lax.round(a), 2.0) * lax.sign(a)
+
+    @case(x3)
+    def erf_family(a):
+        return lax.erf(a) + lax.erfc(a) + lax.lgamma(a + 1.0)
+
+    @case(x3)
+    def atan2_rem(a):
+        return lax.atan2(a, a + 1.0), lax.rem(a, 2.0)
+
+    @case(x23)
+    def iota_and_is_finite(a):
+        return lax.iota(np.int32, 4), lax.is_finite(a)
+
+    # --- reductions ------------------------------------------------------------------------
+    @case(x23)
+    def reduce_sum_max(a):
+        return lax.reduce_sum(a, (0,)), lax.reduce_max(a, (0, 1))
+
+    @case(x23)
+    def argmax_argmin(a):
+        return lax.argmax(a, 1, np.int32), lax.argmin(a, 0, np.int32)
+
+    @case(x23)
+    def reduce_and_or(a):
+        b = a > 1.0
+        return lax.reduce_and(b, (1,)), lax.reduce_or(b, (0,))
+
+    # --- shape ops -------------------------------------------------------------------------
+    @case(x3)
+    def broadcast_in_dim(a):
+        return lax.broadcast_in_dim(a, (4, 3), (1,)), lax.broadcast(a, (2,))
+
+    @case(x23)
+    def reshape_transpose(a):
+        return lax.transpose(lax.reshape(a, (3, 2)), (1, 0))
+
+    @case(x23)
+    def squeeze_expand(a):
+        b = lax.expand_dims(a, (0,))
+        return lax.squeeze(b, (0,))
+
+    @case(x23, x23)
+    def concatenate_pad(a, b):
+        c = lax.concatenate([a, b], 0)
+        return lax.pad(c, 0.0, ((1, 1, 0), (0, 0, 1)))
+
+    @case(x23)
+    def rev_slice(a):
+        return lax.slice(lax.rev(a, (1,)), (0, 1), (2, 3), (1, 2))
+
+    # --- indexing --------------------------------------------------------------------------
+    @case(x23, np.int32(1))
+    def dynamic_slice_update(a, i):
+        s = lax.dynamic_slice(a, (i, 0), (1, 3))
+        return lax.dynamic_update_slice(a, s * 2.0, (0, i))
+
+    @case(x23)
+    def gather_by_index(a):
+        idx = np.array([[0], [1]], dtype=np.int32)
+        dn = lax.GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,),
+                                        start_index_map=(0,))
+        return lax.gather(a, idx, dn, (1, 3), mode=lax.GatherScatterMode.PROMISE_IN_BOUNDS)
+
+    @case(x3, x3)
+    def scatter_add(a, u):
+        idx = np.array([[0], [2], [1]], dtype=np.int32)
+        dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                         scatter_dims_to_operand_dims=(0,))
+        return lax.scatter_add(a, idx, u, dn, mode=lax.GatherScatterMode.FILL_OR_DROP)
+
+    @case(x23)
+    def dynamic_slice_in_dim(a):
+        return lax.dynamic_slice_in_dim(a, 1, 1, axis=1)
+
+    # --- control flow ----------------------------------------------------------------------
+    @case(np.float32(1.0), x3)
+    def cond_two_branches(p, a):
+        return lax.cond(p > 0, lambda v: v + 1.0, lambda v: v - 1.0, a)
+
+    @case(np.int32(1), x3)
+    def switch_three(i, a):
+        return lax.switch(i, [lambda v: v, lambda v: lax.sin(v), lambda v: v * 2.0], a)
+
+    @case(x3)
+    def while_loop(a):
+        return lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 2.0), (0, a))
+
+    @case(x23)
+    def fori_loop(a):
+        return lax.fori_loop(0, 3, lambda i, c: c * 2.0, a)
+
+    @case(x3, np.arange(12, dtype=f32).reshape(4, 3))
+    def scan_cumulative(c, xs):
+        def body(carry, x):
+            y = carry + x
+            return y, lax.sin(y)
+        return lax.scan(body, c, xs)
+
+    @case(np.float32(1.0))
+    def scan_long_body(c):
+        def body(carry, x):
+            for _ in range(11):
+                carry = carry * 2.0
+            return carry, x
+        return lax.scan(body, c, np.arange(3, dtype=f32))
+
+    @case(x3)
+    def scan_unused_carry(a):
+        def body(carry, x):
+            return (carry[0] + 1, carry[1] + x), carry[1]
+        (n, _), ys = lax.scan(body, (0, 0.0), a)
+        return ys
+
+    @case(x3)
+    def scan_reverse_no_xs(a):
+        return lax.scan(lambda c, _: (c * 2.0, None), a, None, length=4, reverse=True)[0]
+
+    # --- custom derivatives ----------------------------------------------------------------
+    @ns.custom_jvp
+    def softplus(v):
+        return lax.log1p(lax.exp(v))
+
+    @softplus.defjvp
+    def softplus_jvp(primals, tangents):
+        (v,), (t,) = primals, tangents
+        return softplus(v), t * lax.logistic(v)
+
+    @case(x3)
+    def custom_jvp_call(a):
+        return softplus(a)
+
+    @case(x3)
+    def grad_of_custom_jvp(a):
+        return olympus.grad(lambda v: softplus(v).sum())(a)
+
+    @ns.custom_vjp
+    def clip_gradient(v):
+        return v
+
+    def clip_fwd(v):
+        return v, None
+
+    def clip_bwd(_, g):
+        return (lax.clamp(-1.0, g, 1.0),)
+
+    clip_gradient.defvjp(clip_fwd, clip_bwd)
+
+    @case(x3)
+    def custom_vjp_call(a):
+        return clip_gradient(a) * 2.0
+
+    # --- linalg, convolution, cumulative, sorting, random -----------------------------------
+    @case(x23, x23)
+    def dot_general(a, b):
+        return lax.dot_general(a, b, (((1,), (1,)), ((), ())))
+
+    @case(np.ones((2, 3, 4), f32), np.ones((2, 4, 5), f32))
+    def batched_dot_preferred(a, b):
+        return lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,))),
+                               preferred_element_type=np.float32)
+
+    @case(np.eye(3, dtype=f32) * 2.0, np.ones((3, 2), f32))
+    def triangular_solve(a, b):
+        return lax.linalg.triangular_solve(a, b, left_side=True, lower=True)
+
+    @case(np.eye(3, dtype=f32) * 2.0)
+    def cholesky(a):
+        return lax.linalg.cholesky(a, symmetrize_input=False)
+
+    @case(np.ones((1, 2, 6, 6), f32), np.ones((3, 2, 3, 3), f32))
+    def conv(a, w):
+        return lax.conv_general_dilated(a, w, (1, 1), "SAME")
+
+    @case(x23)
+    def cumulative(a):
+        return lax.cumsum(a, axis=1), lax.cummax(a, axis=0, reverse=True)
+
+    @case(x23, x23)
+    def sort_two_operands(a, b):
+        return lax.sort((a, b), dimension=1, num_keys=1)
+
+    @case(x3)
+    def top_k(a):
+        return lax.top_k(a, 2)
+
+    @case(np.zeros(4, np.uint32))
+    def rng_bit_generator(key):
+        return lax.rng_bit_generator(key, (2, 3), dtype=np.uint32)
+
+    @case(x23)
+    def reduce_window_max(a):
+        return lax.reduce_window(a, -np.inf, lax.max, (1, 2), (1, 1), "VALID")
+
+    m33 = np.eye(3, dtype=f32) * 2.0
+
+    @case(m33)
+    def qr(a):
+        return lax.linalg.qr(a)
+
+    @case(m33)
+    def eigh(a):
+        return lax.linalg.eigh(a)
+
+    @case(m33)
+    def svd(a):
+        return lax.linalg.svd(a, full_matrices=False)
+
+    @case(m33)
+    def lu(a):
+        return lax.linalg.lu(a)
+
+    @case(m33)
+    def eig(a):
+        return lax.linalg.eig(a)
+
+    @case(m33, np.ones((2, 3), f32))
+    def triangular_solve_right_transposed(a, b):
+        return lax.linalg.triangular_solve(a, b, left_side=False, lower=False, transpose_a=True)
+
+    @case(np.ones((1, 2, 5), f32), np.ones((4, 2, 3), f32))
+    def conv_dilated_lhs(a, w):
+        return lax.conv_general_dilated(a, w, (1,), [(1, 1)], lhs_dilation=(2,))
+
+    @case(x23)
+    def reduce_window_sum(a):
+        return lax.reduce_window(a, 0.0, lax.add, (1, 2), (1, 1), "VALID")
+
+    @case(x23)
+    def cumlogsumexp(a):
+        return lax.cumlogsumexp(a, axis=1)
+
+    @case(x23)
+    def argsort_by_sort(a):
+        return lax.sort((a, lax.broadcasted_iota(np.int32, a.shape, 1)), dimension=1, num_keys=1)
+
+    @case(x23)
+    def reduce_precision_nextafter(a):
+        return lax.nextafter(lax.reduce_precision(a, 5, 10), a + 1)
+
+    @case(x23)
+    def erf_inv_expm1_bitcast(a):
+        return lax.bitcast_convert_type(lax.erf_inv(a * 0.1) + lax.expm1(a), np.int32)
+
+    @case(x23)
+    def checkpoint(a):
+        return olympus.checkpoint(lambda v: lax.sin(v) * 2.0)(a)
+
+    @case(x23, x23)
+    def jvp_of_checkpoint(a, t):
+        return olympus.jvp(olympus.checkpoint(lambda v: lax.sin(v)), (a,), (t,))
+
+    @case(x23)
+    def grad_of_checkpoint(a):
+        return olympus.grad(lambda v: olympus.checkpoint(lambda u: lax.sin(u))(v).sum())(a)
+
+    # --- transformations -------------------------------------------------------------------
+    @case(np.float32(2.0))
+    def grad_of_sin_times(a):
+        return olympus.grad(lambda v: lax.sin(v) * v)(a)
+
+    @case(x23)
+    def vmap_of_dot(a):
+        return olympus.vmap(lambda v: lax.dot_general(v, v, (((0,), (0,)), ((), ()))))(a)
+
+    @case(x3, x3)
+    def jvp_of_exp(a, t):
+        return olympus.jvp(lax.exp, (a,), (t,))
+
+    @case(x3)
+    def grad_of_scan(a):
+        def f(v):
+            return lax.scan(lambda c, x: (c * x, c), 1.0, v)[0]
+        return olympus.grad(f)(a)
+
+    @case(x3)
+    def vmap_of_cond(a):
+        return olympus.vmap(lambda v: lax.cond(v > 1.0, lambda u: u * 2.0,
+                                               lambda u: u, v))(a)
+
+    # --- olympus.numpy (functions JAX does not wrap in a nested jit) --------------------------
+    @case(x23)
+    def jnp_sum_mean(a):
+        return jnp.sum(a, axis=0) + jnp.exp(a).mean()
+
+    @case(x23)
+    def jnp_broadcast_astype(a):
+        return jnp.broadcast_to(a[0], (4, 3)).astype(jnp.int32)
+
+    @case(x23, x23)
+    def jnp_matmul_transpose(a, b):
+        return a @ b.T
+
+    @case(x3)
+    def jnp_special_literals(a):
+        return a * np.inf - (a > 1.5) + (-3)
+
+    # --- layout ----------------------------------------------------------------------------
+    @case(x3, x3)
+    def two_scatter_adds_share_update(a, u):
+        idx = np.array([[0], [2], [1]], dtype=np.int32)
+        dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,),
+                                         scatter_dims_to_operand_dims=(0,))
+        b = lax.scatter_add(a, idx, u, dn, mode=lax.GatherScatterMode.FILL_OR_DROP)
+        return lax.scatter_add(b, idx, u, dn, mode=lax.GatherScatterMode.FILL_OR_DROP)
+
+    @case(x3, np.float32(3.0))
+    def while_with_consts(a, limit):
+        def cond(c):
+            return c[0] < limit
+
+        def body(c):
+            return c[0] + 1.0, c[1] * limit
+        return lax.while_loop(cond, body, (0.0, a))
+
+    @case(x3)
+    def short_cond_inline(a):
+        return lax.cond(True, lambda v: v, lambda v: -v, a)
+
+    @case(*[x3] * 12)
+    def many_arguments(*args):
+        out = args[0]
+        for a in args[1:]:
+            out = out + a
+        return out
+
+    @case()
+    def no_arguments():
+        return lax.iota(np.int32, 3)
+
+    @case(x3)
+    def identity(a):
+        return a, a
+
+    @case(x3)
+    def closed_over_constant(a):
+        return a + x3 * 2.0
+
+    @case(x23)
+    def unused_result(a):
+        s, _ = lax.sort((a, a), num_keys=1)
+        return s
+
+    # unread results print as _ at the top level only; nested olympusprs keep their names
+    @case(x3)
+    def dead_code_top_level(a):
+        _ = lax.sin(a)
+        b, _ = lax.sort((a, a), num_keys=1)
+        return b
+
+    @case(x3)
+    def dead_code_in_cond_branch(a):
+        return lax.cond(a[0] > 0, lambda v: (lax.sin(v), v * 2.0)[1], lambda v: v, a)
+
+    @case(x3)
+    def dead_code_in_while_body(a):
+        def body(c):
+            _ = lax.exp(c)
+            return c + 1.0
+        return lax.while_loop(lambda c: c[0] < 3.0, body, a)
+
+    return out
