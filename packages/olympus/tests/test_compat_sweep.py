@@ -160,9 +160,30 @@ def test_keywords_jax_accepts(name, keyword):
 
 
 @pytest.mark.parametrize("module", ["olympus.typing", "olympus.dtypes", "olympus.tree",
-                                    "olympus.tree_util", "olympus.flatten_util"])
+                                    "olympus.tree_util", "olympus.flatten_util",
+                                    "olympus.test_util", "olympus.scipy.stats",
+                                    "olympus.sharding"])
 def test_modules_import(module):
     importlib.import_module(module)
+
+
+def test_import_time_types():
+    """The types libraries touch while importing: sharding classes, scipy.stats.norm,
+    test_util.check_grads, typeof and eval_shape (their behaviour is tested where they
+    live)."""
+    import olympus.scipy.stats as stats
+    import olympus.sharding as sharding
+    import olympus.test_util as test_util
+
+    for name in ("PartitionSpec", "NamedSharding", "Mesh", "SingleDeviceSharding",
+                 "Sharding", "AbstractMesh"):
+        assert isinstance(getattr(sharding, name), type), name
+    assert issubclass(sharding.NamedSharding, sharding.Sharding)
+    np.testing.assert_allclose(stats.norm.cdf(0.0), 0.5)
+    assert callable(test_util.check_grads)
+    assert str(olympus.typeof(jnp.ones(3))) == "float32[3]"
+    out = olympus.eval_shape(lambda x: x.sum(0), jnp.ones((2, 3)))
+    assert out.shape == (3,) and out.dtype == np.float32
 
 
 def test_typing_names():

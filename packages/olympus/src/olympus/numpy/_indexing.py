@@ -6,7 +6,13 @@ index-construction helpers (ix_, unravel_index, tril_indices, ...).
 Out-of-bound indices: reads clamp by default (``x[i]``, ``.at[i].get()``; mode
 "promise_in_bounds"), updates drop them (``.at[i].set(...)``; mode "drop"); ``take`` and
 ``take_along_axis`` fill (NaN, the smallest signed / largest unsigned integer, True) by
-default, as in JAX."""
+default, as in JAX.
+
+Why one module of over 1,000 lines: every function here turns an index into the same
+indexer (`_index_to_gather`) and one gather or scatter with JAX's out-of-bound modes
+(`_gather`, `_scatter`, `_parse_mode`); the routines (take, put, nonzero, where, choose,
+...) are the users of that machinery. If it grows further, the index-construction helpers
+(ix_, unravel_index, tril_indices, ..., ~160 lines, no gather) are the first to move."""
 
 from __future__ import annotations
 

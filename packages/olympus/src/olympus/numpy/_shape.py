@@ -1,6 +1,12 @@
 """Shape manipulation: reshaping, transposing, joining, splitting, tiling, flipping, rolling,
 padding, inserting and deleting. Sizes and positions are static (Python values), as in JAX;
-a few functions also take traced shifts or repeat counts where JAX does."""
+a few functions also take traced shifts or repeat counts where JAX does.
+
+Why one module of over 1,000 lines: it is NumPy's "array manipulation routines" chapter
+(about 60 short functions) and nothing else; its functions call one another (``tile`` and
+``repeat`` reshape and broadcast, ``pad`` slices and concatenates, ``delete``/``insert``
+split and join), so the natural cut (joining and splitting, ~300 lines) would import back
+and forth. Split it when a second concern appears here."""
 
 from __future__ import annotations
 

@@ -1,6 +1,11 @@
 """Elementwise functions (NumPy's ufuncs) with JAX's semantics: weak-type-aware promotion,
 integer inputs of transcendental functions promoted to the default float, `out` and `where`
-accepted only as None (NotImplementedError otherwise, as in JAX)."""
+accepted only as None (NotImplementedError otherwise, as in JAX).
+
+Why one module of over 1,000 lines: it is the table of NumPy's ~100 ufuncs, each a few
+lines on one shared promotion helper, and the `ufunc` objects built from that table
+(``outer``, ``reduce``, ``accumulate``, ``at``); splitting the table by topic would spread
+one registry over several files."""
 
 from __future__ import annotations
 
