@@ -689,7 +689,14 @@ def test_every_primitive_has_a_checked_rule():
                 "check",
                 # vmap of custom_jvp/custom_vjp/checkpoint functions, with their derivatives
                 # (test_autodiff_api.py: test_custom_derivatives_under_vmap and others)
-                "custom_jvp_call", "custom_vjp_call", "custom_lin", "checkpoint"}
+                "custom_jvp_call", "custom_vjp_call", "custom_lin", "checkpoint",
+                # need several devices: vmap of shard_map with ppermute, psum_scatter,
+                # all_to_all and psum (and the pvary/psum_invariant its varying-axes pass
+                # inserts) against a loop over the batch, and shard_map of vmap
+                # (tests/multidevice/check_collectives_4dev.py); vmap over
+                # with_sharding_constraint (check_sharding_8dev.py)
+                "shard_map", "ppermute", "psum_scatter", "all_to_all", "pvary",
+                "psum_invariant", "sharding_constraint"}
     unchecked = sorted(prims - covered)
     assert not unchecked, f"batching rules without a loop check: {unchecked}"
 

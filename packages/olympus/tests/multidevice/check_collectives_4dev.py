@@ -208,3 +208,17 @@ def test_grad_of_linear_collectives_matches_the_dense_function(mesh, name, op, d
     want = olympus.grad(lambda x: jnp.sum(dense(x) * w))(X)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6, err_msg=name)
     np.testing.assert_allclose(np.asarray(olympus.jit(f)(X)), np.asarray(dense(X)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name,op", [
+    ("ppermute", lambda a: lax.ppermute(a, "x", RING)),
+    ("psum_scatter", lambda a: lax.psum_scatter(a, "x", tiled=True)),
+    ("all_to_all", lambda a: lax.all_to_all(a, "x", 0, 0, tiled=True)),
+])
+def test_vmap_of_shard_map_with_linear_collectives(mesh, name, op):
+    """Their batching rules: vmap over a shard_map equals the loop over the batch."""
+    f = olympus.shard_map(op, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    xs = np.stack([X, 2 * X, -X])
+    got = olympus.jit(olympus.vmap(f))(xs)
+    want = np.stack([np.asarray(olympus.jit(f)(x)) for x in xs])
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, err_msg=name)

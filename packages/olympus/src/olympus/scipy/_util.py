@@ -10,6 +10,7 @@ import numpy as np
 
 import olympus
 import olympus.numpy as jnp
+from olympus_trace.core import Tracer
 
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -116,9 +117,9 @@ def canonicalize_axis(axis, ndim: int) -> int:
 
 
 def is_traced(x) -> bool:
-    """Whether `x` is a tracer (an abstract value inside jit, vmap or grad)."""
-    return is_arraylike(x) and not isinstance(x, (olympus.Array, np.ndarray, np.generic,
-                                                   *_PY_SCALARS))
+    """Whether `x` is a tracer (an abstract value inside jit, vmap or grad). Not an
+    ``olympus.Array`` check: tracers are instances of ``olympus.Array``, as in JAX."""
+    return isinstance(x, Tracer)
 
 
 def concrete_int(x, what: str) -> int:
