@@ -10,21 +10,16 @@ import numpy as np
 
 from . import ops as ops_mod
 from . import value_types as vt
-from .ops import OPS
-from .programs import (
+from .ops import (
     AXIS_TUPLE_REDUCTIONS,
     COND_BODIES,
     DTYPE_REDUCTIONS,
     LOOP_BODIES,
+    OPS,
     REDUCTION_DTYPES,
     WHERE_REDUCTIONS,
-    Builder,
-    Program,
-    Value,
-    array_src,
-    dtype_src,
-    py_src,
 )
+from .programs import Builder, Program, Value, array_src, dtype_src, py_src
 
 # ---------------------------------------------------------------- shape helpers
 

@@ -324,6 +324,12 @@ _add(Op("lax.select", "ternary", "lax.select", _where, compute="none",
 
 # ------------------------------------------------------------------ reductions
 
+#: Reductions taking a dtype= argument, and the dtypes the rules are recorded for.
+DTYPE_REDUCTIONS = ("sum", "prod", "mean", "cumsum", "cumprod")
+REDUCTION_DTYPES = (None, "bool", "int8", "int32", "uint32", "float16", "bfloat16", "float32")
+AXIS_TUPLE_REDUCTIONS = ("sum", "prod", "max", "min", "mean", "var", "std", "any", "all")
+WHERE_REDUCTIONS = ("sum", "prod", "mean", "var", "std", "any", "all", "max", "min")
+
 
 def _reduce(np_fn):
     def ref(a, p, c):
@@ -717,6 +723,10 @@ _add(Op("lax.dot", "linalg", "lax.dot", _contract(lambda x, y, p: np.dot(x, y)),
         smooth=True, accepts=_arrays))
 
 # ------------------------------------------------------------------ control flow
+
+#: Binary ops a loop body applies to its carry; unary ops a cond branch applies.
+LOOP_BODIES = ("add", "multiply", "maximum", "true_divide", "subtract", "add_op", "mul_op")
+COND_BODIES = ("negative", "sin", "abs", "square", "floor", "sqrt")
 # A control-flow op's body applies one binary op (`body`) to the carry and an operand.
 # Its result type comes from the rules recorded for (loop, body op, carry type, operand
 # type): JAX promotes a weakly typed initial carry to the body's result type.

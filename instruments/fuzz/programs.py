@@ -2,8 +2,8 @@
 
 A program is a list of inputs and a list of steps; each step applies one op of `ops.OPS`
 to earlier values (inputs, step results or Python literals) and names its result. A step
-is generated only where reference JAX accepts its argument types (the recorded rules), so
-every program is well typed. While building, each step's reference value is computed with
+is generated (generators.py) only where reference JAX accepts its argument types (the
+recorded rules), so every program is well typed. While building, each step's reference value is computed with
 NumPy (so shapes are known for the next step), and its expected type is looked up.
 
 `Program.source()` is the program as a runnable script: the reproducer of a mismatch.
@@ -24,12 +24,6 @@ from . import value_types as vt
 from .ops import OPS
 
 RULES_FILE = Path(__file__).resolve().parent / "jax_rules.json"
-LOOP_BODIES = ("add", "multiply", "maximum", "true_divide", "subtract", "add_op", "mul_op")
-COND_BODIES = ("negative", "sin", "abs", "square", "floor", "sqrt")
-REDUCTION_DTYPES = (None, "bool", "int8", "int32", "uint32", "float16", "bfloat16", "float32")
-DTYPE_REDUCTIONS = ("sum", "prod", "mean", "cumsum", "cumprod")
-AXIS_TUPLE_REDUCTIONS = ("sum", "prod", "max", "min", "mean", "var", "std", "any", "all")
-WHERE_REDUCTIONS = ("sum", "prod", "mean", "var", "std", "any", "all", "max", "min")
 
 
 def load_rules() -> tuple[dict, dict]:

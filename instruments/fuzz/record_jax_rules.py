@@ -32,18 +32,13 @@ import numpy as np
 
 from . import ops as ops_mod
 from . import value_types as vt
+from .ops import COND_BODIES, DTYPE_REDUCTIONS, LOOP_BODIES, REDUCTION_DTYPES
 
 OUT = Path(__file__).resolve().parent / "jax_rules.json"
 NAMESPACE = {"jnp": jnp, "lax": jax.lax, "np": np, "olympus": jax}
 LITERALS = {"py:bool": True, "py:int": 3, "py:float": 2.5}
 ARRAYS = vt.STRONG + vt.WEAK
 
-#: Reductions that take a dtype= argument, and the dtypes recorded for it.
-DTYPE_REDUCTIONS = ("sum", "prod", "mean", "cumsum", "cumprod")
-REDUCTION_DTYPES = (None, "bool", "int8", "int32", "uint32", "float16", "bfloat16", "float32")
-#: Binary ops a loop body may apply to its carry, and unary ops a cond branch may apply.
-LOOP_BODIES = ("add", "multiply", "maximum", "true_divide", "subtract", "add_op", "mul_op")
-COND_BODIES = ("negative", "sin", "abs", "square", "floor", "sqrt")
 #: Index expressions by parameter key, for a (2, 2) array (`i` is a traced int32 scalar).
 INDEX_KINDS = {
     "basic": "1, ::-1",
