@@ -162,7 +162,7 @@ class Program:
         head = ["import numpy as np", "import olympus", "import olympus.numpy as jnp",
                 "from olympus import lax", ""]
         if self.grad:
-            head.insert(4, "olympus.config.update('jax_enable_x64', True)")
+            head.insert(4, "olympus.config.update('olympus_enable_x64', True)")
         body = [f"{i.name} = {self.input_source(i)}" for i in self.inputs]
         args = ", ".join(i.name for i in self.inputs)
         call = {"eager": f"f({args})", "jit": f"olympus.jit(f)({args})"}.get(mode)
