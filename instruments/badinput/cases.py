@@ -1047,5 +1047,16 @@ case("device.make_olympuspr_bad", "olympus.make_olympuspr(3)")
 case("device.make_olympuspr_string_arg", "olympus.make_olympuspr(lambda x: x)('a')")
 case("errors.is_exception_class",
      "issubclass(olympus.errors.ConcretizationTypeError, TypeError)")
+case("kwargs.sum_axes", "jnp.sum(jnp.ones((2, 3)), axes=0)", smoke=True, message=True)
+case("kwargs.zeros_dtyp", "jnp.zeros(3, dtyp=jnp.int32)", message=True)
+case("kwargs.grad_argnum", "olympus.grad(lambda x: x, argnum=0)(1.)")
+case("kwargs.vmap_in_axis", "olympus.vmap(jnp.sin, in_axis=0)(jnp.ones(3))")
+case("kwargs.jit_static_argnum", "olympus.jit(lambda x: x, static_argnum=0)(1.)")
+case("kwargs.scan_lenght", "lax.scan(lambda c, x: (c, x), 0., None, lenght=3)")
+case("kwargs.random_normal_shap", "olympus.random.normal(olympus.random.key(0), shap=(2,))")
+case("kwargs.reshape_newshape", "jnp.reshape(jnp.ones(6), newshape=(2, 3)).shape")
+case("kwargs.cond_operand", "lax.cond(True, lambda x: x, lambda x: -x, operand=1.)")
+case("kwargs.tree_map_is_leaf_typo",
+     "olympus.tree_util.tree_map(lambda x: x, [1], isleaf=lambda x: False)")
 case("errors.tracer_integer_conversion",
      "olympus.jit(lambda i: [1, 2][i])(jnp.int32(0))")

@@ -79,6 +79,10 @@ KNOWN_OPEN: dict[str, str] = {
     "lax.cumsum_axis_oob":
         "JAX raises ValueError; Olympus returns a value (ValueError: axis 3 is out of bounds "
         "for array of shape (3,))",
+    "kwargs.cond_operand": "JAX accepts lax.cond(..., operand=x) (deprecated spelling); "
+        "Olympus raises TypeError",
+    "kwargs.reshape_newshape": "JAX 0.10.2 removed jnp.reshape's newshape keyword "
+        "(TypeError); Olympus still accepts it",
     "lax.dot_mixed_dtypes": "issue 17: lax.dot of mixed dtypes raises, JAX promotes",
     "lax.dot_shape_mismatch": "error type: JAX ValueError, Olympus TypeError",
     "lax.dynamic_slice_negative_start":

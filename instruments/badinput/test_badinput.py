@@ -25,7 +25,7 @@ SMOKE_TIMEOUT = 120.0
 #: Every public module that exists today, by the id prefix of its cases.
 MODULES = ("jit", "stages", "grad", "vjp", "jvp", "vmap", "numpy", "lax", "random", "nn",
            "scipy", "tree", "debug", "config", "device", "custom_jvp", "custom_vjp",
-           "checkpoint", "linearize", "errors")
+           "checkpoint", "linearize", "errors", "kwargs")
 
 
 def test_corpus_is_large_unique_and_covers_every_module():
