@@ -1,4 +1,5 @@
-"""The packages depend on each other in one direction only: ir <- trace <- (lower, runtime) <- olympus.
+"""The packages depend on each other in one direction only: trace, lower and runtime each on ir
+alone, olympus on all four.
 
 Checked twice: in what each pyproject.toml declares, and in what each package's source imports.
 """

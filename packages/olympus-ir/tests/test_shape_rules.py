@@ -307,6 +307,23 @@ HAPPY = [
     ("closed_call", "f32[2]* i32[]", dict(call_olympuspr=fn("f32[2] i32[]", "i32[] f32[2]")),
      ["i32[]", "f32[2]"]),
     ("debug_callback", "f32[2] i32[]", dict(callback=print, effect=P.debug_effect), []),
+    # collectives
+    *[(n, "f32[2,3]*", dict(axis_name="i"), "f32[2,3]*") for n in ("psum", "pmax", "pmin")],
+    ("all_gather", "f32[2,3]", dict(axis_name="i", axis_size=4, axis=1, tiled=False),
+     "f32[2,4,3]"),
+    ("all_gather", "i32[2,3]", dict(axis_name=("i", 0), axis_size=4, axis=0, tiled=True),
+     "i32[8,3]"),
+    ("axis_index", "", dict(axis_name="i"), "i32[]"),
+    # custom derivatives and checkpoint
+    ("custom_jvp_call", "f32[2]* i32[]",
+     dict(call_olympuspr=fn("f32[2] i32[]", "i32[] f32[2]"), jvp=print, num_consts=0),
+     ["i32[]", "f32[2]"]),
+    ("custom_vjp_call", "f32[2]", dict(call_olympuspr=fn("f32[2]", "f32[] f32[2]"), fwd=print,
+                                       bwd=print, num_consts=0), ["f32[]", "f32[2]"]),
+    ("custom_lin", "f32[] f32[2]", dict(num_res=1, bwd=print, out_avals=(A("f32[2]"),)),
+     ["f32[2]"]),
+    ("checkpoint", "f32[2] f32[]", dict(call_olympuspr=fn("f32[2] f32[]", "f32[2]"),
+                                        prevent_cse=True), ["f32[2]"]),
     # convolution: spatial (9 + 1 + 1 - 3) // 2 + 1 = 5 and 10 - (1 + 2 * (2 - 1)) + 1 = 8
     ("conv_general_dilated", "f32[2,3,9,10] f32[4,3,3,2]",
      _conv(padding=((1, 1), (0, 0)), strides=(2, 1), rhs_dilation=(1, 2)), "f32[2,4,5,8]"),
@@ -503,6 +520,29 @@ ERRORS = [
     ("closed_call", "f32[3]", dict(call_olympuspr=fn("f32[2]", "f32[2]")),
      re.escape("takes input types (f32[2],), but was called with arguments of type (f32[3],)")),
     ("debug_callback", "f32[2]", dict(callback=None, effect=P.debug_effect), "must be callable"),
+    # collectives
+    *[(n, "f32[2]", dict(axis_name=["i"]), r"axis_name must be a hashable axis name, got "
+       r"\['i'\]") for n in ("psum", "pmax", "pmin")],
+    ("all_gather", "f32[2,3]", dict(axis_name="i", axis_size=4, axis=2, tiled=True),
+     r"all_gather axis 2 is out of range for a tiled gather of an operand of shape \(2, 3\)"),
+    ("all_gather", "f32[2,3]", dict(axis_name="i", axis_size=4, axis=3),
+     r"all_gather axis 3 is out of range for an operand of shape \(2, 3\)"),
+    ("axis_index", "", dict(axis_name={}), "axis_index axis_name must be a hashable"),
+    # custom derivatives and checkpoint
+    ("custom_jvp_call", "f32[3]",
+     dict(call_olympuspr=fn("f32[2]", "f32[2]"), jvp=print, num_consts=0),
+     re.escape("custom_jvp_call call_olympuspr takes input types (f32[2],), but was called "
+               "with arguments of type (f32[3],)")),
+    ("custom_vjp_call", "f32[2] f32[2]",
+     dict(call_olympuspr=fn("f32[2]", "f32[2]"), fwd=print, bwd=print, num_consts=0),
+     re.escape("custom_vjp_call call_olympuspr takes input types (f32[2],)")),
+    ("custom_lin", "f32[2]", dict(num_res=2, bwd=print, out_avals=(A("f32[2]"),)),
+     r"num_res must be an integer in \[0, 1\] .*got 2"),
+    ("custom_lin", "f32[2]", dict(num_res=0, bwd=print, out_avals=("f32[2]",)),
+     "out_avals must be ShapedArrays"),
+    ("checkpoint", "i32[2]", dict(call_olympuspr=fn("f32[2]", "f32[2]"), prevent_cse=True),
+     re.escape("checkpoint call_olympuspr takes input types (f32[2],), but was called with "
+               "arguments of type (i32[2],)")),
     # convolution
     ("conv_general_dilated", "f32[2,3,9,10] f32[4,2,3,3]", _conv(),
      r"feature dimension size divided by feature_group_count .* but 3 // 1 != 2"),
@@ -723,3 +763,71 @@ def test_enum_and_dimension_numbers_printing():
     assert int(RandomAlgorithm.RNG_PHILOX) == 2
     assert GDN((1,), (0,), (0,)).operand_batching_dims == ()
     assert SDN((1,), (0,), (0,)).scatter_indices_batching_dims == ()
+
+
+# --- eig: complex outputs (eigenvalues, then the left and right eigenvectors when asked
+# for), batch dimensions kept, clear errors for bad operands ---------------------------------
+
+_EIG_COMPLEX = {np.float32: np.complex64, np.float64: np.complex128,
+            np.complex64: np.complex64, np.complex128: np.complex128}
+
+
+@pytest.mark.parametrize("dt", list(_EIG_COMPLEX), ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("shape", [(0, 0), (1, 1), (4, 4), (2, 3, 3), (2, 0, 5, 5)])
+def test_eig_outputs_match_numpy_shapes_and_are_complex(dt, shape):
+    x = ShapedArray(shape, np.dtype(dt))
+    w, vl, vr = abstract_eval(P.eig_p, x, compute_left_eigenvectors=True,
+                              compute_right_eigenvectors=True)
+    want = np.dtype(_EIG_COMPLEX[dt])
+    assert (w.shape, w.dtype) == (shape[:-1], want)
+    assert (vl.shape, vl.dtype) == (shape, want)
+    assert (vr.shape, vr.dtype) == (shape, want)
+    # numpy agrees on the shapes (its dtype is real when every eigenvalue is real)
+    if 0 not in shape:
+        nw, nv = np.linalg.eig(np.ones(shape, dt))
+        assert (w.shape, vr.shape) == (nw.shape, nv.shape)
+
+
+@pytest.mark.parametrize("left,right,n_out", [(True, True, 3), (True, False, 2),
+                                              (False, True, 2), (False, False, 1)])
+def test_eig_optional_eigenvectors(left, right, n_out):
+    outs = abstract_eval(P.eig_p, ShapedArray((3, 5, 5), np.dtype(np.float64)),
+                         compute_left_eigenvectors=left, compute_right_eigenvectors=right)
+    assert len(outs) == n_out
+    assert outs[0].shape == (3, 5)
+    assert all(o.shape == (3, 5, 5) and o.dtype == np.complex128 for o in outs[1:])
+
+
+def test_eig_defaults_compute_both():
+    outs = abstract_eval(P.eig_p, ShapedArray((2, 2), np.dtype(np.float32)))
+    assert [o.shape for o in outs] == [(2,), (2, 2), (2, 2)]
+
+
+@pytest.mark.parametrize("shape,match", [
+    ((2, 3), r"eig requires square matrices, got shape \(2, 3\)"),
+    ((4, 3, 2), r"eig requires square matrices, got shape \(4, 3, 2\)"),
+    ((3,), r"eig requires an operand of rank >= 2 .*got shape \(3,\)"),
+])
+def test_eig_non_square_or_vector_operand_is_a_value_error(shape, match):
+    with pytest.raises(ValueError, match=match):
+        abstract_eval(P.eig_p, ShapedArray(shape, np.dtype(np.float32)))
+
+
+@pytest.mark.parametrize("dt", [np.int32, np.float16, np.bool_])
+def test_eig_unsupported_dtype_names_it(dt):
+    with pytest.raises(TypeError, match=f"eig requires a float32, float64, complex64 or "
+                                        f"complex128 operand, got {np.dtype(dt).name}"):
+        abstract_eval(P.eig_p, ShapedArray((3, 3), np.dtype(dt)))
+
+
+def test_eig_non_bool_flag_is_rejected():
+    with pytest.raises(TypeError, match="compute_right_eigenvectors must be a bool, got 'yes'"):
+        abstract_eval(P.eig_p, ShapedArray((3, 3), np.dtype(np.float32)),
+                      compute_right_eigenvectors="yes")
+
+
+def test_eig_is_a_lapack_primitive_with_multiple_results():
+    from olympus_ir.prims.linalg_lapack import LINALG_LAPACK
+
+    assert P.eig_p in LINALG_LAPACK
+    assert P.eig_p.multiple_results and P.eig_p.name == "eig"

@@ -185,6 +185,17 @@ def run(closed: ClosedOlympuspr, *args: Any, name: str = "f", x64: bool | None =
     return lowered, execute(lowered, *args, x64=x64)
 
 
+def run_one(prim, *args: Any, **params: Any) -> tuple[str, list[np.ndarray]]:
+    """Lower, verify and execute ``prim(*args, **params)`` on numpy `args`; returns (the
+    module's text, the outputs)."""
+    b = Builder()
+    vs = [b.arg(np.shape(a), np.asarray(a).dtype) for a in args]
+    out = b.eqn(prim, *vs, **params)
+    lowered, outs = run(b.build(out if prim.multiple_results else [out]), *args,
+                        name=prim.name)
+    return lowered.as_text(), outs
+
+
 # --- numeric references and comparison ----------------------------------------------------
 
 def tolerance(dtype: Any) -> dict[str, float]:

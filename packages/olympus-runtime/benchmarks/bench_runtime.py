@@ -7,8 +7,8 @@ Not a test. ``python benchmarks/bench_runtime.py [--quick]``. Prints two tables:
   host copy (``np.array(device_get(x))``), which is what a consumer that keeps or
   mutates the data pays.
 * the per-call cost (µs) of running a cached one-op executable on arrays already on the
-  device: raw jaxlib, `Executable.execute` (with argument validation), and the eager
-  path (`EagerCache.get` + `execute_single`), plus `device_put` of a scalar.
+  device: raw jaxlib and `Executable.execute` (with argument validation), plus
+  `device_put` of a scalar.
 
 Timings are the minimum over repeats (the intrinsic cost; robust on a busy machine) and
 the median.
@@ -71,17 +71,12 @@ def dispatch_table(quick: bool) -> None:
     b = ort.device_put(np.float32(2.0))
     raw = exe.loaded.execute_sharded
     handlers = exe.out_handlers
-    cache = ort.EagerCache()
-    key = ("add", (), (ShapedArray((), np.float32),) * 2)
-    build = lambda: (binary_module("add", shape=()), [ShapedArray((), np.float32)])
-    cache.get(key, build)
     aval = ShapedArray((), np.float32)
     dev = ort.default_device()
     host = np.float32(3.0)
     cases = {
         "raw: execute_sharded + consume_with_handlers": lambda: raw([a, b]).consume_with_handlers(handlers)[0],
         "Executable.execute (validated)": lambda: exe.execute([a, b])[0],
-        "eager: EagerCache.get + execute_single": lambda: ort.execute_single(cache.get(key, build), [a, b]),
         "device_put(np.float32 scalar)": lambda: ort.device_put(host),
         "put_numpy(np.float32 scalar, aval, device)": lambda: ort.put_numpy(host, aval, dev),
         "device_get(scalar Array)": lambda: ort.device_get(a),

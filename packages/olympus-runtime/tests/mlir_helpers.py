@@ -1,10 +1,9 @@
 """Tiny StableHLO modules for the runtime tests, parsed from MLIR text.
 
-olympus-runtime may not depend on olympus_lower, so tests build their modules here. A
-context is built the way jaxlib expects (JAXLIB.md §1), one per thread (MLIR contexts
-are not thread-safe). The ``ir.ThreadPool`` handed to ``set_thread_pool`` must outlive
-the context: the context does not keep it alive, and compiling a module from a context
-whose pool was garbage-collected crashes the process (SIGSEGV).
+olympus-runtime may not depend on olympus_lower (which owns the MLIR context recipe the
+packages use), and the runtime itself builds no context, so the tests parse their modules
+in a context of their own: jaxlib's dialects registered, one per thread (MLIR contexts are
+not thread-safe), on the context's default thread pool.
 """
 
 from __future__ import annotations
@@ -12,9 +11,9 @@ from __future__ import annotations
 import threading
 
 from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext, _sdy, _stablehlo
 
 from olympus_ir import dtypes
-from olympus_runtime._multi import make_mlir_context
 
 _local = threading.local()
 
@@ -28,8 +27,15 @@ MLIR_TYPES = {
 
 
 def make_context() -> ir.Context:
-    """The runtime's own MLIR context recipe (dialects registered, thread pool kept alive)."""
-    return make_mlir_context()
+    """A context that parses StableHLO, Shardy and func text (JAXLIB.md §1)."""
+    registry = ir.DialectRegistry()
+    _jax_mlir_ext.register_dialects(registry)
+    ctx = ir.Context()
+    ctx.append_dialect_registry(registry)
+    ctx.load_all_available_dialects()
+    _stablehlo.register_dialect(ctx)
+    _sdy.register_dialect(ctx)
+    return ctx
 
 
 def context() -> ir.Context:

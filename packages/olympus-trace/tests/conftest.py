@@ -2,7 +2,7 @@
 
 These tests never need jaxlib. Where a test wants concrete results (to check NumPy
 semantics numerically), the `numpy_eval` fixture installs a small NumPy reference evaluator
-as the eager rule (`olympus_trace.set_eval_rule`) for the primitives the array layer emits,
+as the eager rule (`olympus_trace.set_eval_rule`) for the primitives the tests emit,
 and restores the previous rule (normally none) afterwards.
 """
 
@@ -16,7 +16,7 @@ import pytest
 import olympus_trace
 from olympus_trace.olympuspr_utils import eval_olympuspr
 
-# --- a NumPy reference evaluator (XLA semantics) for the primitives array_ops emits ----------
+# --- a NumPy reference evaluator (XLA semantics) for the primitives the tests emit ----------
 
 
 def _int_div(x, y):

@@ -8,6 +8,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from olympus_ir import primitives as P
 from olympus_trace import lax_ops as lax
 from olympus_trace import make_olympuspr, olympuspr_utils
 from olympus_trace.olympuspr_utils import (
@@ -30,8 +31,8 @@ def f32(*shape):
 def g(x, y):
     a = lax.sin(x)
     b = lax.cos(y)
-    c = a * 2.0
-    return c + b, a
+    c = lax.mul(a, 2.0)
+    return lax.add(c, b), a
 
 
 @pytest.fixture
@@ -78,9 +79,9 @@ def test_dce_keeps_everything_that_is_used(g_closed):
 
 def test_dce_of_dead_intermediate_values():
     def fun(x, y):
-        _ = lax.exp(x) * 3.0  # dead
+        _ = lax.mul(lax.exp(x), 3.0)  # dead
         _ = lax.log(y)  # dead
-        return x + 1.0
+        return lax.add(x, 1.0)
 
     closed = make_olympuspr(fun)(1.0, 2.0)
     assert len(closed.eqns) == 4
@@ -100,7 +101,7 @@ def test_dce_with_no_outputs_used(g_closed):
 
 def test_dce_keeps_effectful_equations(g_closed, monkeypatch):
     monkeypatch.setattr(olympuspr_utils, "effectful_primitives",
-                        {lax.P.cos_p})
+                        {P.cos_p})
     new, used = dce_olympuspr(g_closed.olympuspr, [False, True])
     assert str(new) == J("""
         { lambda ; a:f32[] b:f32[]. let
@@ -115,7 +116,7 @@ D = np.array([3.0, 4.0], np.float32)
 
 
 def test_dce_closed_drops_unused_consts():
-    closed = make_olympuspr(lambda x: (x * C, x + D))(f32(2))
+    closed = make_olympuspr(lambda x: (lax.mul(x, C), lax.add(x, D)))(f32(2))
     assert str(closed) == J("""
         { lambda a:f32[2] b:f32[2]; c:f32[2]. let
             d:f32[2] = mul c a
@@ -126,7 +127,8 @@ def test_dce_closed_drops_unused_consts():
         { lambda a:f32[2]; b:f32[2]. let
             c:f32[2] = add b a
           in (c,) }""")
-    dced = dce_closed(make_olympuspr(lambda x: (x * C + 0.0 * lax.exp(x), x + D)[1])(f32(2)))
+    dced = dce_closed(make_olympuspr(
+        lambda x: (lax.add(lax.mul(x, C), lax.mul(0.0, lax.exp(x))), lax.add(x, D))[1])(f32(2)))
     assert str(dced) == J("""
         { lambda a:f32[2]; b:f32[2]. let
             c:f32[2] = add b a
@@ -186,7 +188,7 @@ def test_partial_eval_all_known_and_all_unknown(g_closed):
 
 
 def test_partial_eval_known_input_used_directly_is_a_residual():
-    closed = make_olympuspr(lambda x, y: (x * y, lax.exp(x)))(1.0, 2.0)
+    closed = make_olympuspr(lambda x, y: (lax.mul(x, y), lax.exp(x)))(1.0, 2.0)
     known, unknown, out_unknowns, num_res = partial_eval_olympuspr(
         closed.olympuspr, [False, True])
     assert str(known) == J("""
@@ -201,7 +203,7 @@ def test_partial_eval_known_input_used_directly_is_a_residual():
 
 
 def test_partial_eval_constvars_are_known_and_become_residuals():
-    closed = make_olympuspr(lambda x, y: (x * C) + y)(f32(2), f32(2))
+    closed = make_olympuspr(lambda x, y: lax.add(lax.mul(x, C), y))(f32(2), f32(2))
     known, unknown, out_unknowns, num_res = partial_eval_olympuspr(
         closed.olympuspr, [True, False])
     # The known olympuspr keeps every constvar so it closes over the original consts;
@@ -222,9 +224,9 @@ def test_partial_eval_requires_one_flag_per_input(g_closed):
 
 def test_partial_eval_round_trip_numerically(numpy_eval):
     def fun(x, y, z):
-        a = lax.sin(x) * C
-        b = a * y + lax.exp(z)
-        return b - a, lax.cos(z)
+        a = lax.mul(lax.sin(x), C)
+        b = lax.add(lax.mul(a, y), lax.exp(z))
+        return lax.sub(b, a), lax.cos(z)
 
     x, y, z = np.float32(0.3), np.float32(1.5) * C, np.float32(0.7)
     closed = make_olympuspr(fun)(x, y, z)
@@ -246,7 +248,7 @@ def test_partial_eval_round_trip_numerically(numpy_eval):
 def test_eval_olympuspr_under_staging_inlines_equations(g_closed):
     def h(x, y):
         out, s = eval_olympuspr(g_closed.olympuspr, [], x, y)
-        return lax.exp(out) + s
+        return lax.add(lax.exp(out), s)
 
     assert str(make_olympuspr(h)(1.0, 2.0)) == J("""
         { lambda ; a:f32[] b:f32[]. let
@@ -260,8 +262,8 @@ def test_eval_olympuspr_under_staging_inlines_equations(g_closed):
 
 
 def test_inline_closed_with_consts_and_literal_args():
-    inner = make_olympuspr(lambda x: x * C)(f32(2))
-    outer = make_olympuspr(lambda y: inline_closed(inner, y + 1.0)[0])(f32(2))
+    inner = make_olympuspr(lambda x: lax.mul(x, C))(f32(2))
+    outer = make_olympuspr(lambda y: inline_closed(inner, lax.add(y, 1.0))[0])(f32(2))
     assert str(outer) == J("""
         { lambda a:f32[2]; b:f32[2]. let
             c:f32[2] = add b 1.0:f32[]
@@ -291,7 +293,7 @@ def test_eval_olympuspr_multiple_results():
     from olympus_trace import bind
 
     def sort2(x, y):
-        return bind(lax.P.sort_p, x, y, dimension=0, is_stable=True, num_keys=1)
+        return bind(P.sort_p, x, y, dimension=0, is_stable=True, num_keys=1)
 
     inner = make_olympuspr(sort2)(f32(3), f32(3))
     expected = J("""

@@ -172,10 +172,10 @@ def test_unhashable_callable_still_works():
 def test_eager_loops_with_fresh_lambdas_keep_bounded_executables(monkeypatch):
     monkeypatch.setattr(eager, "IDENTITY_KEYED_MAX", 16)
     x = jnp.arange(3.0, dtype=jnp.float32)
-    n_plain = len(eager._prim_jits)
+    n_plain = len(eager._prim_fns)
     outs = [lax.cond(i % 2 == 0, lambda a: a + 1.0, lambda a: a * 2.0, x) for i in range(40)]
     for i, out in enumerate(outs):
         want = np.arange(3.0) + 1.0 if i % 2 == 0 else np.arange(3.0) * 2.0
         np.testing.assert_array_equal(np.asarray(out), want)
-    assert len(eager._prim_jits_by_identity) <= 16
-    assert len(eager._prim_jits) - n_plain < 10  # the cond itself is identity-keyed
+    assert len(eager._prim_fns_by_identity) <= 16
+    assert len(eager._prim_fns) - n_plain < 10  # the cond itself is identity-keyed

@@ -269,9 +269,13 @@ def test_integer_array_indexing_matches_numpy():
     assert_matches(x[jnp.array([-1, -4])], a[np.array([-1, -4])])
 
 
-def test_out_of_bounds_static_index_raises():
-    with pytest.raises(IndexError, match="out of bounds"):
-        jnp.arange(3)[5]
+def test_out_of_bounds_static_index_clamps_like_jax():
+    # Reference JAX 0.10.2: jnp.arange(3)[5] == 2 and [-5] == 0 (reads clamp; the
+    # staged form is a dynamic_slice, as JAX lowers it).
+    assert int(jnp.arange(3)[5]) == 2
+    assert int(jnp.arange(3)[-5]) == 0
+    closed = olympus.make_olympuspr(lambda x: x[5])(np.arange(3, dtype=np.int32))
+    assert [e.primitive.name for e in closed.eqns][-2:] == ["dynamic_slice", "squeeze"]
 
 
 def test_boolean_mask_indexing_outside_jit():

@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 import pytest
-from _b_checks import check_grads, check_vmap, x64
+from _transform_checks import check_grads, check_vmap, x64
 
 import olympus
 import olympus.numpy as jnp

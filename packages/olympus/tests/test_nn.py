@@ -1,6 +1,8 @@
-"""Tests for `olympus.nn` (activations, softmax family, one_hot, standardize) and
-`olympus.nn.initializers`: values against NumPy references across dtypes and shapes
-(including 0-d and empty), gradients against finite differences, jit and vmap."""
+"""Tests for `olympus.nn` (activations, softmax family, one_hot, standardize, sparse_sigmoid,
+log1mexp, logmeanexp) and `olympus.nn.initializers` (orthogonal, delta_orthogonal and
+complex variance scaling included): values against NumPy/SciPy references across dtypes
+and shapes (including 0-d and empty), gradients against finite differences or closed
+forms, jit and vmap, argument errors. (dot_product_attention: test_nn_attention.py.)"""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import special as sp
 
 import olympus
 import olympus.numpy as jnp
@@ -462,3 +465,173 @@ def test_initializers_under_jit_and_vmap_and_errors():
         init.glorot_uniform()(k, (5,))
     typed = init.glorot_uniform()(R.key(4), (4, 3))
     np.testing.assert_array_equal(typed, init.glorot_uniform()(R.PRNGKey(4), (4, 3)))
+
+
+# --- the jax.nn namespace; sparse_sigmoid, log1mexp, logmeanexp; more initializers ----------
+
+# jax.nn's public functions (jax 0.10 docs) other than the cuDNN-only block-scaled matmul
+# helpers (scaled_matmul, scaled_dot_general, get_scaled_dot_general_config).
+JAX_NN_NAMES = """
+relu relu6 sigmoid softplus sparse_plus sparse_sigmoid soft_sign silu swish log_sigmoid
+leaky_relu hard_sigmoid hard_silu hard_swish hard_tanh tanh elu celu selu gelu glu squareplus
+mish identity softmax log_softmax logmeanexp logsumexp standardize one_hot
+dot_product_attention log1mexp initializers
+""".split()
+
+JAX_INIT_NAMES = """
+constant delta_orthogonal glorot_normal glorot_uniform he_normal he_uniform kaiming_normal
+kaiming_uniform lecun_normal lecun_uniform normal ones orthogonal truncated_normal uniform
+variance_scaling xavier_normal xavier_uniform zeros Initializer
+""".split()
+
+
+def test_namespace_covers_jax_nn():
+    assert [n for n in JAX_NN_NAMES if not hasattr(nn, n)] == []
+    assert [n for n in JAX_INIT_NAMES if not hasattr(init, n)] == []
+    assert set(JAX_NN_NAMES) <= set(nn.__all__)
+
+
+def _fd_grad(f, x, eps=1e-3):
+    x = np.asarray(x, np.float64)
+    return np.array([(f(xi + eps) - f(xi - eps)) / (2 * eps) for xi in x])
+
+
+# --- sparse_sigmoid, log1mexp -----------------------------------------------------------------
+
+
+def test_sparse_sigmoid_values_and_gradient():
+    x = np.array([-3.0, -1.0, -0.5, 0.0, 0.25, 1.0, 2.0], np.float32)
+    want = np.where(x <= -1, 0.0, np.where(x >= 1, 1.0, (x + 1) / 2))
+    np.testing.assert_allclose(nn.sparse_sigmoid(x), want, rtol=1e-6)
+    g = olympus.vmap(olympus.grad(nn.sparse_sigmoid))(jnp.asarray([-3.0, -0.5, 0.25, 2.0]))
+    np.testing.assert_allclose(g, [0.0, 0.5, 0.5, 0.0])
+    # sparse_sigmoid is the derivative of sparse_plus.
+    xs = jnp.asarray([-0.7, 0.1, 0.9])
+    np.testing.assert_allclose(olympus.vmap(olympus.grad(nn.sparse_plus))(xs),
+                               nn.sparse_sigmoid(xs), rtol=1e-6)
+    assert nn.sparse_sigmoid(jnp.asarray([1, 2])).dtype == np.float32
+
+
+def test_log1mexp_values_and_gradient():
+    x = np.array([1e-6, 1e-3, 0.3, math.log(2), 0.9, 5.0, 20.0], np.float64)
+    want = np.log(-np.expm1(-x))
+    got = np.asarray(nn.log1mexp(x.astype(np.float32)), np.float64)
+    np.testing.assert_allclose(got, want, rtol=2e-6)
+    # d/dx log(1 - exp(-x)) = 1 / expm1(x); finite everywhere on x > 0.
+    g = np.asarray(olympus.vmap(olympus.grad(nn.log1mexp))(jnp.asarray(x, np.float32)))
+    np.testing.assert_allclose(g, 1 / np.expm1(x), rtol=1e-4)
+    assert np.isnan(np.asarray(nn.log1mexp(jnp.asarray([-1.0])))).all()
+    assert np.asarray(nn.log1mexp(jnp.asarray([0.0])))[0] == -np.inf
+
+
+# --- logmeanexp -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("axis,keepdims", [(None, False), (1, False), ((0, 2), True),
+                                           (-1, True)])
+def test_logmeanexp(axis, keepdims):
+    x = np.random.default_rng(0).normal(size=(2, 3, 4)).astype(np.float32) * 5
+    ax = axis
+    count = x.size if ax is None else (
+        x.shape[ax] if isinstance(ax, int) else math.prod(x.shape[a] for a in ax))
+    want = sp.logsumexp(x.astype(np.float64), axis=ax, keepdims=keepdims) - math.log(count)
+    got = nn.logmeanexp(x, axis=axis, keepdims=keepdims)
+    assert got.shape == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_logmeanexp_where_and_gradient():
+    x = np.array([[1000.0, 1001.0, -3.0], [0.5, -0.5, 2.0]], np.float32)
+    w = np.array([[True, True, False], [True, False, True]])
+    got = np.asarray(nn.logmeanexp(x, axis=1, where=w))
+    want = [1000 + np.log((1 + np.e) / 2), np.log((np.exp(0.5) + np.exp(2.0)) / 2)]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    # The gradient is the softmax over the selected elements.
+    g = np.asarray(olympus.grad(lambda v: nn.logmeanexp(v, where=jnp.asarray(w[1])))(
+        jnp.asarray(x[1])))
+    e = np.where(w[1], np.exp(x[1].astype(np.float64)), 0)
+    np.testing.assert_allclose(g, e / e.sum(), rtol=1e-5)
+
+
+# --- initializers -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape,column_axis", [((4, 4), -1), ((6, 3), -1), ((2, 7), -1),
+                                               ((3, 4, 5), -1), ((3, 4, 5), 0),
+                                               ((2, 3, 2, 8), 1)])
+def test_orthogonal_initializer(shape, column_axis):
+    w = init.orthogonal(scale=2.0, column_axis=column_axis)(R.PRNGKey(0), shape)
+    assert w.shape == shape and w.dtype == np.float32
+    w = np.asarray(w, np.float64)
+    n_cols = shape[column_axis]
+    m = np.moveaxis(w, column_axis, -1).reshape(-1, n_cols) / 2.0
+    if m.shape[0] >= n_cols:
+        np.testing.assert_allclose(m.T @ m, np.eye(n_cols), atol=1e-5)  # Q^T Q = I
+    else:
+        np.testing.assert_allclose(m @ m.T, np.eye(m.shape[0]), atol=1e-5)
+
+
+def test_orthogonal_initializer_dtype_jit_vmap_and_spread():
+    k = R.PRNGKey(1)
+    f = init.orthogonal(dtype=jnp.float16)
+    assert f(k, (3, 3)).dtype == np.float16
+    w = init.orthogonal()(k, (4, 4))
+    np.testing.assert_allclose(olympus.jit(lambda kk: init.orthogonal()(kk, (4, 4)))(k), w,
+                               rtol=1e-6, atol=1e-6)
+    ws = np.asarray(olympus.jit(olympus.vmap(lambda kk: init.orthogonal()(kk, (4, 4))))(
+        R.split(k, 200)))
+    np.testing.assert_allclose(ws[0], init.orthogonal()(R.split(k, 200)[0], (4, 4)),
+                               rtol=1e-5, atol=1e-6)
+    # Haar: every entry has mean 0 and variance 1/n over many draws.
+    assert abs(ws.mean()) < 5 * 0.5 / math.sqrt(ws.size)
+    np.testing.assert_allclose(ws.var(), 1 / 4, rtol=0.1)
+
+
+@pytest.mark.parametrize("shape", [(3, 4, 4), (3, 5, 2, 6), (1, 3, 4, 3, 3)])
+def test_delta_orthogonal(shape):
+    w = np.asarray(init.delta_orthogonal(scale=1.5)(R.PRNGKey(2), shape), np.float64)
+    assert w.shape == shape
+    centre = tuple((k - 1) // 2 for k in shape[:-2])
+    mat = w[centre] / 1.5
+    np.testing.assert_allclose(mat @ mat.T, np.eye(shape[-2]), atol=1e-5)
+    rest = w.copy()
+    rest[centre] = 0
+    assert not rest.any()
+
+
+@pytest.mark.parametrize("call,exc,match", [
+    (lambda: init.orthogonal()(R.PRNGKey(0), (5,)), ValueError, "rank >= 2"),
+    (lambda: init.orthogonal(column_axis=2)(R.PRNGKey(0), (5, 3)), ValueError,
+     "out of range"),
+    (lambda: init.orthogonal(column_axis=1.0)(R.PRNGKey(0), (5, 3)), TypeError,
+     "must be an integer"),
+    (lambda: init.delta_orthogonal()(R.PRNGKey(0), (4, 4)), ValueError, "3D, 4D or 5D"),
+    (lambda: init.delta_orthogonal()(R.PRNGKey(0), (3, 5, 4)), ValueError,
+     "fan_in <= fan_out"),
+    (lambda: init.variance_scaling(1.0, "fan_in", "normal")(R.PRNGKey(0), (2, 2), jnp.int32),
+     TypeError, "float or complex"),
+])
+def test_initializer_errors(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+@pytest.mark.parametrize("distribution", ["normal", "uniform", "truncated_normal"])
+def test_complex_variance_scaling(distribution):
+    shape = (300, 200)
+    z = np.asarray(init.variance_scaling(2.0, "fan_in", distribution)(R.PRNGKey(3), shape,
+                                                                      jnp.complex64))
+    assert z.dtype == np.complex64 and z.shape == shape
+    var = 2.0 / 300
+    np.testing.assert_allclose((np.abs(z.astype(np.complex128)) ** 2).mean(), var,
+                               rtol=0.03)
+    assert abs(z.mean()) < 5 * math.sqrt(var / z.size)
+    # Circular symmetry: real and imaginary parts have equal variance, no correlation.
+    np.testing.assert_allclose(z.real.var(), z.imag.var(), rtol=0.05)
+    assert abs(np.corrcoef(z.real.ravel(), z.imag.ravel())[0, 1]) < 0.02
+    r = np.abs(z)
+    if distribution == "uniform":
+        assert r.max() <= math.sqrt(2 * var) * (1 + 1e-6)
+    if distribution == "truncated_normal":
+        mean_sq = (1 - 5 * math.exp(-4.0)) / -math.expm1(-4.0)
+        assert r.max() <= 2 * math.sqrt(var / mean_sq) * (1 + 1e-6)

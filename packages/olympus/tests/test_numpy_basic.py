@@ -87,9 +87,11 @@ def test_weak_types_in_mixed_expressions():
     assert (jnp.ones(1, jnp.uint8) + np.int64(1)).dtype == np.int32
 
 
-def test_python_int_out_of_range_for_the_array_dtype_raises():
-    with pytest.raises(OverflowError):
-        jnp.ones(2, jnp.uint8) + 300
+def test_python_int_out_of_range_for_the_array_dtype_wraps_like_jax():
+    # Reference JAX 0.10.2 converts the weakly typed int to the array's dtype with XLA's
+    # wrapping conversion: uint8 1 + 300 == 45, int8 1 * 1000 == -24.
+    same(jnp.ones(2, jnp.uint8) + 300, np.array([45, 45], np.uint8), np.uint8)
+    same(jnp.ones(2, jnp.int8) * 1000, np.array([-24, -24], np.int8), np.int8)
 
 
 def test_uint8_minus_python_int_wraps():

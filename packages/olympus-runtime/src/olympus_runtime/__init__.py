@@ -21,9 +21,15 @@ from .backend import (
     make_plugin_client,
     process_index,
 )
-from .compiler import Executable, XlaRuntimeError, clear_cache, compile, compile_count
+from .compiler import (
+    Executable,
+    XlaRuntimeError,
+    check_argument_types,
+    clear_cache,
+    compile,
+    compile_count,
+)
 from .config import set_num_cpu_devices, set_x64, x64_enabled
-from .eager import EagerCache, execute_single
 from .sharding import GSPMDSharding, SingleDeviceSharding, sharding_for
 from .transfer import block_until_ready, device_get, device_put, put_numpy
 
@@ -37,5 +43,5 @@ __all__ = [
     "SingleDeviceSharding", "GSPMDSharding", "sharding_for",
     "device_put", "device_get", "put_numpy", "block_until_ready",
     "compile", "Executable", "compile_count", "clear_cache", "XlaRuntimeError",
-    "EagerCache", "execute_single",
+    "check_argument_types",
 ]

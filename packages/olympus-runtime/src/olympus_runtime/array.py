@@ -30,8 +30,7 @@ from jaxlib import _jax
 
 from olympus_ir import ShapedArray, dtypes
 
-from ._host import _capsule_pointer, _DLManagedTensor, to_numpy
-from ._multi import value_of
+from .readback import _capsule_pointer, _DLManagedTensor, to_numpy, value_of
 from .transfer import put_numpy
 
 __all__ = ["Array", "register_array_methods", "PATCH_MARKER"]

@@ -42,7 +42,7 @@ class _LazyMlirIr:
 ir: Any = _LazyMlirIr()
 
 __all__ = ["compile", "Executable", "compile_count", "clear_cache", "XlaRuntimeError",
-           "fingerprint"]
+           "fingerprint", "check_argument_types"]
 
 #: The exception jaxlib raises for runtime and compile errors (``JaxRuntimeError``).
 XlaRuntimeError = _jax.JaxRuntimeError
@@ -261,7 +261,7 @@ def _normalize_options(options: Mapping[str, Any] | None) -> tuple[tuple[str, An
 
 
 def compile(
-    module: ir.Module,
+    module: ir.Module | str,
     *,
     devices: Sequence[Any] | None = None,
     num_partitions: int = 1,
@@ -284,29 +284,18 @@ def compile(
     `host_callbacks` are passed to ``compile_and_load`` (index k is the module's
     ``mhlo.backend_config = {index = k}``). Cached: compiling the same module again
     returns the same `Executable`.
+
+    `module` may also be MLIR text, compiled as it is (no MLIR context is built): then
+    `in_avals` and `out_avals` are required, nothing is donated, no host callbacks are
+    passed, and every result must carry its sharding (XLA chooses none).
     """
+    if isinstance(module, str):
+        return _compile_text(module, devices, num_partitions, in_avals, out_avals, options,
+                             committed)
     if not isinstance(module, ir.Module):
-        raise TypeError(f"compile: expected a jaxlib.mlir.ir.Module, got {type(module).__name__}")
-    if isinstance(num_partitions, bool) or not isinstance(num_partitions, int) or (
-        num_partitions < 1
-    ):
-        raise ValueError(f"compile: num_partitions must be a positive int, got {num_partitions!r}")
-    if devices is None:
-        client_devices = backend.devices()
-        if num_partitions > len(client_devices):
-            raise ValueError(
-                f"compile: num_partitions={num_partitions} but there are only "
-                f"{len(client_devices)} devices (set olympus_num_cpu_devices)"
-            )
-        devices = client_devices[:num_partitions]
-    devices = tuple(devices)
-    if len(devices) != num_partitions:
-        raise ValueError(
-            f"compile: {len(devices)} devices given for num_partitions={num_partitions}; "
-            "pass one device per partition"
-        )
-    if len(set(devices)) != len(devices):
-        raise ValueError(f"compile: devices must be distinct, got {list(devices)}")
+        raise TypeError(
+            f"compile: expected a jaxlib.mlir.ir.Module or MLIR text, got {type(module).__name__}")
+    devices = _check_devices(devices, num_partitions)
 
     main = _main_function(module)
     in_specs, out_specs = _signature(main)
@@ -360,6 +349,62 @@ def compile(
         lambda: Executable(_loaded_cache.get_or_create(key, build_loaded), in_avals,
                            out_avals, devices, key[0], donated, num_partitions,
                            bool(committed), name),
+    )
+
+
+def _check_devices(devices: Sequence[Any] | None, num_partitions: Any) -> tuple:
+    """The devices a program runs on: one per partition, distinct (default: the first)."""
+    if isinstance(num_partitions, bool) or not isinstance(num_partitions, int) or (
+        num_partitions < 1
+    ):
+        raise ValueError(f"compile: num_partitions must be a positive int, got {num_partitions!r}")
+    if devices is None:
+        client_devices = backend.devices()
+        if num_partitions > len(client_devices):
+            raise ValueError(
+                f"compile: num_partitions={num_partitions} but there are only "
+                f"{len(client_devices)} devices (set olympus_num_cpu_devices)"
+            )
+        devices = client_devices[:num_partitions]
+    devices = tuple(devices)
+    if len(devices) != num_partitions:
+        raise ValueError(
+            f"compile: {len(devices)} devices given for num_partitions={num_partitions}; "
+            "pass one device per partition"
+        )
+    if len(set(devices)) != len(devices):
+        raise ValueError(f"compile: devices must be distinct, got {list(devices)}")
+    return devices
+
+
+def _compile_text(text: str, devices, num_partitions, in_avals, out_avals, options,
+                  committed) -> Executable:
+    """`compile` of MLIR text: through jaxlib's text overload, cached by its sha256."""
+    if in_avals is None or out_avals is None:
+        raise ValueError("compile: in_avals and out_avals are required for MLIR text")
+    devices = _check_devices(devices, num_partitions)
+    in_avals = [_to_aval(a) for a in in_avals]
+    out_avals = [_to_aval(a) for a in out_avals]
+    opts = _normalize_options(options)
+    device_ids = tuple(d.id for d in devices)
+    key = (hashlib.sha256(text.encode()).hexdigest(), device_ids, num_partitions, (), opts, ())
+
+    def build_loaded() -> _Loaded:
+        global _compile_count
+        loaded = backend.get_client().compile_and_load(
+            text, _jax.DeviceList(devices),
+            _compile_options(device_ids, num_partitions, opts, "sdy.mesh" in text,
+                             [False] * len(out_avals)))
+        with _count_lock:
+            _compile_count += 1
+        return _Loaded(loaded, ())
+
+    exe_key = (key, tuple(in_avals), tuple(out_avals), bool(committed))
+    return _executables.get_or_create(
+        exe_key,
+        lambda: Executable(_loaded_cache.get_or_create(key, build_loaded), in_avals,
+                           out_avals, devices, key[0], (), num_partitions, bool(committed),
+                           "main"),
     )
 
 
@@ -420,44 +465,27 @@ class Executable:
 
     def execute(self, args: Sequence[Any]) -> list[Any]:
         """Run on `args` (device Arrays matching `in_avals`); return the output Arrays."""
+        check_argument_types([f"args[{i}]" for i in range(len(args))], self.in_avals, args)
+        return self.run(args)
+
+    __call__ = execute
+
+    def run(self, args: Sequence[Any]) -> list[Any]:
+        """`execute` for a caller that has checked the argument types itself (the jit layer,
+        with its argument names): what would crash or silently misbehave inside jaxlib
+        (an array on other devices or with another sharding, a deleted one, a donated one
+        passed twice) is still refused here, before C++."""
         specs = self._in_specs
-        if len(args) != len(specs):
-            raise TypeError(
-                f"Executable {self.name} takes {len(specs)} arguments, got {len(args)}"
-            )
         for i, (a, spec) in enumerate(zip(args, specs, strict=True)):
-            if type(a) is not ArrayImpl:
-                self._bad_arg(i, a)
-            aval = a.aval
-            if aval.shape != spec[0] or aval.dtype != spec[1] or a._sharding is not spec[2]:
-                self._bad_arg(i, a)
-            if a.is_deleted():
+            if a._sharding is not spec[2] or a.is_deleted():
                 self._bad_arg(i, a)
         if self._donated_set:
             self._check_donation(args)
         return self._execute_sharded(args).consume_with_handlers(self.out_handlers)
 
-    __call__ = execute
-
     def _bad_arg(self, i: int, a: Any) -> None:
-        expected = self.in_avals[i]
         where = f"Executable {self.name}: argument {i}"
-        if type(a) is not ArrayImpl:
-            raise TypeError(
-                f"{where} must be an olympus Array of type {expected.str_short()}, got "
-                f"{type(a).__name__}"
-            )
         aval = a.aval
-        if aval.dtype != expected.dtype:
-            raise TypeError(
-                f"{where} has type {aval.str_short()}, but the executable was compiled for "
-                f"{expected.str_short()}"
-            )
-        if tuple(aval.shape) != tuple(expected.shape):
-            raise ValueError(
-                f"{where} has type {aval.str_short()}, but the executable was compiled for "
-                f"{expected.str_short()}"
-            )
         if a.is_deleted():
             raise RuntimeError(
                 f"{where} ({aval.str_short()}) has been deleted: it was deleted with "
@@ -511,6 +539,30 @@ class Executable:
         ins = ", ".join(a.str_short() for a in self.in_avals)
         outs = ", ".join(a.str_short() for a in self.out_avals)
         return f"Executable({self.name}: ({ins}) -> ({outs}) on {_devices_str(self.devices)})"
+
+
+def check_argument_types(names: Sequence[str], expected: Sequence[Any],
+                         args: Sequence[Any]) -> None:
+    """TypeError unless `args` are device Arrays of the `expected` shapes and dtypes (weak
+    types may differ), naming every mismatched argument (by `names`)."""
+    if len(args) != len(expected):
+        raise TypeError(
+            f"Compiled function expected {len(expected)} arguments, got {len(args)}.")
+    bad = []
+    for i, (a, e) in enumerate(zip(args, expected)):
+        if type(a) is not ArrayImpl:
+            raise TypeError(
+                f"Argument '{names[i]}' of type {type(a).__name__} is not an olympus Array "
+                f"(the computation was compiled for {e.str_short(short_dtypes=False)})")
+        aval = a.aval
+        if aval.shape != e.shape or aval.dtype != e.dtype:
+            bad.append((names[i], e, aval))
+    if bad:
+        lines = [f"Argument '{n}' compiled with {e.str_short(short_dtypes=False)} and called "
+                 f"with {g.str_short(short_dtypes=False)}" for n, e, g in bad]
+        raise TypeError(
+            "Argument types differ from the types for which this computation was compiled. "
+            "The mismatches are:\n" + "\n".join(lines))
 
 
 def _devices_str(devices: Sequence[Any]) -> str:

@@ -18,7 +18,7 @@ from jaxlib import _jax
 from olympus_ir import ShapedArray, dtypes
 
 from . import backend
-from ._multi import value_of
+from .readback import value_of
 from .sharding import GSPMDSharding, SingleDeviceSharding, sharding_for
 
 __all__ = ["device_put", "device_get", "put_numpy", "block_until_ready", "aval_for"]

@@ -182,7 +182,7 @@ def bind(prim: Primitive, *args: Any, **params: Any):
 
 
 class Tracer:
-    """A value being traced. Behaves like an array (methods come from `array_methods`)."""
+    """A value being traced. Behaves like an array (methods are installed by ``olympus.numpy``)."""
 
     __slots__ = ("_trace", "__weakref__")
     __array_priority__ = 1000

@@ -111,6 +111,14 @@ def dce_closed(closed: ClosedOlympuspr, prune_invars: bool = False) -> ClosedOly
     return ClosedOlympuspr(new, consts)
 
 
+def hoist_consts(closed: ClosedOlympuspr) -> tuple[ClosedOlympuspr, list]:
+    """The same function with its constants as leading inputs (and no constants)."""
+    j = closed.olympuspr
+    conv = Olympuspr([], list(j.constvars) + list(j.invars), j.outvars, j.eqns, j.effects,
+                     j.debug_info)
+    return ClosedOlympuspr(conv, []), list(closed.consts)
+
+
 def partial_eval_olympuspr(
     olympuspr: Olympuspr, unknowns: Sequence[bool]
 ) -> tuple[Olympuspr, Olympuspr, list[bool], int]:
@@ -169,3 +177,22 @@ def partial_eval_olympuspr(
     unknown_out = [v for v, u in zip(olympuspr.outvars, out_unknowns) if u]
     unknown = Olympuspr([], residuals + unknown_in, unknown_out, unknown_eqns)
     return known, unknown, out_unknowns, len(residuals)
+
+
+def join_consts(closed_list):
+    """Rewrite closed olympusprs (e.g. cond branches) to take every one's constants (then
+    their own inputs) as inputs, so they share one signature. Returns (new, consts)."""
+    all_consts, all_avals = [], []
+    for c in closed_list:
+        all_consts += list(c.consts)
+        all_avals += [v.aval for v in c.olympuspr.constvars]
+    out, off = [], 0
+    for c in closed_list:
+        j = c.olympuspr
+        n = len(j.constvars)
+        const_in = [Var(a) for a in all_avals]
+        const_in[off:off + n] = j.constvars
+        off += n
+        out.append(ClosedOlympuspr(Olympuspr([], const_in + list(j.invars), j.outvars, j.eqns,
+                                             j.effects, j.debug_info), []))
+    return out, all_consts

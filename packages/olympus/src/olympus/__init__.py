@@ -4,6 +4,7 @@ jit and the ahead-of-time stages, eager op-by-op execution, olympus.numpy and ol
 built on the olympus-ir / -trace / -lower / -runtime layers.
 """
 
+import operator as _operator
 import os as _os
 
 from olympus_ir.avals import ShapeDtypeStruct
@@ -17,6 +18,7 @@ from olympus_runtime import (
     devices,
     local_devices,
 )
+from olympus_trace import core as _trace_core
 from olympus_trace.core import check_tracer_leaks
 from olympus_trace.make_olympuspr import make_olympuspr
 from olympus_trace.staging import register_internal_dir as _register_internal_dir
@@ -36,7 +38,6 @@ from ._src.api import (
     vjp,
     vmap,
 )
-from ._src.array_methods import install as _install_array_methods
 from ._src.config import config, enable_x64
 from ._src.jit import jit
 
@@ -45,8 +46,10 @@ from ._src.jit import jit
 # skipped, as olympus_trace's own are.
 _register_internal_dir(_os.path.join(_os.path.dirname(__file__), ""))
 
+# The tracing layer reads an Array's abstract value from its C++ `aval`; primitives bound
+# outside any trace run by the eager rule.
+_trace_core.aval_handlers[Array] = _operator.attrgetter("aval")
 _eager.install()
-_install_array_methods()
 config._apply_initial()
 
 from . import lax, numpy  # noqa: E402

@@ -20,9 +20,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from olympus_ir.prims.callbacks import debug_callback_p, debug_effect, ordered_debug_effect
-from olympus_trace import tree_util
-from olympus_trace.core import bind, is_array_like
+from olympus_ir.prims.callbacks import debug_effect, ordered_debug_effect
+from olympus_trace import lax_ops, tree_util
+from olympus_trace.core import is_array_like
 
 __all__ = ["callback", "print"]
 
@@ -45,7 +45,7 @@ def callback(callback: Callable[..., Any], *args: Any, ordered: bool = False,
         callback(*a, **kw)
 
     effect = ordered_debug_effect if ordered else debug_effect
-    bind(debug_callback_p, *dyn, callback=_flat_callback, effect=effect)
+    lax_ops.debug_callback(*dyn, callback=_flat_callback, effect=effect)
 
 
 def print(fmt: str, *args: Any, ordered: bool = False, **kwargs: Any) -> None:  # noqa: A001

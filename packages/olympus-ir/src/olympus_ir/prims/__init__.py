@@ -2,9 +2,11 @@
 `olympus_ir.primitives`); each submodule holds one family."""
 
 from .callbacks import *  # noqa: F401,F403
+from .collectives import *  # noqa: F401,F403
 from .control_flow import *  # noqa: F401,F403
 from .convolution import *  # noqa: F401,F403
 from .cumulative import *  # noqa: F401,F403
+from .custom_derivatives import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403

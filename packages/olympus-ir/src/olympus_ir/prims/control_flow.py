@@ -128,10 +128,16 @@ def scan_shape_rule(*operands, olympuspr, length, reverse, num_consts, num_carry
 closed_call_p = new_primitive("closed_call", multiple_results=True)
 
 
-@def_shape_rule(closed_call_p)
-def closed_call_shape_rule(*args, call_olympuspr):
+def check_call_args(name, call_olympuspr, args) -> None:
+    """A call-like primitive's operands must have its body's input types (the check of
+    closed_call, and of the custom-derivative calls and checkpoint)."""
     if not _same_types(call_olympuspr.in_avals, args):
-        raise TypeError(f"closed_call call_olympuspr takes input types "
+        raise TypeError(f"{name} call_olympuspr takes input types "
                         f"{_types(call_olympuspr.in_avals)}, but was called with arguments "
                         f"of type {_types(args)}.")
+
+
+@def_shape_rule(closed_call_p)
+def closed_call_shape_rule(*args, call_olympuspr):
+    check_call_args("closed_call", call_olympuspr, args)
     return list(call_olympuspr.out_avals)

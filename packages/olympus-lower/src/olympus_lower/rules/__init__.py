@@ -6,12 +6,12 @@
 
 import olympus_ir.primitives  # noqa: F401  (defines every primitive before rules bind)
 
-from . import (  # noqa: E402,F401  (importing registers the rules)  # noqa: E402,F401
+from . import (  # noqa: E402,F401  (importing registers the rules)
     callbacks,  # noqa: E402,F401  (debug_callback; host callbacks)
     control_flow,
-    conversions,
     convolution,
     cumulative,
+    custom_derivatives,
     elementwise,
     indexing,
     linalg,
@@ -22,15 +22,6 @@ from . import (  # noqa: E402,F401  (importing registers the rules)  # noqa: E40
     sorting,
     windowed,
 )
-from ._registry import (
-    get_lowering_rule,
-    lowering_rules,
-    pending_rules,
-    register_lowering,
-    resolve_pending,
-)
+from ._registry import get_lowering_rule, lowering_rules, register_lowering  # noqa: E402
 
-resolve_pending()
-
-__all__ = ["lowering_rules", "register_lowering", "get_lowering_rule", "resolve_pending",
-           "pending_rules"]
+__all__ = ["lowering_rules", "register_lowering", "get_lowering_rule"]

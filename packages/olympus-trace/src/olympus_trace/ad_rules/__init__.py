@@ -1,9 +1,7 @@
-"""JVP and transpose rules, one module per primitive family (the same families as
-`olympus_ir.prims`). Importing this package fills `ad.jvp_rules` and `ad.transpose_rules`.
-
-callbacks: debug_callback; collectives: axis_index and all_gather's transpose (the other
-collective rules live with the collectives); convolution, linalg_lapack (LAPACK, fft,
-top_k), windowed (reduce_window); loops: scan and while."""
+"""JVP and transpose rules, one module per primitive family (the families of
+`olympus_ir.prims`, file for file). Importing this package fills `ad.jvp_rules` and
+`ad.transpose_rules` (and, for control flow and checkpoint, the partial-evaluation and DCE
+rules)."""
 
 from . import (  # noqa: F401
     callbacks,
@@ -11,12 +9,12 @@ from . import (  # noqa: F401
     control_flow,
     convolution,
     cumulative,
+    custom_derivatives,
     elementwise,
     indexing,
     linalg,
     linalg_lapack,
-    loops,
-    misc,
+    random,
     reductions,
     shape_ops,
     sorting,

@@ -2,14 +2,35 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from olympus_ir import primitives as P
 from olympus_ir.prims.indexing import GatherDimensionNumbers, GatherScatterMode
 
 from .. import lax_ops as lax
-from ..ad import Zero, instantiate, is_undefined_primal  # noqa: F401
+from ..ad import Zero, instantiate, is_undefined_primal, tangent_aval  # noqa: F401
 from ..core import bind, get_aval
+
+
+def zero_jvp(prim):
+    """The JVP rule of a primitive with no derivative (integer or boolean results, or
+    piecewise constant): the primal result with symbolic zero tangents.
+
+    Like `collections.namedtuple`, the rule takes the caller's module as its `__module__`:
+    it belongs to the family file that registers it (scripts/primitive_table.py reads it).
+    """
+
+    def rule(primals, tangents, **params):
+        y = bind(prim, *primals, **params)
+        outs = y if prim.multiple_results else [y]
+        zs = [Zero(tangent_aval(get_aval(o))) for o in outs]
+        return y, (zs if prim.multiple_results else zs[0])
+
+    rule.__name__ = rule.__qualname__ = f"_{prim.name}_zero_jvp"
+    rule.__module__ = sys._getframe(1).f_globals.get("__name__", __name__)
+    return rule
 
 
 def aval_of(x):

@@ -1,17 +1,46 @@
-"""Autodiff rules the collectives (olympus_trace.collectives, which registers the JVPs of
-psum/pmax/pmin/all_gather and psum's transpose) still lack: axis_index's zero JVP and the
-transpose of all_gather (each member's cotangent is its block of the psum of the gathered
-cotangents). Registered only where no rule exists yet."""
+"""JVP and transpose rules of the collectives. psum and all_gather are linear (psum
+transposes to psum, JAX's rule; all_gather to each member's block of the psum of the
+gathered cotangents); pmax/pmin pass the tangent of the member(s) holding the extremum
+(averaged over ties), like reduce_max; axis_index has an integer result."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from olympus_ir.prims.collectives import all_gather_p, axis_index_p, pmax_p, pmin_p, psum_p
+
 from .. import lax_ops as lax
 from ..ad import Zero, jvp_rules, transpose_rules
-from ..collectives import all_gather_p, axis_index_p, psum_p
 from ..core import bind, get_aval
-from .elementwise import _zero_jvp
+from ._util import zero_jvp
+
+
+def _psum_jvp(primals, tangents, *, axis_name):
+    (x,), (t,) = primals, tangents
+    return bind(psum_p, x, axis_name=axis_name), bind(psum_p, t, axis_name=axis_name)
+
+
+def _psum_transpose(ct, x, *, axis_name):
+    if isinstance(ct, Zero):
+        return [ct]
+    return [bind(psum_p, ct, axis_name=axis_name)]
+
+
+def _chooser_jvp(prim):
+    def rule(primals, tangents, *, axis_name):
+        (x,), (t,) = primals, tangents
+        out = bind(prim, x, axis_name=axis_name)
+        w = lax.convert_element_type(lax.eq(x, out), get_aval(t).dtype)
+        num = bind(psum_p, lax.mul(t, w), axis_name=axis_name)
+        return out, lax.div(num, bind(psum_p, w, axis_name=axis_name))
+
+    rule.__name__ = f"_{prim.name}_jvp"
+    return rule
+
+
+def _all_gather_jvp(primals, tangents, **params):
+    (x,), (t,) = primals, tangents
+    return bind(all_gather_p, x, **params), bind(all_gather_p, t, **params)
 
 
 def _all_gather_transpose(ct, x, *, axis_name, axis_size, axis=0, tiled=False):
@@ -30,7 +59,10 @@ def _all_gather_transpose(ct, x, *, axis_name, axis_size, axis=0, tiled=False):
     return [lax.reshape(part, x.aval.shape)]
 
 
-if axis_index_p not in jvp_rules:
-    _zero_jvp(axis_index_p)
-if all_gather_p not in transpose_rules:
-    transpose_rules[all_gather_p] = _all_gather_transpose
+jvp_rules[psum_p] = _psum_jvp
+transpose_rules[psum_p] = _psum_transpose
+jvp_rules[pmax_p] = _chooser_jvp(pmax_p)
+jvp_rules[pmin_p] = _chooser_jvp(pmin_p)
+jvp_rules[all_gather_p] = _all_gather_jvp
+transpose_rules[all_gather_p] = _all_gather_transpose
+jvp_rules[axis_index_p] = zero_jvp(axis_index_p)  # no operands, an integer result

@@ -1,20 +1,26 @@
-"""Autodiff of `cond` and `closed_call` (the loops are in loops.py).
+"""Autodiff of control flow: `closed_call`, `cond`, `scan` and `while`.
 
 JVP: the primitive applied to JVP'd bodies (which take the primals and the nonzero tangents,
 and return the primal outputs and the nonzero output tangents). Partial evaluation (for
 linearize) splits the JVP'd primitive into a known one, computing the primal outputs and
 residuals, and an unknown one, linear in the tangents. Transpose: the primitive applied to
 the transposed (linear) bodies.
+
+A `scan`'s partial evaluation runs the primal loop forward, saving per-iteration residuals,
+and its transpose is a reverse scan. `while` has no transpose: reverse mode needs a static
+trip count.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import ClosedOlympuspr, Eqn, Literal, Olympuspr, Var
 
+from .. import lax_ops as lax
 from ..ad import (
     Zero,
     backward_pass,
@@ -28,35 +34,14 @@ from ..ad import (
     transpose_rules,
 )
 from ..core import bind, get_aval
-from ..olympuspr_utils import eval_olympuspr, partial_eval_olympuspr, partial_eval_rules
+from ..olympuspr_utils import (
+    eval_olympuspr,
+    hoist_consts,
+    join_consts,
+    partial_eval_olympuspr,
+    partial_eval_rules,
+)
 from ..staging import trace_to_olympuspr
-
-
-def hoist_consts(closed: ClosedOlympuspr) -> tuple[ClosedOlympuspr, list]:
-    """The same function with its constants as leading inputs (and no constants)."""
-    j = closed.olympuspr
-    conv = Olympuspr([], list(j.constvars) + list(j.invars), j.outvars, j.eqns, j.effects,
-                     j.debug_info)
-    return ClosedOlympuspr(conv, []), list(closed.consts)
-
-
-def join_consts(closed_list):
-    """Rewrite closed olympusprs (e.g. cond branches) to take every one's constants (then
-    their own inputs) as inputs, so they share one signature. Returns (new, consts)."""
-    all_consts, all_avals = [], []
-    for c in closed_list:
-        all_consts += list(c.consts)
-        all_avals += [v.aval for v in c.olympuspr.constvars]
-    out, off = [], 0
-    for c in closed_list:
-        j = c.olympuspr
-        n = len(j.constvars)
-        const_in = [Var(a) for a in all_avals]
-        const_in[off:off + n] = j.constvars
-        off += n
-        out.append(ClosedOlympuspr(Olympuspr([], const_in + list(j.invars), j.outvars, j.eqns,
-                                             j.effects, j.debug_info), []))
-    return out, all_consts
 
 
 def _jvp_body(closed: ClosedOlympuspr, in_nz, instantiate_out=None):
@@ -331,3 +316,341 @@ jvp_rules[P.cond_p] = _cond_jvp
 dce_rules[P.cond_p] = _cond_dce
 transpose_rules[P.cond_p] = _cond_transpose
 partial_eval_rules[P.cond_p] = _cond_partial_eval
+
+
+# --- loops: scan and while -------------------------------------------------------------------
+
+_REVERSE_WHILE_MSG = (
+    "Reverse-mode differentiation does not work for lax.while_loop or lax.fori_loop with "
+    "dynamic start/stop values. Try using lax.scan, or using fori_loop with static start/stop."
+)
+
+
+def _differentiable(aval) -> bool:
+    return dtypes.is_inexact(aval.dtype)
+
+
+def _nonzero_tangents(body: ClosedOlympuspr, in_nz):
+    """Which outputs of `body` have a nonzero tangent, given which inputs do."""
+    avals = body.in_avals
+    result = []
+
+    def probe(*ps):
+        ts = [Zero(tangent_aval(a)) if not nz else lax.broadcast_in_dim(
+            _zero_scalar(a), a.shape, ()) for a, nz in zip(avals, in_nz)]
+        _, outs_t = jvp_flat(lambda *a: eval_olympuspr(body.olympuspr, body.consts, *a),
+                             ps, ts, instantiate_zeros=False)
+        result[:] = [not isinstance(t, Zero) for t in outs_t]
+        return []
+
+    trace_to_olympuspr(probe, avals)
+    return result
+
+
+def _zero_scalar(aval):
+    return np.zeros((), aval.dtype)
+
+
+def _stack(aval: ShapedArray, length: int) -> ShapedArray:
+    return ShapedArray((length, *aval.shape), aval.dtype, aval.weak_type)
+
+
+# --- scan: JVP --------------------------------------------------------------------------------
+
+
+def _scan_jvp(primals, tangents, *, olympuspr, length, reverse, num_consts, num_carry,
+              linear, unroll):
+    nc, ncar = num_consts, num_carry
+    avals = olympuspr.in_avals
+    diff = [_differentiable(a) for a in avals]
+    nz = [not isinstance(t, Zero) and d for t, d in zip(tangents, diff)]
+    const_nz, carry_nz, x_nz = nz[:nc], nz[nc:nc + ncar], nz[nc + ncar:]
+    while True:
+        out_nz = _nonzero_tangents(olympuspr, const_nz + carry_nz + x_nz)
+        new = [(a or b) and d for a, b, d in zip(carry_nz, out_nz[:ncar], diff[nc:nc + ncar])]
+        if new == carry_nz:
+            break
+        carry_nz = new
+    ys_nz = out_nz[ncar:]
+    consts, init, xs = primals[:nc], primals[nc:nc + ncar], primals[nc + ncar:]
+    ct, it, xt = tangents[:nc], tangents[nc:nc + ncar], tangents[nc + ncar:]
+    c_avals, car_avals, x_avals = avals[:nc], avals[nc:nc + ncar], avals[nc + ncar:]
+    n_cd, n_itd, n_xd = sum(const_nz), sum(carry_nz), sum(x_nz)
+
+    def jvp_body(*args):
+        i = 0
+
+        def take(n):
+            nonlocal i
+            out = list(args[i:i + n])
+            i += n
+            return out
+
+        cs, cds = take(nc), take(n_cd)
+        cars, card = take(ncar), take(n_itd)
+        xv, xd = take(len(x_avals)), take(n_xd)
+
+        def fill(vals_nz, dots, avs):
+            it_ = iter(dots)
+            return [next(it_) if f else Zero(tangent_aval(a)) for f, a in zip(vals_nz, avs)]
+
+        ts = fill(const_nz, cds, c_avals) + fill(carry_nz, card, car_avals) + fill(
+            x_nz, xd, x_avals)
+        outs_p, outs_t = jvp_flat(
+            lambda *a: eval_olympuspr(olympuspr.olympuspr, olympuspr.consts, *a),
+            cs + cars + xv, ts, instantiate_zeros=False)
+        carry_out, ys = outs_p[:ncar], outs_p[ncar:]
+        carry_dot = [instantiate(t) for t, f in zip(outs_t[:ncar], carry_nz) if f]
+        ys_dot = [instantiate(t) for t, f in zip(outs_t[ncar:], ys_nz) if f]
+        return list(carry_out) + carry_dot + list(ys) + ys_dot
+
+    in_avals = (c_avals + [tangent_aval(a) for a, f in zip(c_avals, const_nz) if f]
+                + car_avals + [tangent_aval(a) for a, f in zip(car_avals, carry_nz) if f]
+                + x_avals + [tangent_aval(a) for a, f in zip(x_avals, x_nz) if f])
+    closed, _ = trace_to_olympuspr(jvp_body, in_avals)
+    body, extra = hoist_consts(closed)
+    new_consts = extra + list(consts) + [t for t, f in zip(ct, const_nz) if f]
+    new_carry = list(init) + [instantiate(t) for t, f in zip(it, carry_nz) if f]
+    new_xs = list(xs) + [t for t, f in zip(xt, x_nz) if f]
+    outs = bind(P.scan_p, *new_consts, *new_carry, *new_xs, olympuspr=body, length=length,
+                reverse=reverse, num_consts=len(new_consts), num_carry=len(new_carry),
+                linear=(False,) * (len(new_consts) + len(new_carry) + len(new_xs)),
+                unroll=unroll)
+    ny = len(outs) - ncar - n_itd
+    ny -= sum(ys_nz)
+    carry_out = outs[:ncar]
+    carry_dot = iter(outs[ncar:ncar + n_itd])
+    ys = outs[ncar + n_itd:ncar + n_itd + ny]
+    ys_dot = iter(outs[ncar + n_itd + ny:])
+    out_avals = [get_aval(o) for o in carry_out + ys]
+    t_carry = [next(carry_dot) if f else Zero(tangent_aval(a))
+               for f, a in zip(carry_nz, out_avals[:ncar])]
+    t_ys = [next(ys_dot) if f else Zero(tangent_aval(a)) for f, a in zip(ys_nz,
+                                                                         out_avals[ncar:])]
+    return list(carry_out) + list(ys), t_carry + t_ys
+
+
+jvp_rules[P.scan_p] = _scan_jvp
+
+
+# --- scan: partial evaluation -----------------------------------------------------------------
+
+
+def _scan_partial_eval(eqn: Eqn, in_unknown):
+    p = eqn.params
+    body: ClosedOlympuspr = p["olympuspr"]
+    nc, ncar, length = p["num_consts"], p["num_carry"], p["length"]
+    if body.consts:
+        return None
+    j = body.olympuspr
+    unk = list(in_unknown)
+    while True:
+        known, unknown, out_unk, nres = partial_eval_olympuspr(j, unk)
+        new = [a or b for a, b in zip(unk[nc:nc + ncar], out_unk[:ncar])]
+        if new == unk[nc:nc + ncar]:
+            break
+        unk[nc:nc + ncar] = new
+    if all(unk) or not any(unk):
+        return None
+    if any(u and not o for u, o in zip(unk[nc:nc + ncar], out_unk[:ncar])):
+        return None  # a carry that becomes known again: keep the loop whole
+    # Operands (the eqn's invars), split by known-ness.
+    ops = eqn.invars
+    # A carry made unknown by the fixed point needs its (known) init value as an unknown
+    # operand; that is fine: known values may feed unknown equations.
+    k_ops = [v for v, u in zip(ops, unk) if not u]
+    u_ops = [v for v, u in zip(ops, unk) if u]
+    n_k_consts = sum(1 for u in unk[:nc] if not u)
+    n_k_carry = sum(1 for u in unk[nc:nc + ncar] if not u)
+    n_u_consts = nc - n_k_consts
+    n_u_carry = ncar - n_k_carry
+    outs = eqn.outvars
+    k_outs = [v for v, u in zip(outs, out_unk) if not u]
+    u_outs = [v for v, u in zip(outs, out_unk) if u]
+    # Residuals that are known loop inputs need no stacking: a known const stays a const
+    # of the unknown loop, a known xs slice is read from the same xs. Others are saved per
+    # iteration (stacked along the loop axis).
+    res_body = known.outvars[len(known.outvars) - nres:]
+    position = {id(v): k for k, v in enumerate(j.invars)}
+    kinds = []
+    for r in res_body:
+        k = position.get(id(r))
+        if k is not None and not unk[k] and k < nc:
+            kinds.append(("const", k))
+        elif k is not None and not unk[k] and k >= nc + ncar:
+            kinds.append(("xs", k))
+        else:
+            kinds.append(("stack", None))
+    stacked = [r for r, (kind, _) in zip(res_body, kinds) if kind == "stack"]
+    known = known.replace(outvars=known.outvars[:len(known.outvars) - nres] + stacked)
+    res_vars = [Var(_stack(r.aval, length)) for r in stacked]
+    known_eqn = Eqn(P.scan_p, k_ops, k_outs + res_vars, dict(
+        p, olympuspr=ClosedOlympuspr(known, []), num_consts=n_k_consts, num_carry=n_k_carry,
+        linear=(False,) * len(k_ops)), eqn.source_info)
+    # Unknown body invars come as residuals + (unknown consts, carry, xs); reorder to
+    # consts (+ const residuals), carry, stacked and xs residuals, xs.
+    ui = unknown.invars
+    res_in, rest = ui[:nres], ui[nres:]
+    u_consts, u_carry, u_xs = rest[:n_u_consts], rest[n_u_consts:n_u_consts + n_u_carry], \
+        rest[n_u_consts + n_u_carry:]
+
+    def pick(kind_wanted):
+        return [(v, k) for v, (kind, k) in zip(res_in, kinds) if kind == kind_wanted]
+
+    const_res, stack_res, xs_res = pick("const"), pick("stack"), pick("xs")
+    u_body = Olympuspr([], u_consts + [v for v, _ in const_res] + u_carry
+                       + [v for v, _ in stack_res] + [v for v, _ in xs_res] + u_xs,
+                       unknown.outvars, unknown.eqns)
+    uo_consts = u_ops[:n_u_consts]
+    uo_carry = u_ops[n_u_consts:n_u_consts + n_u_carry]
+    uo_xs = u_ops[n_u_consts + n_u_carry:]
+    u_operands = (uo_consts + [ops[k] for _, k in const_res] + uo_carry + res_vars
+                  + [ops[k] for _, k in xs_res] + uo_xs)
+    unknown_eqn = Eqn(P.scan_p, u_operands, u_outs, dict(
+        p, olympuspr=ClosedOlympuspr(u_body, []), num_consts=n_u_consts + len(const_res),
+        num_carry=n_u_carry, linear=(False,) * len(u_operands)), eqn.source_info)
+    return [known_eqn], [unknown_eqn], out_unk
+
+
+partial_eval_rules[P.scan_p] = _scan_partial_eval
+
+
+# --- scan: transpose --------------------------------------------------------------------------
+
+
+def _scan_transpose(cts, *operands, olympuspr, length, reverse, num_consts, num_carry,
+                    linear, unroll):
+    nc, ncar = num_consts, num_carry
+    consts, init, xs = operands[:nc], operands[nc:nc + ncar], operands[nc + ncar:]
+    # Every carry is linear; a defined carry init can only be an instantiated zero tangent
+    # (e.g. a literal 0.0), whose cotangent nobody needs.
+    init_defined = [not is_undefined_primal(c) for c in init]
+    lin_c = [is_undefined_primal(c) for c in consts]
+    lin_x = [is_undefined_primal(x) for x in xs]
+    j = olympuspr.olympuspr
+    inv = j.invars
+    c_in, car_in, x_in = inv[:nc], inv[nc:nc + ncar], inv[nc + ncar:]
+    nl_vars = [v for v, lin in zip(c_in, lin_c) if not lin] + [
+        v for v, lin in zip(x_in, lin_x) if not lin]
+    lin_vars = [v for v, lin in zip(c_in, lin_c) if lin] + list(car_in) + [
+        v for v, lin in zip(x_in, lin_x) if lin]
+    body = Olympuspr([], nl_vars + lin_vars, j.outvars, j.eqns)
+    lin_avals = [v.aval for v in lin_vars]
+    n_nl_c = sum(1 for f in lin_c if not f)
+    n_lin_c = nc - n_nl_c
+    lin_c_avals = [c.aval for c in consts if is_undefined_primal(c)]
+    car_avals = [get_aval(c) if d else c.aval for c, d in zip(init, init_defined)]
+    nl_consts = [c for c in consts if not is_undefined_primal(c)]
+    nl_xs = [x for x in xs if not is_undefined_primal(x)]
+    n_nl_x = len(nl_xs)
+    out_avals = olympuspr.out_avals
+    ct_carry = [instantiate(c) if not isinstance(c, Zero) else instantiate(Zero(a))
+                for c, a in zip(cts[:ncar], out_avals[:ncar])]
+    ct_ys = [instantiate(c) if not isinstance(c, Zero) else instantiate(Zero(_stack(a, length)))
+             for c, a in zip(cts[ncar:], out_avals[ncar:])]
+
+    def body_t(*args):
+        # consts: nl_consts; carry: (acc for lin consts, ct carry); xs: (nl xs, ct ys)
+        nlc = list(args[:n_nl_c])
+        acc = list(args[n_nl_c:n_nl_c + n_lin_c])
+        ctc = list(args[n_nl_c + n_lin_c:n_nl_c + n_lin_c + ncar])
+        rest = args[n_nl_c + n_lin_c + ncar:]
+        nlx, cty = list(rest[:n_nl_x]), list(rest[n_nl_x:])
+        cts_in = backward_pass(body, nlc + nlx, lin_avals, ctc + cty)
+        cts_in = [instantiate(c) for c in cts_in]
+        ct_lc = cts_in[:n_lin_c]
+        ct_car = cts_in[n_lin_c:n_lin_c + ncar]
+        ct_x = cts_in[n_lin_c + ncar:]
+        new_acc = [lax.add(a, c) for a, c in zip(acc, ct_lc)]
+        return new_acc + ct_car + ct_x
+
+    nl_x_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in nl_xs]
+    in_avals = ([get_aval(c) for c in nl_consts] + lin_c_avals + car_avals + nl_x_avals
+                + [a for a in out_avals[ncar:]])
+    closed, _ = trace_to_olympuspr(body_t, in_avals)
+    body_c, extra = hoist_consts(closed)
+    acc0 = [instantiate(Zero(a)) for a in lin_c_avals]
+    t_consts = extra + nl_consts
+    t_carry = acc0 + ct_carry
+    t_xs = nl_xs + ct_ys
+    outs = bind(P.scan_p, *t_consts, *t_carry, *t_xs, olympuspr=body_c, length=length,
+                reverse=not reverse, num_consts=len(t_consts), num_carry=len(t_carry),
+                linear=(False,) * (len(t_consts) + len(t_carry) + len(t_xs)), unroll=unroll)
+    acc, ct_init, ct_xs = outs[:n_lin_c], outs[n_lin_c:n_lin_c + ncar], \
+        outs[n_lin_c + ncar:]
+    acc_it, ctx_it = iter(acc), iter(ct_xs)
+    res = [next(acc_it) if f else None for f in lin_c]
+    res += [None if d else c for c, d in zip(ct_init, init_defined)]
+    res += [next(ctx_it) if f else None for f in lin_x]
+    return res
+
+
+transpose_rules[P.scan_p] = _scan_transpose
+
+
+# --- while: JVP only --------------------------------------------------------------------------
+
+
+def _while_jvp(primals, tangents, *, cond_olympuspr, body_olympuspr, cond_nconsts,
+               body_nconsts):
+    cc, bc = cond_nconsts, body_nconsts
+    cconsts, bconsts, init = primals[:cc], primals[cc:cc + bc], primals[cc + bc:]
+    bct, it = tangents[cc:cc + bc], tangents[cc + bc:]
+    b_avals = body_olympuspr.in_avals
+    diff = [_differentiable(a) for a in b_avals]
+    bc_nz = [not isinstance(t, Zero) and d for t, d in zip(bct, diff[:bc])]
+    car_nz = [not isinstance(t, Zero) and d for t, d in zip(it, diff[bc:])]
+    while True:
+        out_nz = _nonzero_tangents(body_olympuspr, bc_nz + car_nz)
+        new = [(a or b) and d for a, b, d in zip(car_nz, out_nz, diff[bc:])]
+        if new == car_nz:
+            break
+        car_nz = new
+    bc_avals, car_avals = b_avals[:bc], b_avals[bc:]
+    n_bcd = sum(bc_nz)
+
+    def jvp_body(*args):
+        bcs = list(args[:bc])
+        bcd = iter(args[bc:bc + n_bcd])
+        cars = list(args[bc + n_bcd:bc + n_bcd + len(car_avals)])
+        card = iter(args[bc + n_bcd + len(car_avals):])
+        ts = [next(bcd) if f else Zero(tangent_aval(a)) for f, a in zip(bc_nz, bc_avals)]
+        ts += [next(card) if f else Zero(tangent_aval(a)) for f, a in zip(car_nz, car_avals)]
+        outs_p, outs_t = jvp_flat(
+            lambda *a: eval_olympuspr(body_olympuspr.olympuspr, body_olympuspr.consts, *a),
+            bcs + cars, ts, instantiate_zeros=False)
+        return list(outs_p) + [instantiate(t) for t, f in zip(outs_t, car_nz) if f]
+
+    b_in = (bc_avals + [tangent_aval(a) for a, f in zip(bc_avals, bc_nz) if f] + car_avals
+            + [tangent_aval(a) for a, f in zip(car_avals, car_nz) if f])
+    closed_b, _ = trace_to_olympuspr(jvp_body, b_in)
+    new_body, b_extra = hoist_consts(closed_b)
+
+    cj = cond_olympuspr.olympuspr
+    c_dots = [Var(tangent_aval(a)) for a, f in zip(car_avals, car_nz) if f]
+    new_cond_j = Olympuspr(cj.constvars, list(cj.invars) + c_dots, cj.outvars, cj.eqns)
+    new_cond = ClosedOlympuspr(new_cond_j, cond_olympuspr.consts)
+    new_bconsts = b_extra + list(bconsts) + [t for t, f in zip(bct, bc_nz) if f]
+    new_init = list(init) + [instantiate(t) for t, f in zip(it, car_nz) if f]
+    outs = bind(P.while_p, *cconsts, *new_bconsts, *new_init, cond_olympuspr=new_cond,
+                body_olympuspr=new_body, cond_nconsts=cc, body_nconsts=len(new_bconsts))
+    n = len(init)
+    out_p, out_d = outs[:n], iter(outs[n:])
+    out_t = [next(out_d) if f else Zero(tangent_aval(get_aval(o))) for f, o in
+             zip(car_nz, out_p)]
+    return out_p, out_t
+
+
+def _while_transpose(cts, *operands, **params):
+    raise ValueError(_REVERSE_WHILE_MSG)
+
+
+def _while_partial_eval(eqn, in_unknown):
+    # Linearizing needs the primal loop to run ahead of the tangent one, saving residuals
+    # per iteration; with a trip count known only at run time there is nowhere to keep them.
+    raise ValueError(_REVERSE_WHILE_MSG)
+
+
+jvp_rules[P.while_p] = _while_jvp
+transpose_rules[P.while_p] = _while_transpose
+partial_eval_rules[P.while_p] = _while_partial_eval

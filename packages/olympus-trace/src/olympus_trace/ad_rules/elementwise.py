@@ -1,13 +1,22 @@
-"""JVP and transpose rules for elementwise primitives."""
+"""JVP and transpose rules for elementwise primitives, the conversions, select_n (linear
+in its cases) and clamp."""
 
 from __future__ import annotations
 
 from olympus_ir import primitives as P
 
 from .. import lax_ops as lax
-from ..ad import Zero, add_tangents, instantiate, is_undefined_primal, jvp_rules, transpose_rules
+from ..ad import (
+    Zero,
+    add_tangents,
+    instantiate,
+    is_undefined_primal,
+    jvp_rules,
+    tangent_aval,
+    transpose_rules,
+)
 from ..core import bind, get_aval
-from ._util import aval_of, scalar, unbroadcast
+from ._util import aval_of, inst, scalar, unbroadcast, zero_jvp, zeros
 
 
 def _out_shape(*xs):
@@ -48,24 +57,13 @@ def deflinear_unary(prim, transpose):
         Zero(x.aval) if isinstance(ct, Zero) else transpose(ct, **params)]
 
 
-def _zero_jvp(prim):
-    def rule(primals, tangents, **params):
-        y = bind(prim, *primals, **params)
-        outs = y if prim.multiple_results else [y]
-        from ..ad import tangent_aval
-
-        zs = [Zero(tangent_aval(get_aval(o))) for o in outs]
-        return y, (zs if prim.multiple_results else zs[0])
-
-    jvp_rules[prim] = rule
-
-
-# Piecewise-constant and boolean-valued functions have zero derivative.
+# Piecewise-constant and boolean-valued functions have zero derivative; so has
+# bitcast_convert_type (a reinterpretation of bits, not a smooth map).
 for _p in (P.sign_p, P.floor_p, P.ceil_p, P.round_p, P.is_finite_p, P.eq_p, P.ne_p, P.lt_p,
            P.le_p, P.gt_p, P.ge_p, P.and_p, P.or_p, P.xor_p, P.not_p, P.population_count_p,
            P.clz_p, P.shift_left_p, P.shift_right_arithmetic_p, P.shift_right_logical_p,
-           P.nextafter_p, P.stop_gradient_p):
-    _zero_jvp(_p)
+           P.nextafter_p, P.stop_gradient_p, P.bitcast_convert_type_p):
+    jvp_rules[_p] = zero_jvp(_p)
 
 deflinear_unary(P.neg_p, lambda ct: lax.neg(ct))
 deflinear_unary(P.copy_p, lambda ct: ct)
@@ -361,8 +359,6 @@ def _convert_jvp(primals, tangents, *, new_dtype, weak_type, sharding=None):
     (x,), (t,) = primals, tangents
     out = bind(P.convert_element_type_p, x, new_dtype=new_dtype, weak_type=weak_type,
                sharding=sharding)
-    from ..ad import tangent_aval
-
     if isinstance(t, Zero) or not dtypes.is_inexact(new_dtype) or not dtypes.is_inexact(
             get_aval(x).dtype):
         return out, Zero(tangent_aval(get_aval(out)))
@@ -394,3 +390,68 @@ transpose_rules[P.mul_p] = _mul_transpose
 transpose_rules[P.div_p] = _div_transpose
 jvp_rules[P.convert_element_type_p] = _convert_jvp
 transpose_rules[P.convert_element_type_p] = _convert_transpose
+
+
+# --- select_n: linear in the cases ------------------------------------------------------------
+
+
+def _select_n_jvp(primals, tangents):
+    which, *cases = primals
+    out = bind(P.select_n_p, which, *cases)
+    ts = tangents[1:]
+    if all(isinstance(t, Zero) for t in ts):
+        return out, Zero(tangent_aval(get_aval(out)))
+    return out, bind(P.select_n_p, which, *[inst(t) for t in ts])
+
+
+def _select_n_transpose(ct, which, *cases):
+    if is_undefined_primal(which):  # pragma: no cover - the predicate is never linear
+        raise NotImplementedError("select_n is not linear in its predicate")
+    out = [None]
+    if isinstance(ct, Zero):
+        return out + [Zero(c.aval) if is_undefined_primal(c) else None for c in cases]
+    z = zeros(get_aval(ct))
+    for i, c in enumerate(cases):
+        if is_undefined_primal(c):
+            out.append(bind(P.select_n_p, which,
+                            *[ct if j == i else z for j in range(len(cases))]))
+        else:
+            out.append(None)
+    return out
+
+
+jvp_rules[P.select_n_p] = _select_n_jvp
+transpose_rules[P.select_n_p] = _select_n_transpose
+
+
+# --- clamp ------------------------------------------------------------------------------------
+
+
+def _clamp_jvp(primals, tangents):
+    lo, x, hi = primals
+    tlo, tx, thi = tangents
+    out = bind(P.clamp_p, lo, x, hi)
+    shape = get_aval(out).shape
+    z = zeros(tangent_aval(get_aval(out)))
+
+    def fit(t):
+        return t if get_aval(t).shape == shape else lax.broadcast_in_dim(t, shape, ())
+
+    t = Zero(tangent_aval(get_aval(out)))
+    if not isinstance(tx, Zero):
+        inside = lax.bitwise_and(lax.gt(x, lo), lax.lt(x, hi))
+        t = add_tangents(t, lax.select(inside, tx, z))
+    if not isinstance(tlo, Zero):
+        below = lax.bitwise_and(lax.gt(lo, x), lax.lt(lo, hi))
+        if get_aval(below).shape != shape:
+            below = lax.broadcast_in_dim(below, shape, ())
+        t = add_tangents(t, lax.select(below, fit(tlo), z))
+    if not isinstance(thi, Zero):
+        above = lax.lt(hi, x)
+        if get_aval(above).shape != shape:
+            above = lax.broadcast_in_dim(above, shape, ())
+        t = add_tangents(t, lax.select(above, fit(thi), z))
+    return out, t
+
+
+jvp_rules[P.clamp_p] = _clamp_jvp

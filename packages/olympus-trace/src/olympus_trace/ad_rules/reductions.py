@@ -1,4 +1,5 @@
-"""JVP and transpose rules for the reductions."""
+"""JVP and transpose rules for the reductions (argmax/argmin: integer results, no
+derivative)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from olympus_ir import primitives as P
 from .. import lax_ops as lax
 from ..ad import Zero, jvp_rules, tangent_aval, transpose_rules
 from ..core import bind, get_aval
-from .elementwise import _zero_jvp
+from ._util import zero_jvp
 
 
 def _kept_dims(ndim, axes):
@@ -111,6 +112,6 @@ def _reduce_prod_jvp(primals, tangents, *, axes, out_sharding=None):
 
 jvp_rules[P.reduce_prod_p] = _reduce_prod_jvp
 
-# Boolean/bitwise reductions have integer or boolean results (argmax/argmin: misc.py).
-for _p in (P.reduce_and_p, P.reduce_or_p, P.reduce_xor_p):
-    _zero_jvp(_p)
+# Boolean/bitwise reductions and argmax/argmin have integer or boolean results.
+for _p in (P.reduce_and_p, P.reduce_or_p, P.reduce_xor_p, P.argmax_p, P.argmin_p):
+    jvp_rules[_p] = zero_jvp(_p)

@@ -1,5 +1,6 @@
 """JVP and transpose rules for the data-movement primitives (all linear): broadcast_in_dim,
-reshape, transpose, squeeze, expand_dims, concatenate, pad, rev, slice."""
+reshape, transpose, squeeze, expand_dims, concatenate, pad, rev, slice; and iota, which has
+no operands (so no derivative)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from olympus_ir import primitives as P
 from .. import lax_ops as lax
 from ..ad import Zero, is_undefined_primal, jvp_rules, tangent_aval, transpose_rules
 from ..core import bind, get_aval
-from ._util import aval_of, inst
+from ._util import aval_of, inst, zero_jvp
 
 
 def deflinear(prim, transpose):
@@ -157,3 +158,6 @@ def _slice_transpose(ct, aval, *, start_indices, limit_indices, strides=None):
 
 
 deflinear1(P.slice_p, _slice_transpose)
+
+
+jvp_rules[P.iota_p] = zero_jvp(P.iota_p)

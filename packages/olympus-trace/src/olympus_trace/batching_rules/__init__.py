@@ -1,17 +1,18 @@
-"""Batching rules, one module per primitive family (the families of `olympus_ir.prims`,
-plus the collectives of `olympus_trace.collectives`). Importing this package fills
-`batching.batching_rules`."""
+"""Batching rules, one module per primitive family (the families of `olympus_ir.prims`).
+Importing this package fills `batching.batching_rules`."""
 
 from . import (  # noqa: F401
     callbacks,  # debug_callback
     collectives,
     control_flow,
+    convolution,
     cumulative,
+    custom_derivatives,
     elementwise,
     indexing,
     linalg,
     linalg_lapack,
-    misc,
+    random,
     reductions,
     shape_ops,
     sorting,

@@ -7,10 +7,17 @@ from __future__ import annotations
 import numpy as np
 
 from olympus_ir import dtypes
+from olympus_ir.prims.collectives import (
+    COLLECTIVES,
+    all_gather_p,
+    axis_index_p,
+    pmax_p,
+    pmin_p,
+    psum_p,
+)
 
 from .. import lax_ops
 from ..batching import axis_primitives, batching_rules, broadcast_batched, moveaxis
-from ..collectives import COLLECTIVES, all_gather_p, axis_index_p, pmax_p, pmin_p, psum_p
 from ..core import bind, get_aval
 
 

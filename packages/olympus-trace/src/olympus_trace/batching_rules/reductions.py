@@ -1,5 +1,5 @@
-"""Batching rules for reductions: the reduced axes are renumbered around the batch
-dimension, which never moves."""
+"""Batching rules for reductions and argmax/argmin: the reduced axes are renumbered around
+the batch dimension, which never moves."""
 
 from __future__ import annotations
 
@@ -20,5 +20,5 @@ def _reduction_batcher(prim):
     return rule
 
 
-for _p in P.REDUCTIONS:
+for _p in (*P.REDUCTIONS, P.argmax_p, P.argmin_p):
     batching_rules[_p] = _reduction_batcher(_p)

@@ -1,5 +1,6 @@
 """Batching rules for data-movement primitives: the batch dimension stays where it is and
-the primitive's dimension parameters are renumbered around it."""
+the primitive's dimension parameters are renumbered around it (iota, with no operands, is
+never batched)."""
 
 from __future__ import annotations
 
@@ -111,6 +112,11 @@ def _slice_rule(axis_data, vals, dims, *, start_indices, limit_indices, strides=
     return bind(P.slice_p, x, start_indices=start, limit_indices=limit, strides=st), b
 
 
+def _iota_rule(axis_data, vals, dims, **params):
+    # iota has no operands, so it is never batched; listed so every primitive has a rule.
+    return bind(P.iota_p, **params), None
+
+
 batching_rules[P.broadcast_in_dim_p] = _broadcast_in_dim_rule
 batching_rules[P.reshape_p] = _reshape_rule
 batching_rules[P.transpose_p] = _transpose_rule
@@ -120,3 +126,4 @@ batching_rules[P.concatenate_p] = _concatenate_rule
 batching_rules[P.pad_p] = _pad_rule
 batching_rules[P.rev_p] = _rev_rule
 batching_rules[P.slice_p] = _slice_rule
+batching_rules[P.iota_p] = _iota_rule

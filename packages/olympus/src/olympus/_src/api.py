@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 
+import olympus.numpy as jnp
 import olympus_trace.ad_rules  # noqa: F401  (fills the rule tables)
 import olympus_trace.batching_rules  # noqa: F401
+from olympus.numpy._indexing import getitem as _getitem
 from olympus_ir import dtypes
 from olympus_trace import ad, batching, tree_util
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
 from olympus_trace.core import EvalTrace, get_aval, trace_ctx
 from olympus_trace.staging import DebugInfo, fun_source_info
@@ -352,8 +353,8 @@ def _split_last(t, leaves, single):
     for x in leaves:
         xs = get_aval(x).shape
         s = int(np.prod(xs))
-        part = ops.getitem(t, (Ellipsis, slice(off, off + s)))
-        outs.append(ops.reshape(part, a.shape[:-1] + xs))
+        part = _getitem(t, (Ellipsis, slice(off, off + s)))
+        outs.append(jnp.reshape(part, a.shape[:-1] + xs))
         off += s
     return outs[0] if single and len(outs) == 1 else tuple(outs)
 
@@ -387,7 +388,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
             ys = get_aval(yl).shape
             s = int(np.prod(ys))
             part = tree_util.tree_map(
-                lambda c: ops.reshape(ops.getitem(c, slice(off, off + s)),  # noqa: B023
+                lambda c: jnp.reshape(_getitem(c, slice(off, off + s)),  # noqa: B023
                                       ys + get_aval(c).shape[1:]), cts)  # noqa: B023
             out_per_y.append(part[0] if isinstance(argnums, int) else part)
             off += s

@@ -14,6 +14,10 @@ only the primal outputs on the known side and puts the whole function, recomputa
 included, on the linear side.
 
 Outside any transformation (eager execution), the functions are simply called.
+
+This module holds the user-facing API. The primitives are defined in
+`olympus_ir.prims.custom_derivatives`; their rules in the `custom_derivatives` family files
+of `olympus_trace.ad_rules`, `olympus_trace.batching_rules` and `olympus_lower.rules`.
 """
 
 from __future__ import annotations
@@ -26,20 +30,17 @@ from typing import Any
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir.core import ClosedOlympuspr, Eqn, def_shape_rule, new_primitive
-from olympus_trace import ad, batching, tree_util
-from olympus_trace.ad_rules.control_flow import _jvp_body, _transposed_body, call_dce, hoist_consts
+from olympus_ir.prims.custom_derivatives import (
+    checkpoint_p,
+    custom_jvp_call_p,
+    custom_lin_p,
+    custom_vjp_call_p,
+)
+from olympus_trace import ad, tree_util
 from olympus_trace.core import EvalTrace, bind, get_aval, trace_ctx
 from olympus_trace.make_olympuspr import abstractify
-from olympus_trace.olympuspr_utils import (
-    dce_olympuspr,
-    eval_olympuspr,
-    partial_eval_olympuspr,
-    partial_eval_rules,
-)
+from olympus_trace.olympuspr_utils import hoist_consts
 from olympus_trace.staging import DebugInfo, fun_source_info, trace_to_olympuspr
-
-from .lowering import register_lowering
 
 __all__ = ["custom_jvp", "custom_vjp", "checkpoint", "remat", "custom_jvp_call_p",
            "custom_vjp_call_p", "custom_lin_p", "checkpoint_p"]
@@ -88,87 +89,13 @@ def _trace_flat(flat_fun, in_avals, name, traced_for):
     return hoist_consts(closed)
 
 
-def _call_lowering(ctx, *args, call_olympuspr, **_unused):
-    return ctx.lower_sub(call_olympuspr, args)
-
-
-def _check_no_const_tangents(tangents, num_consts, what):
-    if any(not isinstance(t, ad.Zero) for t in tangents[:num_consts]):
-        raise ValueError(
-            f"Detected differentiation of a {what} function with respect to a closed-over "
-            f"value. That isn't supported because the custom {'JVP' if 'jvp' in what else 'VJP'}"
-            " rule only specifies how to differentiate the function with respect to explicit "
-            "input parameters. Try passing the closed-over value into the function as an "
-            "explicit argument."
-        )
-
-
-def _vmap_flat(fun, axis_data, vals, dims):
-    return batching.vmap_flat(fun, axis_data, list(vals), list(dims),
-                              lambda n: [0] * n)
-
-
-def _batched_body(call: ClosedOlympuspr, axis_data, vals, dims):
-    """The olympuspr of `call` vmapped (outputs batched along 0), consts hoisted."""
-    def f(*xs):
-        return _vmap_flat(lambda *a: eval_olympuspr(call.olympuspr, call.consts, *a),
-                          axis_data, xs, dims)
-
-    closed, _ = trace_to_olympuspr(f, [get_aval(v) for v in vals])
-    return hoist_consts(closed)
-
-
 # --- custom_jvp ---------------------------------------------------------------------------------
-
-custom_jvp_call_p = new_primitive("custom_jvp_call", multiple_results=True)
-
-
-@def_shape_rule(custom_jvp_call_p)
-def _custom_jvp_call_shape_rule(*avals, call_olympuspr, jvp, num_consts, symbolic_zeros=False):
-    return list(call_olympuspr.out_avals)
-
-
-def _custom_jvp_call_jvp(primals, tangents, *, call_olympuspr, jvp, num_consts,
-                         symbolic_zeros=False):
-    _check_no_const_tangents(tangents, num_consts, "custom_jvp")
-    ps = primals[num_consts:]
-    ts = [ad.instantiate(t) for t in tangents[num_consts:]]
-    outs, out_ts = jvp(list(ps), ts)
-    return list(outs), list(out_ts)
-
-
-def _custom_jvp_call_batch(axis_data, vals, dims, *, call_olympuspr, jvp, num_consts,
-                           symbolic_zeros=False):
-    body, consts = _batched_body(call_olympuspr, axis_data, vals, dims)
-    arg_dims = list(dims[num_consts:])
-    n = len(arg_dims)
-
-    def batched_jvp(ps, ts):
-        # The primals and tangents here are the batched (physical) values: a tangent is
-        # batched exactly where its primal is.
-        def flat(*pt):
-            outs, out_ts = jvp(list(pt[:n]), list(pt[n:]))
-            return list(outs) + list(out_ts)
-
-        res = _vmap_flat(flat, axis_data, list(ps) + list(ts), arg_dims + arg_dims)
-        m = len(res) // 2
-        return res[:m], res[m:]
-
-    outs = bind(custom_jvp_call_p, *consts, *vals, call_olympuspr=body, jvp=batched_jvp,
-                num_consts=len(consts) + num_consts, symbolic_zeros=symbolic_zeros)
-    return outs, [0] * len(outs)
-
-
-ad.jvp_rules[custom_jvp_call_p] = _custom_jvp_call_jvp
-batching.batching_rules[custom_jvp_call_p] = _custom_jvp_call_batch
-register_lowering(custom_jvp_call_p, _call_lowering)
 
 
 def _tangent_type_error(kind, want, got):
     return TypeError(
         f"Custom JVP rule must produce primal and tangent outputs with corresponding shapes "
         f"and dtypes. Expected {want} (tangent type of {kind}) but got {got}.")
-
 
 
 def _trace_primal(fun, nondiff_argnums, args, what):
@@ -190,6 +117,7 @@ def _trace_primal(fun, nondiff_argnums, args, what):
 
     closed, consts = _trace_flat(flat_fun, in_avals, fun_source_info(fun), what)
     return nondiff, static, dyn, leaves, in_tree, in_avals, closed, consts, out_store[0]
+
 
 class custom_jvp:
     """A function with a user-defined JVP rule (`defjvp` / `defjvps`).
@@ -295,106 +223,6 @@ class custom_jvp:
 
 
 # --- custom_vjp ---------------------------------------------------------------------------------
-
-custom_vjp_call_p = new_primitive("custom_vjp_call", multiple_results=True)
-custom_lin_p = new_primitive("custom_lin", multiple_results=True)
-
-
-@def_shape_rule(custom_vjp_call_p)
-def _custom_vjp_call_shape_rule(*avals, call_olympuspr, fwd, bwd, num_consts):
-    return list(call_olympuspr.out_avals)
-
-
-@def_shape_rule(custom_lin_p)
-def _custom_lin_shape_rule(*avals, num_res, bwd, out_avals):
-    return list(out_avals)
-
-
-_JVP_OF_VJP_MSG = "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
-
-
-def _custom_vjp_call_jvp(primals, tangents, *, call_olympuspr, fwd, bwd, num_consts):
-    _check_no_const_tangents(tangents, num_consts, "custom_vjp")
-    ps = list(primals[num_consts:])
-    ts = list(tangents[num_consts:])
-    outs, res, res_tree = fwd(ps)
-    diff_in = [dtypes.is_inexact(get_aval(p).dtype) for p in ps]
-    diff_out = [dtypes.is_inexact(get_aval(o).dtype) for o in outs]
-    lin_in = [ad.instantiate(t) for t, d in zip(ts, diff_in) if d]
-    out_avals = tuple(ad.tangent_aval(get_aval(o)) for o, d in zip(outs, diff_out) if d)
-    if not out_avals:
-        return outs, [ad.Zero(ad.tangent_aval(get_aval(o))) for o in outs]
-    lin_outs = iter(bind(custom_lin_p, *res, *lin_in, num_res=len(res),
-                         bwd=functools.partial(bwd, res_tree, diff_in, diff_out),
-                         out_avals=out_avals))
-    return outs, [next(lin_outs) if d else ad.Zero(ad.tangent_aval(get_aval(o)))
-                  for o, d in zip(outs, diff_out)]
-
-
-def _custom_lin_transpose(cts, *args, num_res, bwd, out_avals):
-    res = args[:num_res]
-    cts = [ad.instantiate(c) for c in cts]
-    cts_in = bwd(list(res), cts)
-    return [None] * num_res + list(cts_in)
-
-
-def _custom_lin_jvp(primals, tangents, **params):
-    raise TypeError(_JVP_OF_VJP_MSG)
-
-
-def _custom_lin_lowering(ctx, *args, **params):
-    raise TypeError(_JVP_OF_VJP_MSG)
-
-
-def _custom_lin_batch(axis_data, vals, dims, **params):
-    # custom_lin is only ever staged and transposed; reaching a batch trace means the
-    # tangents are being evaluated (forward mode, e.g. jacfwd over a custom_vjp function).
-    raise TypeError(_JVP_OF_VJP_MSG)
-
-
-def _custom_vjp_call_batch(axis_data, vals, dims, *, call_olympuspr, fwd, bwd, num_consts):
-    body, consts = _batched_body(call_olympuspr, axis_data, vals, dims)
-    arg_dims = list(dims[num_consts:])
-
-    def batched_fwd(ps):
-        trees = []
-
-        def flat(*xs):
-            outs, res, res_tree = fwd(list(xs))
-            trees.append((len(outs), res_tree))
-            return list(outs) + list(res)
-
-        r = _vmap_flat(flat, axis_data, ps, arg_dims)
-        n_out, res_tree = trees[0]
-        return r[:n_out], r[n_out:], res_tree
-
-    def batched_bwd(res_tree, diff_in, diff_out, res, cts):
-        def flat(*xs):
-            return [ad.instantiate(c) for c in bwd(res_tree, diff_in, diff_out,
-                                                   list(xs[:len(res)]), list(xs[len(res):]))]
-
-        n_diff = sum(diff_in)
-        cts_in = _vmap_flat(flat, axis_data, list(res) + list(cts),
-                            [0] * (len(res) + len(cts)))
-        d_dims = [d for d, f in zip(arg_dims, diff_in) if f]
-        assert len(d_dims) == n_diff
-        # An argument that was not batched gets the sum of the per-member cotangents.
-        from olympus_trace import lax_ops as lax
-
-        return [lax.reduce_sum(c, (0,)) if d is None else c for c, d in zip(cts_in, d_dims)]
-
-    outs = bind(custom_vjp_call_p, *consts, *vals, call_olympuspr=body, fwd=batched_fwd,
-                bwd=batched_bwd, num_consts=len(consts) + num_consts)
-    return outs, [0] * len(outs)
-
-
-ad.jvp_rules[custom_vjp_call_p] = _custom_vjp_call_jvp
-ad.jvp_rules[custom_lin_p] = _custom_lin_jvp
-ad.transpose_rules[custom_lin_p] = _custom_lin_transpose
-batching.batching_rules[custom_vjp_call_p] = _custom_vjp_call_batch
-batching.batching_rules[custom_lin_p] = _custom_lin_batch
-register_lowering(custom_vjp_call_p, _call_lowering)
-register_lowering(custom_lin_p, _custom_lin_lowering)
 
 
 class custom_vjp:
@@ -512,81 +340,6 @@ class custom_vjp:
 
 
 # --- checkpoint / remat -----------------------------------------------------------------------------
-
-checkpoint_p = new_primitive("checkpoint", multiple_results=True)
-
-
-@def_shape_rule(checkpoint_p)
-def _checkpoint_shape_rule(*avals, call_olympuspr, prevent_cse=True):
-    return list(call_olympuspr.out_avals)
-
-
-def _checkpoint_jvp(primals, tangents, *, call_olympuspr, prevent_cse=True):
-    in_nz = [not isinstance(t, ad.Zero) for t in tangents]
-    body, out_nz = _jvp_body(call_olympuspr, in_nz)
-    body, consts = hoist_consts(body)
-    outs = bind(checkpoint_p, *consts, *primals,
-                *[t for t in tangents if not isinstance(t, ad.Zero)], call_olympuspr=body,
-                prevent_cse=prevent_cse)
-    m = len(call_olympuspr.out_avals)
-    out_p, it = outs[:m], iter(outs[m:])
-    return out_p, [next(it) if nz else ad.Zero(ad.tangent_aval(get_aval(p)))
-                   for p, nz in zip(out_p, out_nz)]
-
-
-def _checkpoint_partial_eval(eqn: Eqn, in_unknown):
-    """Known side: only the known outputs (no residuals). Unknown side: the whole body
-    (recomputing the known values it needs from the known inputs)."""
-    closed = eqn.params["call_olympuspr"]
-    j = closed.olympuspr
-    known, _, out_unk, nres = partial_eval_olympuspr(j, in_unknown)
-    n_known = len(known.outvars) - nres
-    known_only, _ = dce_olympuspr(known, [True] * n_known + [False] * nres)
-    known_only = known_only.replace(constvars=j.constvars)
-    k_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
-    k_out = [v for v, u in zip(eqn.outvars, out_unk) if not u]
-    known_eqn = Eqn(checkpoint_p, k_in, k_out,
-                    dict(eqn.params, call_olympuspr=ClosedOlympuspr(known_only, closed.consts)),
-                    eqn.source_info)
-    if not any(out_unk):
-        return [known_eqn], [], out_unk
-    unknown_body, _ = dce_olympuspr(j, out_unk)
-    unknown_body = unknown_body.replace(constvars=j.constvars)
-    u_out = [v for v, u in zip(eqn.outvars, out_unk) if u]
-    unknown_eqn = Eqn(checkpoint_p, list(eqn.invars), u_out,
-                      dict(eqn.params, call_olympuspr=ClosedOlympuspr(unknown_body,
-                                                                      closed.consts)),
-                      eqn.source_info)
-    return [known_eqn], [unknown_eqn], out_unk
-
-
-def _checkpoint_transpose(cts, *args, call_olympuspr, prevent_cse=True):
-    lin = [ad.is_undefined_primal(a) for a in args]
-    ct_avals = [ad.tangent_aval(a) for a in call_olympuspr.out_avals]
-    ct_nz = [not isinstance(c, ad.Zero) for c in cts]
-    if not any(ct_nz):
-        return [ad.Zero(a.aval) if l else None for a, l in zip(args, lin)]
-    body = _transposed_body(call_olympuspr, lin, ct_avals, ct_nz)
-    body, consts = hoist_consts(body)
-    res = list(call_olympuspr.consts) + [a for a, l in zip(args, lin) if not l]
-    outs = iter(bind(checkpoint_p, *consts, *res,
-                     *[c for c in cts if not isinstance(c, ad.Zero)], call_olympuspr=body,
-                     prevent_cse=prevent_cse))
-    return [next(outs) if l else None for l in lin]
-
-
-def _checkpoint_batch(axis_data, vals, dims, *, call_olympuspr, prevent_cse=True):
-    body, consts = _batched_body(call_olympuspr, axis_data, vals, dims)
-    outs = bind(checkpoint_p, *consts, *vals, call_olympuspr=body, prevent_cse=prevent_cse)
-    return outs, [0] * len(outs)
-
-
-ad.jvp_rules[checkpoint_p] = _checkpoint_jvp
-ad.transpose_rules[checkpoint_p] = _checkpoint_transpose
-partial_eval_rules[checkpoint_p] = _checkpoint_partial_eval
-ad.dce_rules[checkpoint_p] = call_dce
-batching.batching_rules[checkpoint_p] = _checkpoint_batch
-register_lowering(checkpoint_p, _call_lowering)
 
 
 def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | None = None,

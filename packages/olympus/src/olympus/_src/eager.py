@@ -1,31 +1,235 @@
-"""Op-by-op execution: the evaluation rule olympus-trace calls outside any trace.
+"""Eager execution: outside any trace, an operation runs as one cached jit.
 
-Each (primitive, params) gets its own jitted one-primitive function, so a call goes
-through jaxlib's C++ jit fast path: the first call per operand signature traces, lowers
-and compiles a one-equation module; later calls only execute it.
+There is one rule. A NumPy-semantics function (an array operator, a ``jnp`` ufunc, a
+reduction, ``softmax``...) called on concrete values runs as ``jit(fn)``: jaxlib's C++ fast
+path keys the call on the operands' signature (dtype, shape, weak type, sharding) and
+runs the cached executable, so promotion, broadcasting and the primitives' own Python run
+once per signature, at trace time, as when JAX jits its ``jnp`` functions. A primitive
+bound outside any trace (``lax.add(x, y)``, or a library function written op by op) is
+the same rule applied to the one-primitive function ``bind(prim, *args, **params)``,
+jitted once per (primitive, params) (`eval_primitive`, installed as olympus-trace's
+evaluation rule).
+
+A call takes the jitted path when the current trace is the evaluation trace, jit is not
+disabled, and every operand is an ``Array``, ``None`` or a Python scalar that fits the
+default integer: anything else (tracers, lists, NumPy arrays, huge ints, unhashable static
+arguments) runs the function itself, with its own results and errors. Python scalar
+operands become cached, weakly typed device scalars (`device_scalar`): the jitted function
+traces them as the same abstract values, and their host-to-device transfer is paid once
+per value instead of once per call.
+
+A jitted function here is an ordinary `olympus.jit` object, so every cache bound applies:
+its executables die with it, and the runtime keeps the most recent ones.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 import olympus_runtime as rt
 from olympus_ir.core import ClosedOlympuspr, Olympuspr
+from olympus_ir.dtypes import config as _dtype_config
 from olympus_ir.prims.callbacks import debug_callback_p
 from olympus_trace import core as trace_core
+from olympus_trace.core import EvalTrace, trace_ctx
 
-from .config import config as _config
+from .config import config
 
+__all__ = ["applies", "operand_ok", "device_scalar", "function", "positional", "operator",
+           "eval_primitive", "install", "compile_count"]
+
+_Array = rt.Array
+_flags = config._values
 _check_not_deleted = rt.check_not_deleted
+_INT32 = (-(2**31), 2**31 - 1)
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def operand_ok(x: Any) -> bool:
+    """Whether `x` may be an operand of a jitted eager call: an Array, None, or a Python
+    scalar (an int only within the default integer type, which C++ would refuse)."""
+    t = type(x)
+    if t is _Array or t is float or t is bool or t is complex or x is None:
+        return True
+    if t is not int:
+        return False
+    lo, hi = _INT64 if _dtype_config.enable_x64 else _INT32
+    return lo <= x <= hi
+
+
+def applies() -> bool:
+    """Whether eager calls are jitted now: the eval trace is current and jit is enabled."""
+    return type(trace_ctx.trace) is EvalTrace and not _flags["olympus_disable_jit"]
+
+
+#: (type, value, x64) -> the weakly typed device scalar of a Python scalar operand.
+_scalars: dict = {}
+_SCALARS_MAX = 256
+
+
+def device_scalar(v: Any) -> Any:
+    """The Python scalar `v` as a weakly typed device Array, cached, or `v` itself.
+
+    Zeros (0.0 and -0.0 compare equal), NaNs (never equal to themselves) and processes
+    with several devices (where placement matters) pass `v` through unchanged. At most 256
+    values are kept; the cache starts over when full."""
+    if v is None:
+        return v
+    key = (type(v), v, _dtype_config.enable_x64)
+    a = _scalars.get(key)
+    if a is not None:
+        return a
+    if v == 0 or v != v or rt.device_count() != 1:
+        return v
+    if len(_scalars) >= _SCALARS_MAX:
+        _scalars.clear()
+    a = _scalars[key] = rt.device_put(v)
+    return a
+
+
+def _jit(fn: Callable, name: str, static_argnames: tuple[str, ...] | None = None):
+    from .jit import jit
+
+    if static_argnames is not None:
+        return jit(fn, static_argnames=static_argnames)
+
+    def body(*args):
+        return fn(*args)
+
+    body.__name__ = body.__qualname__ = name
+    return jit(body)
+
+
+def _run(jitted: Callable, args: tuple, kwargs: dict | None = None):
+    try:
+        return jitted(*args, **kwargs) if kwargs else jitted(*args)
+    except ValueError:  # PJRT's answer to a deleted (donated) buffer: say so clearly
+        _check_not_deleted(*args, *(kwargs or {}).values())
+        raise
+
+
+# --- NumPy-semantics functions ------------------------------------------------------------
+
+
+def positional(fn: Callable, name: str, *, scalars: bool = True) -> Callable:
+    """`fn(*operands)` (positional operands only), run as one cached jit when it applies.
+    Without `scalars`, a call with a Python scalar operand runs `fn` itself (for functions
+    whose work depends on a scalar's value, e.g. ``power(x, 2)``)."""
+    jitted = None
+
+    def call(*args):
+        nonlocal jitted
+        if type(trace_ctx.trace) is not EvalTrace or _flags["olympus_disable_jit"]:
+            return fn(*args)
+        for a in args:
+            if type(a) is not _Array:  # a Python scalar becomes a cached device scalar
+                if not scalars or not all(type(b) is _Array or operand_ok(b) for b in args):
+                    return fn(*args)
+                args = tuple(b if type(b) is _Array else device_scalar(b) for b in args)
+                break
+        if jitted is None:
+            jitted = _jit(fn, name)
+        try:
+            return jitted(*args)
+        except ValueError:  # PJRT's answer to a deleted (donated) buffer: say so clearly
+            _check_not_deleted(*args)
+            raise
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = fn.__doc__
+    return call
+
+
+def function(*, static_argnames: tuple[str, ...] = ()) -> Callable[[Callable], Callable]:
+    """Decorator: `fn` run as one cached jit (one executable per operand signature and
+    static values) when it applies. The parameters named in `static_argnames` are static
+    and must be hashable (e.g. an axis tuple); every other parameter is an operand. Only
+    functions whose work does not depend on operand values may be decorated."""
+    static = frozenset(static_argnames)
+
+    def decorate(fn: Callable) -> Callable:
+        names = list(inspect.signature(fn).parameters)
+        static_pos = frozenset(i for i, n in enumerate(names) if n in static)
+        jitted = None
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            nonlocal jitted
+            if type(trace_ctx.trace) is not EvalTrace or _flags["olympus_disable_jit"]:
+                return fn(*args, **kwargs)
+            try:
+                for i, a in enumerate(args):
+                    if i in static_pos:
+                        hash(a)
+                    elif not operand_ok(a):
+                        return fn(*args, **kwargs)
+                for k, a in kwargs.items():
+                    if k in static:
+                        hash(a)
+                    elif not operand_ok(a):
+                        return fn(*args, **kwargs)
+            except TypeError:  # an unhashable static value: the function decides
+                return fn(*args, **kwargs)
+            if jitted is None:
+                jitted = _jit(fn, fn.__name__, tuple(static))
+            return _run(jitted, args, kwargs)
+
+        return call
+
+    return decorate
+
+
+def operator(fn: Callable, name: str, *, swap: bool = False, scalars: bool = True,
+             accepts: Callable[[Any], bool]) -> Callable:
+    """The Array method `name` (``__add__``...) computing ``fn(self, other)`` (or
+    ``fn(other, self)`` with `swap`) by the eager rule; `NotImplemented` for operands
+    `accepts` refuses, so Python tries the other operand's reflected method. Without
+    `scalars`, a Python scalar `other` is not traced (``x ** 2`` stays exact)."""
+    jitted = None
+
+    def method(self, other):
+        nonlocal jitted
+        t = type(other)
+        if t is _Array:
+            lane = True
+        elif t is float or t is bool or t is complex:
+            lane = scalars
+        elif t is int:
+            lane = scalars and operand_ok(other)
+        elif accepts(other):
+            lane = False
+        else:
+            return NotImplemented
+        if lane and type(trace_ctx.trace) is EvalTrace and not _flags["olympus_disable_jit"]:
+            if jitted is None:
+                jitted = _jit(fn, name)
+            if t is not _Array:
+                other = device_scalar(other)
+            try:
+                return jitted(other, self) if swap else jitted(self, other)
+            except ValueError:  # PJRT's answer to a deleted (donated) buffer
+                _check_not_deleted(self, other)
+                raise
+        return fn(other, self) if swap else fn(self, other)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+# --- primitives bound outside any trace ------------------------------------------------------
 
 #: (primitive, params...) -> the jitted function applying that primitive.
-_prim_jits: dict = {}
+_prim_fns: dict = {}
 #: The same for params compared by identity (sub-olympusprs, Python callables): a loop
 #: body traced anew each call is a new key each call, so these are kept least recently
 #: used first out, at most `IDENTITY_KEYED_MAX` of them.
-_prim_jits_by_identity: OrderedDict = OrderedDict()
+_prim_fns_by_identity: OrderedDict = OrderedDict()
 IDENTITY_KEYED_MAX = 256
 
 
@@ -56,16 +260,6 @@ def _freeze(v):
         return _ByIdentity(v)
 
 
-def _make_prim_jit(prim, params):
-    from .jit import jit
-
-    def apply(*args):
-        return trace_core.bind(prim, *args, **params)
-
-    apply.__name__ = apply.__qualname__ = prim.name
-    return jit(apply)
-
-
 def _by_identity(v) -> bool:
     """Whether `v` (or an element of it) is a value made afresh per traced call: a
     sub-olympuspr or a Python callable, both compared by identity."""
@@ -75,42 +269,43 @@ def _by_identity(v) -> bool:
             or (callable(v) and not isinstance(v, type)))
 
 
-def _identity_keyed_jit(key, prim, params):
-    fn = _prim_jits_by_identity.get(key)
-    if fn is None:
-        fn = _prim_jits_by_identity[key] = _make_prim_jit(prim, params)
-        while len(_prim_jits_by_identity) > IDENTITY_KEYED_MAX:
-            _prim_jits_by_identity.popitem(last=False)
-    else:
-        try:
-            _prim_jits_by_identity.move_to_end(key)
-        except KeyError:  # evicted by another thread meanwhile
-            pass
-    return fn
+def _prim_fn(prim, params: dict) -> Callable:
+    def apply(*args):
+        return trace_core.bind(prim, *args, **params)
+
+    return _jit(apply, prim.name)
 
 
 def eval_primitive(prim, args, params):
+    """olympus-trace's evaluation rule: `prim` applied to concrete `args`."""
     if prim is debug_callback_p:  # a host call: run it here, nothing to compile
         params["callback"](*[np.asarray(a, trace_core.get_aval(a).dtype) for a in args])
         return []
     key = (prim, *params.items())
     try:
-        fn = _prim_jits.get(key)
+        fn = _prim_fns.get(key)
     except TypeError:  # an unhashable param value
         key = (prim, _freeze(params))
-        fn = _prim_jits.get(key)
+        fn = _prim_fns.get(key)
     if fn is None:
         if any(_by_identity(v) for v in key[1:]):
-            fn = _identity_keyed_jit(key, prim, params)
+            fn = _prim_fns_by_identity.get(key)
+            if fn is None:
+                fn = _prim_fns_by_identity[key] = _prim_fn(prim, params)
+                while len(_prim_fns_by_identity) > IDENTITY_KEYED_MAX:
+                    _prim_fns_by_identity.popitem(last=False)
+            else:
+                try:
+                    _prim_fns_by_identity.move_to_end(key)
+                except KeyError:  # evicted by another thread meanwhile
+                    pass
         else:
-            fn = _prim_jits[key] = _make_prim_jit(prim, params)
-    if _config._values["olympus_disable_jit"]:
+            fn = _prim_fns[key] = _prim_fn(prim, params)
+    if _flags["olympus_disable_jit"]:
+        # Op by op still needs compiled primitives (the jitted call would run `apply`
+        # in Python, binding `prim` again, forever).
         return fn._olympus_jit.compiled_call(*args)
-    try:
-        return fn(*args)
-    except ValueError:  # PJRT's answer to a deleted (donated) buffer: say so clearly
-        _check_not_deleted(*args)
-        raise
+    return _run(fn, args)
 
 
 def install() -> None:
@@ -118,8 +313,8 @@ def install() -> None:
 
 
 def compile_count() -> int:
-    """How many signatures jitted functions (the eager lanes' among them) have compiled in
-    this process; tests read its change over a block of eager operations."""
+    """How many signatures jitted functions (eager ones among them) have compiled in this
+    process; tests read its change over a block of eager operations."""
     from .jit import counters
 
     return counters["compile"]

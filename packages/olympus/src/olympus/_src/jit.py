@@ -19,7 +19,6 @@ import numpy as np
 from jaxlib import _jax
 
 import olympus_runtime as rt
-from olympus_ir.avals import ShapedArray
 from olympus_ir.dtypes import config as _dtype_config
 from olympus_trace import tree_util
 from olympus_trace.core import EvalTrace, trace_ctx
@@ -217,15 +216,14 @@ class SpecializedCall:
             lowered = lowered or self.lower()
             counters["compile"] += 1
             donated = tuple(i for i, d in enumerate(self._kept(self.donated_mask)) if d)
-            hoisted = list(getattr(lowered, "hoisted_consts", ()) or ())
+            hoisted = lowered.hoisted_consts
             exe = rt.compile(
                 lowered.module,
-                in_avals=[ShapedArray(np.shape(c), np.asarray(c).dtype) for c in hoisted]
-                + self._kept(self.in_avals),
+                in_avals=lowered.in_avals,  # the hoisted constants', then the kept arguments'
                 out_avals=list(self.out_avals),
                 donated_args=tuple(len(hoisted) + i for i in donated),
                 options=options,
-                host_callbacks=getattr(lowered, "host_callbacks", ()),
+                host_callbacks=lowered.host_callbacks,
             )
             self._hoisted = [rt.device_put(np.asarray(c)) for c in hoisted]
             if lowered is self.lowered or self.executable is None:
@@ -235,17 +233,21 @@ class SpecializedCall:
 
     # -- execution ------------------------------------------------------------------------
 
-    def check_and_put(self, leaves) -> list:
-        """Leaves as device arrays of the compiled types, or the seed page's TypeError."""
-        if len(leaves) != len(self.in_avals):
-            raise TypeError(
-                f"Compiled function expected {len(self.in_avals)} arguments, got {len(leaves)}."
-            )
-        got = [_leaf_aval(x) for x in leaves]
-        if any((g.shape, g.dtype) != (e.shape, e.dtype) for g, e in zip(got, self.in_avals)):
-            raise TypeError(stages.describe_mismatches(self.arg_names, self.in_avals, got))
-        return [x if type(x) is _Array else rt.device_put(x)
-                for x, e in zip(leaves, self.in_avals)]
+    def run(self, exe, leaves, *, check_types: bool):
+        """Execute `exe` on the flat argument `leaves` (non-Arrays are put on the device);
+        return the output pytree. With `check_types`, the leaves are first checked against
+        this signature's types, all of them (the kept ones and the dropped unused ones), with
+        the seed page's TypeError naming each mismatched argument; a call that reached this
+        signature through its cache key skips that, its leaves have the types by
+        construction."""
+        arrays = [x if type(x) is _Array else _put(x) for x in leaves]
+        if check_types:
+            rt.check_argument_types(self.arg_names, self.in_avals, arrays)
+        if self.kept is not None:
+            arrays = [arrays[i] for i in self.kept]
+        if self._hoisted:
+            arrays = self._hoisted + arrays
+        return tree_util.tree_unflatten(self.out_tree, exe.run(arrays))
 
     def fastpath_data(self):
         """The C++ fast path's record for this signature (None: stay on the Python path)."""
@@ -259,13 +261,12 @@ class SpecializedCall:
                 [None] * sum(kept), [])
         return self._fastpath
 
-    def execute(self, exe, arrays):
-        if self.kept is not None:
-            arrays = [arrays[i] for i in self.kept]
-        if self._hoisted:
-            arrays = self._hoisted + list(arrays)
-        outs = exe.execute(arrays)
-        return tree_util.tree_unflatten(self.out_tree, outs)
+
+
+def _put(x):
+    """A non-Array argument on the default device (JAX's error for a non-array)."""
+    abstractify(x)
+    return rt.device_put(x)
 
 
 def _donation_mask(w: Jitted, dyn_args, dyn_kwargs, args, nums) -> tuple[bool, ...]:
@@ -281,18 +282,12 @@ def _donation_mask(w: Jitted, dyn_args, dyn_kwargs, args, nums) -> tuple[bool, .
     return tuple(mask)
 
 
-def _leaf_aval(x) -> ShapedArray:
-    if type(x) is _Array:
-        return x.aval
-    return abstractify(x)
-
-
 class Jitted:
     """The state behind one `olympus.jit(fun, ...)`: options and the signature cache.
 
     Calls normally go through jaxlib's C++ `PjitFunction` (see `jit`), which runs a known
     signature without Python; it calls `cache_miss` for new signatures, tracers, and
-    arguments it cannot handle. `python_call` is the same logic without C++.
+    arguments it cannot handle.
     """
 
     def __init__(self, fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
@@ -348,27 +343,21 @@ class Jitted:
             _remember(self._calls, key, call)
         return call, leaves
 
-    def python_call(self, *args, **kwargs):
-        if type(trace_ctx.trace) is not EvalTrace or config.olympus_disable_jit:
-            return self._fun(*args, **kwargs)
-        return self.compiled_call(*args, **kwargs)
-
     def compiled_call(self, *args, **kwargs):
         """Run the compiled executable for these arguments, even under ``disable_jit``
         (op-by-op execution needs compiled primitives, or it would recurse forever)."""
+        return self._compiled_call(args, kwargs)[0]
+
+    def _compiled_call(self, args, kwargs):
         call, leaves = self._specialize(args, kwargs)
         exe = call.executable or call.compile()
-        arrays = [x if type(x) is _Array else rt.device_put(x) for x in leaves]
-        return call.execute(exe, arrays)
+        return call.run(exe, leaves, check_types=False), call
 
     def cache_miss(self, *args, **kwargs):
         """Called by the C++ fast path: returns (outputs, fast-path data or None)."""
         if type(trace_ctx.trace) is not EvalTrace or config.olympus_disable_jit:
             return self._fun(*args, **kwargs), None, False
-        call, leaves = self._specialize(args, kwargs)
-        exe = call.executable or call.compile()
-        arrays = [x if type(x) is _Array else rt.device_put(x) for x in leaves]
-        outs = call.execute(exe, arrays)
+        outs, call = self._compiled_call(args, kwargs)
         return outs, call.fastpath_data(), False
 
     def trace(self, *args, **kwargs) -> stages.Traced:

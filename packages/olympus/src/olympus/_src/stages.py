@@ -165,21 +165,7 @@ class Compiled(Stage):
                 "Function compiled with input pytree does not match the input pytree it was "
                 f"called with. Compiled with {m.call_tree} and called with {tree}."
             )
-        arrays = m.check_and_put(leaves)
-        return m.execute(self._executable, arrays)
-
-
-def describe_mismatches(names, expected, got) -> str:
-    lines = [
-        f"Argument '{n}' compiled with {e.str_short(short_dtypes=False)} and called with "
-        f"{g.str_short(short_dtypes=False)}"
-        for n, e, g in zip(names, expected, got)
-        if (e.shape, e.dtype) != (g.shape, g.dtype)
-    ]
-    return (
-        "Argument types differ from the types for which this computation was compiled. "
-        "The mismatches are:\n" + "\n".join(lines)
-    )
+        return m.run(self._executable, leaves, check_types=True)
 
 
 __all__ = ["ArgInfo", "OutInfo", "Traced", "Lowered", "Compiled", "rt"]

@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir.core import ClosedOlympuspr, Olympuspr, Var
+from olympus_ir.core import ClosedOlympuspr, Olympuspr
 from olympus_ir.prims.control_flow import cond_p, scan_p, while_p
 from olympus_trace import lax_ops, tree_util
 from olympus_trace.core import bind, get_aval
 from olympus_trace.make_olympuspr import abstractify
+from olympus_trace.olympuspr_utils import join_consts
 from olympus_trace.staging import DebugInfo, fun_source_info, trace_to_olympuspr
 
 from ._trace_cache import cached_trace, memo_wrapper
@@ -34,24 +35,6 @@ def _trace_branch(fun, in_tree, in_avals, what):
                                                       range(len(in_avals))))
     closed, _ = trace_to_olympuspr(flat, in_avals, dbg)
     return closed, out_trees[0]
-
-
-def _join_consts(closed_list):
-    """Rewrite each branch to take every branch's consts (then the operands) as inputs."""
-    all_consts, all_avals = [], []
-    for c in closed_list:
-        all_consts += c.consts
-        all_avals += [v.aval for v in c.olympuspr.constvars]
-    out, offset = [], 0
-    for c in closed_list:
-        j = c.olympuspr
-        n = len(j.constvars)
-        const_in = [Var(a) for a in all_avals]
-        const_in[offset:offset + n] = j.constvars
-        offset += n
-        out.append(ClosedOlympuspr(Olympuspr([], const_in + j.invars, j.outvars, j.eqns,
-                                             j.effects, j.debug_info), []))
-    return out, all_consts
 
 
 def _branch_types(avals):
@@ -120,7 +103,7 @@ def _trace_branches(branches, in_tree, in_avals, what):
                 f"branch 0 output {_branch_types(a0)} and branch {i} output "
                 f"{_branch_types(ai)} must have identical types"
             )
-    joined, consts = _join_consts(closed)
+    joined, consts = join_consts(closed)
     return (tuple(joined), consts, out_trees[0]), consts
 
 

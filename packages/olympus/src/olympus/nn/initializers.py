@@ -18,9 +18,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
+import olympus.numpy as jnp
 from olympus_ir import dtypes
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
+from olympus_trace import promotion as prom
 
 __all__ = [
     "Initializer", "constant", "delta_orthogonal", "glorot_normal", "glorot_uniform", "he_normal",
@@ -65,8 +66,8 @@ def constant(value, dtype=None):
 
     def init(key, shape, dtype=dtype):
         dt = _dtype(dtype)
-        v = lax.convert_element_type(ops._to_array_operand(value), dt)
-        return ops.broadcast_to(v, _shape(shape))
+        v = lax.convert_element_type(prom.to_operand(value), dt)
+        return prom.broadcast_to(v, _shape(shape))
 
     return init
 
@@ -82,7 +83,7 @@ def uniform(scale=1e-2, dtype=None):
 
     def init(key, shape, dtype=dtype):
         dt = _dtype(dtype)
-        return ops.multiply(_random().uniform(key, shape, dt), np.asarray(scale, dt))
+        return jnp.multiply(_random().uniform(key, shape, dt), np.asarray(scale, dt))
 
     return init
 
@@ -92,7 +93,7 @@ def normal(stddev=1e-2, dtype=None):
 
     def init(key, shape, dtype=dtype):
         dt = _dtype(dtype)
-        return ops.multiply(_random().normal(key, shape, dt), np.asarray(stddev, dt))
+        return jnp.multiply(_random().normal(key, shape, dt), np.asarray(stddev, dt))
 
     return init
 
@@ -102,7 +103,7 @@ def truncated_normal(stddev=1e-2, dtype=None, lower=-2.0, upper=2.0):
 
     def init(key, shape, dtype=dtype):
         dt = _dtype(dtype)
-        return ops.multiply(_random().truncated_normal(key, lower, upper, shape, dt),
+        return jnp.multiply(_random().truncated_normal(key, lower, upper, shape, dt),
                             np.asarray(stddev, dt))
 
     return init
@@ -153,12 +154,12 @@ def variance_scaling(scale, mode, distribution, in_axis=-2, out_axis=-1, batch_a
         variance = np.asarray(scale / denominator, dtype=dt)
         random = _random()
         if distribution == "truncated_normal":
-            stddev = ops.true_divide(lax.sqrt(variance), np.asarray(.87962566103423978, dt))
-            return ops.multiply(random.truncated_normal(key, -2, 2, shape, dt), stddev)
+            stddev = jnp.true_divide(lax.sqrt(variance), np.asarray(.87962566103423978, dt))
+            return jnp.multiply(random.truncated_normal(key, -2, 2, shape, dt), stddev)
         if distribution == "normal":
-            return ops.multiply(random.normal(key, shape, dt), lax.sqrt(variance))
-        return ops.multiply(random.uniform(key, shape, dt, -1),
-                            lax.sqrt(ops.multiply(3, variance)))
+            return jnp.multiply(random.normal(key, shape, dt), lax.sqrt(variance))
+        return jnp.multiply(random.uniform(key, shape, dt, -1),
+                            lax.sqrt(jnp.multiply(3, variance)))
 
     return init
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as _np
 
 import olympus_runtime as _rt
-from olympus_trace import array_methods as _array_methods
 from olympus_trace.staging import register_internal_dir as _register_internal_dir
 
 from . import _creation, _indexing, _reductions, _shape, _ufuncs
@@ -398,10 +397,6 @@ _wrap_results()
 # Frames from this package are skipped when attributing equations to user source lines.
 _register_internal_dir(__file__)
 
-# The array methods that are defined here (x.at, x.cumsum, x.var, ...) resolve through
-# this module.
-_array_methods.set_numpy_namespace(__import__(__name__, fromlist=["_"]), at=_indexing._at)
-
 del _creation, _indexing, _reductions, _shape, _ufuncs
 
 from ._linalg_basic import (  # noqa: E402,F401
@@ -440,3 +435,10 @@ def __getattr__(name: str):
 
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# Tracers and Arrays get their methods, operators and properties from this package.
+from . import _array_methods  # noqa: E402
+
+_array_methods.install()
+del _array_methods

@@ -15,13 +15,15 @@ import numpy as np
 
 import olympus_runtime as rt
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import Tracer, bind
+from olympus_trace import promotion as prom
+from olympus_trace.core import Tracer
 from olympus_trace.errors import ConcretizationTypeError
 
-from ._shape import broadcast_to, canonicalize_shape, diagonal, ravel, stack
+from . import _indexing
+from . import _ufuncs as uf
+from ._linalg_basic import diagonal
+from ._shape import broadcast_to, canonicalize_shape, ravel, stack
 from ._util import (
     Array,
     aval_of,
@@ -92,10 +94,10 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):  #
     if isinstance(object, (Tracer, Array)):
         out = object
         if dt is not None:
-            out = ops.astype(out, dt) if aval_of(out).dtype != dt or aval_of(out).weak_type \
+            out = astype(out, dt) if aval_of(out).dtype != dt or aval_of(out).weak_type \
                 else out
         if copy and isinstance(out, Array) and out is object:
-            out = bind(P.copy_p, out)
+            out = lax.copy(out)
     elif type(object) in _PY:
         out = _put(object) if dt is None else _put(np.asarray(object).astype(dt))
     elif isinstance(object, (np.ndarray, np.generic)):
@@ -160,7 +162,12 @@ def copy(a, order=None, subok=False):
 def astype(x, dtype, /, *, copy=False, device=None):
     """`x` converted to `dtype`."""
     x = ensure_arraylike("astype", x)
-    out = ops.astype(x, canon_dtype(dtype))
+    dt = canon_dtype(dtype)
+    if dtypes.is_complex(aval_of(x).dtype) and dt == dtypes.bool_:
+        # convert_element_type(complex, bool) does not mean "nonzero"; compare instead.
+        out = lax.ne(x, lax.convert_element_type(0, aval_of(x).dtype))
+    else:
+        out = lax.convert_element_type(x, dt, False)
     return out if device is None else rt.device_put(out, device)
 
 
@@ -352,10 +359,10 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
             out = np.floor(out)
         res = _put(out.astype(dt), device)
         return (res, _put(np.asarray(step).astype(comp))) if retstep else res
-    start = ops.astype(ensure_arraylike("linspace", start), comp)
-    stop = ops.astype(ensure_arraylike("linspace", stop), comp)
-    bshape = ops.broadcast_shapes(aval_of(start).shape, aval_of(stop).shape)
-    start, stop = ops.broadcast_to(start, bshape), ops.broadcast_to(stop, bshape)
+    start = astype(ensure_arraylike("linspace", start), comp)
+    stop = astype(ensure_arraylike("linspace", stop), comp)
+    bshape = prom.broadcast_shapes(aval_of(start).shape, aval_of(stop).shape)
+    start, stop = prom.broadcast_to(start, bshape), prom.broadcast_to(stop, bshape)
     nd = len(bshape) + 1
     ax = axis + nd if axis < 0 else axis
     if not 0 <= ax < nd:
@@ -366,7 +373,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     e1 = lax.broadcast_in_dim(stop, exp_shape, kept)
     div = num - 1 if endpoint else num
     if num > 1:
-        delta = ops.true_divide(ops.subtract(stop, start), div)
+        delta = uf.true_divide(uf.subtract(stop, start), div)
         real = dtypes.finfo(comp).dtype if dtypes.is_complex(comp) else comp
         tshape = [1] * nd
         tshape[ax] = div
@@ -374,15 +381,15 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
                     np.array(div, real)[()])
         t = lax.convert_element_type(lax.reshape(t, tuple(tshape)), comp)
         one = np.array(1, comp)[()]
-        out = ops.add(ops.multiply(s1, ops.subtract(one, t)), ops.multiply(e1, t))
+        out = uf.add(uf.multiply(s1, uf.subtract(one, t)), uf.multiply(e1, t))
         if endpoint:
             out = lax.concatenate([out, e1], ax)
     elif num == 1:
-        delta = ops.broadcast_to(np.array(np.nan, comp), bshape) if endpoint else \
-            ops.subtract(stop, start)
+        delta = prom.broadcast_to(np.array(np.nan, comp), bshape) if endpoint else \
+            uf.subtract(stop, start)
         out = s1
     else:
-        delta = ops.broadcast_to(np.array(np.nan, comp), bshape)
+        delta = prom.broadcast_to(np.array(np.nan, comp), bshape)
         out = lax.broadcast_in_dim(np.array(0, comp)[()], bshape[:ax] + (0,) + bshape[ax:],
                                    ())
     if dtypes.is_integer(dt):
@@ -411,7 +418,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 
     comp = dt if dtypes.is_inexact(dt) else dtypes.default_float()
     lin = linspace(start, stop, num, endpoint=endpoint, dtype=comp, axis=axis)
-    out = power(ops.astype(ensure_arraylike("logspace", base), comp), lin)
+    out = power(astype(ensure_arraylike("logspace", base), comp), lin)
     if dtypes.is_integer(dt):
         out = lax.floor(out)
     return lax.convert_element_type(out, dt)
@@ -436,8 +443,8 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     from ._ufuncs import absolute, log10, sign
 
     comp = dt if dtypes.is_inexact(dt) else dtypes.default_float()
-    start = ops.astype(ensure_arraylike("geomspace", start), comp)
-    stop = ops.astype(ensure_arraylike("geomspace", stop), comp)
+    start = astype(ensure_arraylike("geomspace", start), comp)
+    stop = astype(ensure_arraylike("geomspace", stop), comp)
     sgn = sign(start)
     out = logspace(log10(absolute(start)), log10(absolute(stop)), num, endpoint=endpoint,
                    base=10.0, dtype=comp, axis=axis)
@@ -445,7 +452,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     ax = axis + nd if axis < 0 else axis
     sgn = lax.broadcast_in_dim(sgn, aval_of(out).shape, tuple(
         i for i in range(nd) if i != ax)) if nd > 1 else sgn
-    out = ops.multiply(out, sgn)
+    out = uf.multiply(out, sgn)
     if dtypes.is_integer(dt):
         out = lax.floor(out)
     return lax.convert_element_type(out, dt)
@@ -508,7 +515,7 @@ def tril(m, k=0):
         raise ValueError("Argument to olympus.numpy.tril must be at least 2-dimensional")
     mask = _tri_mask(shape[-2], shape[-1], k)
     zero = np.array(0, aval_of(m).dtype)[()]
-    return ops.where(mask, m, zero)
+    return _indexing.where(mask, m, zero)
 
 
 def triu(m, k=0):
@@ -520,7 +527,7 @@ def triu(m, k=0):
     kk = k - 1 if not isinstance(k, Tracer) else lax.sub(k, 1)
     mask = _tri_mask(shape[-2], shape[-1], kk)
     zero = np.array(0, aval_of(m).dtype)[()]
-    return ops.where(mask, zero, m)
+    return _indexing.where(mask, zero, m)
 
 
 def diag(v, k=0):
@@ -536,7 +543,7 @@ def diag(v, k=0):
         # Entry (i, i + k) holds v[i] (v[i + k] for k < 0): the padded v along columns.
         vb = lax.broadcast_in_dim(vp, (n, n), (1,))
         mask = np.eye(n, n, k, dtype=bool)
-        return ops.where(mask, vb, np.array(0, dt)[()])
+        return _indexing.where(mask, vb, np.array(0, dt)[()])
     if len(shape) == 2:
         return diagonal(v, offset=k)
     raise ValueError("diag input must be 1d or 2d")

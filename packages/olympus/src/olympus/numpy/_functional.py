@@ -8,8 +8,9 @@ import re
 
 import numpy as np
 
-from olympus_trace import array_ops as ops
+from olympus_trace import promotion as prom
 
+from . import _creation, _indexing, _shape
 from ._util import aval_of, canonicalize_axis, ensure_arraylike
 
 
@@ -85,8 +86,8 @@ class vectorize:  # noqa: N801 (NumPy's name)
                     raise ValueError(f"inconsistent size for core dimension {d!r}: {n} vs "
                                      f"{sizes[d]}")
             loops.append(shape[:len(shape) - len(dims)])
-        loop_shape = ops.broadcast_shapes(*loops) if loops else ()
-        vals = [ops.broadcast_to(v, loop_shape + tuple(aval_of(v).shape[len(lp):]))
+        loop_shape = prom.broadcast_shapes(*loops) if loops else ()
+        vals = [prom.broadcast_to(v, loop_shape + tuple(aval_of(v).shape[len(lp):]))
                 for v, lp in zip(vals, loops)]
         f = inner
         vmap = _vmap()
@@ -121,7 +122,7 @@ def apply_over_axes(func, a, axes):
         if aval_of(b).ndim == aval_of(a).ndim:
             a = b
         elif aval_of(b).ndim == aval_of(a).ndim - 1:
-            a = ops.expand_dims(b, canonicalize_axis(axis, nd))
+            a = _shape.expand_dims(b, canonicalize_axis(axis, nd))
         else:
             raise ValueError("function is not returning an array of the correct shape")
     return a
@@ -138,7 +139,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
     elif (isinstance(condlist, (list, tuple)) and condlist and len(shape) != 0
           and isinstance(condlist[0], (bool, np.bool_))):
         condlist = [np.asarray(condlist)]
-    conds = [ops.broadcast_to(ops.astype(ensure_arraylike("piecewise", c), bool), shape)
+    conds = [prom.broadcast_to(_creation.astype(ensure_arraylike("piecewise", c), bool), shape)
              for c in condlist]
     nc, nf = len(conds), len(funclist)
     if nf not in (nc, nc + 1):
@@ -148,13 +149,13 @@ def piecewise(x, condlist, funclist, *args, **kw):
 
     def value(f):
         if callable(f):
-            return ops.astype(f(x, *args, **kw), dt)
-        return ops.astype(ensure_arraylike("piecewise", f), dt)
+            return _creation.astype(f(x, *args, **kw), dt)
+        return _creation.astype(ensure_arraylike("piecewise", f), dt)
 
     if nf == nc + 1:
-        out = ops.broadcast_to(value(funclist[-1]), shape)
+        out = prom.broadcast_to(value(funclist[-1]), shape)
     else:
-        out = ops.broadcast_to(np.zeros((), dt), shape)
+        out = prom.broadcast_to(np.zeros((), dt), shape)
     for c, f in zip(conds, funclist[:nc]):
-        out = ops.where(c, value(f), out)
+        out = _indexing.where(c, value(f), out)
     return out

@@ -15,10 +15,8 @@ from functools import partial
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import bind
+from olympus_trace import promotion as prom
 
 from .._src.jit import jit
 from . import _ufuncs as uf
@@ -170,13 +168,13 @@ def _weights(name, w, x_shape, flat_n):
     w = ensure_arraylike(name, w)
     if _shape(w) != tuple(x_shape):
         try:
-            ok = ops.broadcast_shapes(_shape(w), tuple(x_shape)) == tuple(x_shape)
+            ok = prom.broadcast_shapes(_shape(w), tuple(x_shape)) == tuple(x_shape)
         except ValueError:
             ok = False
         if not ok:
             raise ValueError(f"{name}: weights should have the same shape as the data (or "
                              f"broadcast to it), got {_shape(w)} and {tuple(x_shape)}.")
-        w = ops.broadcast_to(w, tuple(x_shape))
+        w = prom.broadcast_to(w, tuple(x_shape))
     return lax.reshape(w, (flat_n,))
 
 
@@ -200,15 +198,15 @@ def _histogram_jit(a, edges, range, w, nbins, density):  # noqa: A002
     cdt = dt if w is None else dtypes.promote_types(dt, _dt(w))
     cdt = _inexact_dtype(cdt)
     edges = _bin_edges(x, bins, range, dt)
-    x, edges = ops.promote_dtypes(x, edges)
+    x, edges = prom.promote_dtypes(x, edges)
     nb = _shape(edges)[0] - 1
     idx = _bin_index(x, edges)
     w = lax.broadcast_in_dim(np.ones((), cdt), (n,), ()) if w is None else _astype(w, cdt)
     counts = bincount(idx, w, length=nb + 2)
     counts = lax.slice(counts, (1,), (nb + 1,))
     if density:
-        widths = ops.subtract(lax.slice(edges, (1,), (nb + 1,)), lax.slice(edges, (0,), (nb,)))
-        counts = ops.true_divide(ops.true_divide(counts, widths), _sum(counts))
+        widths = uf.subtract(lax.slice(edges, (1,), (nb + 1,)), lax.slice(edges, (0,), (nb,)))
+        counts = uf.true_divide(uf.true_divide(counts, widths), _sum(counts))
     return counts, edges
 
 
@@ -256,7 +254,7 @@ def _histogramdd_jit(sample, edges_d, ranges, w, nbins_d, density):
     for i in builtins.range(d):
         col = lax.reshape(lax.slice(sample, (0, i), (n, i + 1)), (n,))
         e = _bin_edges(col, bins_d[i], ranges[i], dt)
-        col, e = ops.promote_dtypes(col, e)
+        col, e = prom.promote_dtypes(col, e)
         edges.append(e)
         nbs.append(_shape(e)[0] - 1)
         idx = _bin_index(col, e)
@@ -273,13 +271,13 @@ def _histogramdd_jit(sample, edges_d, ranges, w, nbins_d, density):
     hist = lax.reshape(bincount(flat, w, length=total), tuple(dims))
     hist = lax.slice(hist, (1,) * d, tuple(x - 1 for x in dims))
     if density:
-        hist = ops.true_divide(hist, _sum(hist))
+        hist = uf.true_divide(hist, _sum(hist))
         for i, e in enumerate(edges):
             nb = nbs[i]
-            width = ops.subtract(lax.slice(e, (1,), (nb + 1,)), lax.slice(e, (0,), (nb,)))
+            width = uf.subtract(lax.slice(e, (1,), (nb + 1,)), lax.slice(e, (0,), (nb,)))
             shp = [1] * d
             shp[i] = nb
-            hist = ops.true_divide(hist, lax.reshape(width, tuple(shp)))
+            hist = uf.true_divide(hist, lax.reshape(width, tuple(shp)))
     return hist, edges
 
 
@@ -289,7 +287,7 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):  # noqa:
     if len(_shape(x)) != 1 or _shape(x) != _shape(y):
         raise ValueError(f"histogram2d: x and y must be 1-D arrays of the same length, got "
                          f"shapes {_shape(x)} and {_shape(y)}.")
-    x, y = ops.promote_dtypes(x, y)
+    x, y = prom.promote_dtypes(x, y)
     sample = lax.concatenate([lax.reshape(x, _shape(x) + (1,)),
                               lax.reshape(y, _shape(y) + (1,))], 1)
     if not isinstance(bins, (list, tuple)) and _is_edges(bins):
@@ -317,7 +315,7 @@ def digitize(x, bins, right=False, *, method=None):
 @partial(jit, static_argnums=(2,))
 def _digitize_jit(x, bins, right):
     m = _shape(bins)[0]
-    x, bins = ops.promote_dtypes(x, bins)
+    x, bins = prom.promote_dtypes(x, bins)
     x, bins = _astype(x, _dt(x)), _astype(bins, _dt(bins))
     side = "left" if right else "right"
     inc = searchsorted(bins, x, side=side)
@@ -353,25 +351,25 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 @jit
 def _interp_jit(x, xp, fp, left, right, period):
-    x, xp = ops.promote_dtypes_inexact(x, xp)
-    (fp,) = ops.promote_dtypes_inexact(fp)
+    x, xp = prom.promote_dtypes_inexact(x, xp)
+    (fp,) = prom.promote_dtypes_inexact(fp)
     x, xp, fp = (_astype(v, _dt(v)) for v in (x, xp, fp))
     if period is not None:
         period = uf.abs(_scalar("interp period", period, _dt(x)))
         x = uf.remainder(x, period)
         xp = uf.remainder(xp, period)
         iota = lax.iota(_I32, _shape(xp)[0])
-        order = bind(P.sort_p, xp, iota, dimension=0, is_stable=True, num_keys=1)[1]
+        order = lax.sort((xp, iota), dimension=0, is_stable=True, num_keys=1)[1]
         xp = _gather_1d(xp, order)
         fp = _gather_1d(fp, order)
         n = _shape(xp)[0]
-        xp = lax.concatenate([ops.subtract(lax.slice(xp, (n - 1,), (n,)), period), xp,
-                              ops.add(lax.slice(xp, (0,), (1,)), period)], 0)
+        xp = lax.concatenate([uf.subtract(lax.slice(xp, (n - 1,), (n,)), period), xp,
+                              uf.add(lax.slice(xp, (0,), (1,)), period)], 0)
         fp = lax.concatenate([lax.slice(fp, (n - 1,), (n,)), fp, lax.slice(fp, (0,), (1,))], 0)
         left = right = None
     n = _shape(xp)[0]
     if n == 1:
-        f = ops.broadcast_to(lax.reshape(fp, ()), _shape(x))
+        f = prom.broadcast_to(lax.reshape(fp, ()), _shape(x))
         if period is None:
             f = _apply_bounds(f, x, xp, fp, left, right)
         return f
@@ -384,7 +382,7 @@ def _interp_jit(x, xp, fp, left, right, period):
     flat = lax.le(lax.abs(dx), lax.broadcast_in_dim(eps, _shape(dx), ()))
     safe_dx = lax.select(flat, lax.broadcast_in_dim(np.ones((), _dt(dx)), _shape(dx), ()), dx)
     t = lax.div(lax.sub(x, xp0), safe_dx)
-    f = ops.add(fp0, ops.multiply(t, ops.subtract(fp1, fp0)))
+    f = uf.add(fp0, uf.multiply(t, uf.subtract(fp1, fp0)))
     f = where(flat, fp0, f)
     if period is None:
         f = _apply_bounds(f, x, xp, fp, left, right)
@@ -401,5 +399,5 @@ def _apply_bounds(f, x, xp, fp, left, right):
     hi_val = lax.reshape(_astype(hi_val, dt), ())
     xlo = lax.reshape(lax.slice(xp, (0,), (1,)), ())
     xhi = lax.reshape(lax.slice(xp, (n - 1,), (n,)), ())
-    f = where(ops.less(x, xlo), lo_val, f)
-    return where(ops.greater(x, xhi), hi_val, f)
+    f = where(uf.less(x, xlo), lo_val, f)
+    return where(uf.greater(x, xhi), hi_val, f)

@@ -17,19 +17,20 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
 from olympus_ir.prims.indexing import (
     GatherDimensionNumbers,
     GatherScatterMode,
     ScatterDimensionNumbers,
 )
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import Tracer, bind
-from olympus_trace.errors import ConcretizationTypeError
+from olympus_trace import promotion as prom
+from olympus_trace.core import Tracer, get_aval
+from olympus_trace.errors import ConcretizationTypeError, NonConcreteBooleanIndexError
+from olympus_trace.lax_ops import default_fill as _default_fill
 
-from .._src.eager_ops import lane_function as _lane
-from ..lax._gather_scatter import default_fill as _default_fill
+from .._src.eager import function as _eager_function
+from . import _creation, _reductions, _shape
+from . import _ufuncs as uf
 from ._util import (
     Array,
     aval_of,
@@ -42,6 +43,211 @@ from ._util import (
 )
 
 _INDEX_DTYPE = np.dtype(np.int32)
+
+
+# --- x[idx] ------------------------------------------------------------------------------
+
+
+def getitem(x, idx):
+    """``x[idx]`` with NumPy's indexing rules and JAX's lowering of them: static basic
+    indexing is a slice (with rev for negative steps) and a squeeze; scalar integer indices
+    that are traced (or out of range) with unit-stride slices are a dynamic_slice, which
+    clamps like XLA; anything else (integer arrays, boolean masks) is one gather. Reads out
+    of bounds clamp, as JAX documents."""
+    x = prom.to_operand(x)
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    idx, new_axes = expand_bool_indices(idx, aval_of(x).shape)
+    if new_axes:
+        x = insert_unit_axes(x, new_axes)
+    shape = aval_of(x).shape
+    n_ell = builtins.sum(1 for i in idx if i is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    n_real = builtins.sum(1 for i in idx if i is not None and i is not Ellipsis)
+    if n_real > len(shape):
+        raise IndexError(f"Too many indices: {len(shape)}-dimensional array, but {n_real} were "
+                         "indexed")
+    if n_ell:
+        k = next(j for j, i in enumerate(idx) if i is Ellipsis)
+        idx = idx[:k] + (builtins.slice(None),) * (len(shape) - n_real) + idx[k + 1:]
+    else:
+        idx = idx + (builtins.slice(None),) * (len(shape) - n_real)
+    ints = [(i, n) for i, n in zip((i for i in idx if i is not None), shape)
+            if _is_static_int(i)]
+    in_bounds = builtins.all(-n <= int(i) < n for i, n in ints)
+    others = [i for i in idx if not (i is None or isinstance(i, builtins.slice)
+                                     or _is_static_int(i))]
+    if not others and in_bounds:
+        return _static_getitem(x, idx, shape)
+    if (builtins.all(_is_dynamic_scalar_int(i) for i in others)
+            and not builtins.any(i is None for i in idx)
+            and builtins.all(i.step in (None, 1) or _is_simple_reverse(i)
+                             for i in idx if isinstance(i, builtins.slice))):
+        return _dynamic_scalar_getitem(x, idx)
+    return _gather(x, idx)
+
+
+def _static_getitem(x, idx, shape):
+    """Static basic indexing: one (strided) slice, squeeze the integer-indexed dims, then
+    the None dims inserted with broadcast_in_dim (as JAX's expand_dims does)."""
+    starts, limits, strides, out_shape, rev_dims, int_dims = [], [], [], [], [], []
+    new_axes = []
+    dim = 0
+    for i in idx:
+        if i is None:
+            new_axes.append(len(out_shape))
+            out_shape.append(1)
+            continue
+        d = shape[dim]
+        if _is_static_int(i):
+            j = int(i) % d
+            starts.append(j)
+            limits.append(j + 1)
+            strides.append(1)
+            int_dims.append(dim)
+        else:
+            start, stop, step = i.indices(d)
+            if step < 0:  # reverse, then slice with a positive step
+                rev_dims.append(dim)
+                start, stop = d - 1 - start, d - 1 - stop
+                step = -step
+            n = builtins.max(0, (stop - start + step - 1) // step)
+            starts.append(start if n else 0)
+            limits.append(start + (n - 1) * step + 1 if n else 0)
+            strides.append(step)
+            out_shape.append(n)
+        dim += 1
+    if rev_dims:
+        x = lax.rev(x, rev_dims)
+    strided = builtins.any(s != 1 for s in strides)
+    if starts != [0] * len(shape) or limits != list(shape) or strided:
+        x = lax.slice(x, starts, limits, strides if strided else None)
+    x = lax.squeeze(x, int_dims)
+    if new_axes:
+        x = lax.broadcast_in_dim(x, tuple(out_shape),
+                                 tuple(k for k in range(len(out_shape)) if k not in new_axes))
+    return x
+
+
+def _bool_kind(i):
+    """"array" for a boolean-mask index, "scalar" for a scalar boolean, else None."""
+    if isinstance(i, (bool, np.bool_)):
+        return "scalar"
+    if isinstance(i, list):
+        try:
+            arr = np.asarray(i)
+        except Exception:  # noqa: BLE001 (lists of tracers etc.: not a mask)
+            return None
+        return "array" if arr.dtype == np.bool_ and arr.ndim else None
+    if i is None or isinstance(i, (builtins.slice, int, float, complex)) or i is Ellipsis:
+        return None
+    try:
+        a = get_aval(i)
+    except TypeError:
+        return None
+    if a.dtype != dtypes.bool_:
+        return None
+    return "array" if a.ndim else "scalar"
+
+
+def expand_bool_indices(idx: tuple, shape) -> tuple[tuple, tuple]:
+    """Rewrite the boolean entries of an index tuple, NumPy's way: a mask becomes the
+    integer arrays of its true positions (so it must be concrete: the result's shape
+    depends on its values), and a scalar boolean becomes a new size-1 axis indexed with
+    ``[0]`` (True) or ``[]`` (False). Returns ``(idx, new_axes)``: the rewritten index and
+    the positions at which `x` needs a new size-1 axis first."""
+    kinds = [_bool_kind(i) for i in idx]
+    if not builtins.any(kinds):
+        return idx, ()
+    # Dims consumed before an Ellipsis, and how many it stands for.
+    consumed = builtins.sum(
+        0 if i is None or i is Ellipsis or k == "scalar" else
+        (np.ndim(i) if k == "array" and isinstance(i, list) else aval_of(i).ndim)
+        if k == "array" else 1 for i, k in zip(idx, kinds))
+    fill = builtins.max(len(shape) - consumed, 0)
+    idt = dtypes.default_int()
+    out, new_axes = [], []
+    pos = 0  # position in the original shape
+    nnew = 0
+    for n, (i, k) in enumerate(zip(idx, kinds)):
+        if i is Ellipsis:
+            out.append(i)
+            pos += fill
+            continue
+        if i is None:
+            out.append(i)
+            continue
+        if k is None:
+            out.append(i)
+            pos += 1
+            continue
+        if isinstance(i, Tracer) and i.to_concrete_value() is None:
+            raise NonConcreteBooleanIndexError(i.aval)
+        val = np.asarray(i.to_concrete_value() if isinstance(i, Tracer) else i)
+        if k == "scalar":
+            new_axes.append(pos + nnew)
+            nnew += 1
+            out.append(np.zeros((1 if bool(val) else 0,), idt))
+            continue
+        want = tuple(shape[pos:pos + val.ndim])
+        if want != val.shape:
+            raise IndexError("boolean index did not match shape of indexed array in index "
+                             f"{n}: got {val.shape}, expected {want}")
+        out.extend(nz.astype(idt) for nz in np.nonzero(val))
+        pos += val.ndim
+    return tuple(out), tuple(new_axes)
+
+
+def insert_unit_axes(x, positions):
+    shape = list(aval_of(x).shape)
+    for p in sorted(positions):
+        shape.insert(p, 1)
+    kept = tuple(d for d in range(len(shape)) if d not in positions)
+    return lax.broadcast_in_dim(x, tuple(shape), kept)
+
+
+def _is_simple_reverse(i) -> bool:
+    return i.start is None and i.stop is None and i.step == -1
+
+
+def _is_dynamic_scalar_int(i) -> bool:
+    """A scalar integer index that is not a Python/NumPy int (e.g. a traced integer)."""
+    if i is None or isinstance(i, (builtins.slice, list, tuple)) or _is_static_int(i):
+        return False
+    try:
+        a = get_aval(i)
+    except TypeError:
+        return False
+    return a.shape == () and dtypes.is_integer(a.dtype)
+
+
+def _dynamic_scalar_getitem(x, idx):
+    """Ints, unit-stride or reversing slices and scalar integer arrays (e.g. tracers): one
+    dynamic_slice, then squeeze the integer-indexed dims (JAX's rewriting of such indexing).
+    Negative indices wrap once; out-of-range ones are clamped like XLA."""
+    shape = aval_of(x).shape
+    rev_dims = [d for d, i in enumerate(idx) if isinstance(i, builtins.slice)
+                and _is_simple_reverse(i)]
+    if rev_dims:
+        x = lax.rev(x, rev_dims)
+    idt = dtypes.default_int()
+    starts, sizes, int_dims = [], [], []
+    for d, (i, n) in enumerate(zip(idx, shape)):
+        if isinstance(i, builtins.slice):
+            start, stop, _ = (0, n, 1) if d in rev_dims else i.indices(n)
+            starts.append(np.array(start, idt)[()])
+            sizes.append(builtins.max(0, stop - start))
+            continue
+        if _is_static_int(i) and -n <= int(i) < n:
+            starts.append(np.array(int(i) % n, idt)[()])
+        else:  # traced, or static and out of range: wrapped once, then clamped by XLA
+            j = lax.convert_element_type(i, idt)
+            starts.append(lax.select(lax.lt(j, 0), lax.add(j, n), j))
+        sizes.append(1)
+        int_dims.append(d)
+    x = lax.dynamic_slice(x, starts, sizes)
+    return lax.squeeze(x, int_dims)
 
 
 def _index_dtype(shape):
@@ -145,7 +351,7 @@ def _cast(i, idt):
 def _index_to_gather(shape, idx, normalize=True) -> _Indexer:
     if not isinstance(idx, tuple):
         idx = (idx,)
-    idx, new_axes = ops.expand_bool_indices(idx, shape)
+    idx, new_axes = expand_bool_indices(idx, shape)
     if new_axes:
         shape = list(shape)
         for p in sorted(new_axes):
@@ -190,7 +396,7 @@ def _index_to_gather(shape, idx, normalize=True) -> _Indexer:
             slice_sizes[dim] = 1
         dim += 1
     if advanced:
-        bshape = ops.broadcast_shapes(*(aval_of(a).shape for a in adv_arrays))
+        bshape = prom.broadcast_shapes(*(aval_of(a).shape for a in adv_arrays))
         adv_keys = [("adv", j) for j in range(len(bshape))]
 
     def add_adv():
@@ -237,7 +443,7 @@ def _index_to_gather(shape, idx, normalize=True) -> _Indexer:
         for a, d in zip(adv_arrays, adv_dims):
             a_shape = aval_of(a).shape
             if a_shape != bshape:
-                a = ops.broadcast_to(a, bshape) if not isinstance(a, np.ndarray) else \
+                a = prom.broadcast_to(a, bshape) if not isinstance(a, np.ndarray) else \
                     np.broadcast_to(a, bshape)
             cols.append((a, tuple(adv_keys), d))
         # Columns in operand-dim order (start_index_map order is free; keep it sorted).
@@ -283,18 +489,11 @@ def _index_to_gather(shape, idx, normalize=True) -> _Indexer:
 
 
 def _parse_mode(mode, for_get):
+    """NumPy indexing's default mode (reads clamp, updates drop), else the mode given."""
     if mode is None:
         return GatherScatterMode.PROMISE_IN_BOUNDS if for_get else \
             GatherScatterMode.FILL_OR_DROP
-    if isinstance(mode, GatherScatterMode):
-        return mode
-    if mode in ("fill", "drop"):
-        return GatherScatterMode.FILL_OR_DROP
-    if mode == "clip":
-        return GatherScatterMode.CLIP
-    if mode == "promise_in_bounds":
-        return GatherScatterMode.PROMISE_IN_BOUNDS
-    raise ValueError(f'Unknown gather mode "{mode}"')
+    return GatherScatterMode.from_any(mode)
 
 
 def _gather(x, idx, *, mode=None, fill_value=None, indices_are_sorted=False,
@@ -304,7 +503,7 @@ def _gather(x, idx, *, mode=None, fill_value=None, indices_are_sorted=False,
     aval = aval_of(x)
     ind = _index_to_gather(aval.shape, idx, normalize)
     if ind.new_axes:
-        x = ops._insert_unit_axes(x, ind.new_axes)
+        x = insert_unit_axes(x, ind.new_axes)
     gmode = _parse_mode(mode, True)
     if fill_value is not None:
         fv = concrete_or_error(fill_value, "The error arose for the fill_value argument to "
@@ -326,18 +525,13 @@ def _gather(x, idx, *, mode=None, fill_value=None, indices_are_sorted=False,
         if builtins.any(s > d for s, d in zip(ind.slice_sizes, aval_of(x).shape)) or \
                 builtins.any(d == 0 for d in aval_of(x).shape):
             raise IndexError("index is out of bounds for an axis of size 0")
-        y = bind(P.gather_p, x, ind.indices, dimension_numbers=ind.dnums,
-                 slice_sizes=ind.slice_sizes,
+        y = lax.gather_bind(x, ind.indices, ind.dnums, ind.slice_sizes,
                  indices_are_sorted=bool(indices_are_sorted or ind.sorted),
                  unique_indices=bool(unique_indices or ind.unique), mode=gmode, fill_value=fv)
     if ind.newaxis_dims:
         kept = tuple(k for k in range(len(ind.full_shape)) if k not in ind.newaxis_dims)
         y = lax.broadcast_in_dim(y, ind.full_shape, kept)
     return y
-
-
-_SCATTER_PRIMS = {"set": P.scatter_p, "add": P.scatter_add_p, "mul": P.scatter_mul_p,
-                  "min": P.scatter_min_p, "max": P.scatter_max_p}
 
 
 def _scatter(x, idx, y, op, *, mode=None, indices_are_sorted=False, unique_indices=False,
@@ -349,28 +543,28 @@ def _scatter(x, idx, y, op, *, mode=None, indices_are_sorted=False, unique_indic
     ind = _index_to_gather(aval.shape, idx, normalize)
     if builtins.any(d == 0 for d in ind.gather_shape):
         return x
-    xw = ops._insert_unit_axes(x, ind.new_axes) if ind.new_axes else x
+    xw = insert_unit_axes(x, ind.new_axes) if ind.new_axes else x
     x2, y2 = promote_dtypes(xw, y)
     dt = aval_of(x2).dtype
-    y2 = ops.broadcast_to(y2, ind.full_shape)
+    y2 = prom.broadcast_to(y2, ind.full_shape)
     if ind.full_shape != ind.gather_shape:
         y2 = lax.reshape(y2, ind.gather_shape)
     if ind.indices is None:
         if op == "set":
-            out = ops.broadcast_to(y2, aval_of(x2).shape)
+            out = prom.broadcast_to(y2, aval_of(x2).shape)
         else:
-            fn = {"add": ops.add, "mul": ops.multiply, "min": ops.minimum,
-                  "max": ops.maximum}[op]
+            fn = {"add": uf.add, "mul": uf.multiply, "min": uf.minimum,
+                  "max": uf.maximum}[op]
             out = fn(x2, y2)
     else:
-        if ops.is_python_scalar(y2) or isinstance(y2, (np.generic,)):
+        if prom.is_python_scalar(y2) or isinstance(y2, (np.generic,)):
             y2 = np.asarray(y2, dt)
-        if ops.is_python_scalar(x2):
+        if prom.is_python_scalar(x2):
             x2 = np.asarray(x2, dt)
         dn = ScatterDimensionNumbers(update_window_dims=ind.dnums.offset_dims,
                                      inserted_window_dims=ind.dnums.collapsed_slice_dims,
                                      scatter_dims_to_operand_dims=ind.dnums.start_index_map)
-        out = bind(_SCATTER_PRIMS[op], x2, ind.indices, y2, dimension_numbers=dn,
+        out = lax.scatter_bind(op, x2, ind.indices, y2, dn,
                    indices_are_sorted=bool(indices_are_sorted or ind.sorted),
                    unique_indices=bool(unique_indices or ind.unique),
                    mode=_parse_mode(mode, False))
@@ -417,7 +611,7 @@ class _IndexUpdateRef:
         """``x[idx]`` (with an out-of-bound `mode` and `fill_value`)."""
         if mode is None and fill_value is None and not indices_are_sorted and \
                 not unique_indices:
-            return ops.getitem(self.array, self.index)
+            return getitem(self.array, self.index)
         return _gather(self.array, self.index, mode=mode, fill_value=fill_value,
                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
 
@@ -439,7 +633,7 @@ class _IndexUpdateRef:
         x, values = promote_dtypes(self.array, values)
         if aval_of(values).dtype == dtypes.bool_:
             raise TypeError("subtract does not accept dtype bool.")
-        return self._upd(ops.negative(values), "add", indices_are_sorted, unique_indices,
+        return self._upd(uf.negative(values), "add", indices_are_sorted, unique_indices,
                          mode)
 
     def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
@@ -453,7 +647,7 @@ class _IndexUpdateRef:
         from ._ufuncs import divide
 
         x = ensure_arraylike("divide", self.array)
-        ones = ops.broadcast_to(np.array(1, aval_of(x).dtype), aval_of(x).shape)
+        ones = prom.broadcast_to(np.array(1, aval_of(x).dtype), aval_of(x).shape)
         den = _scatter(ones, self.index, values, "mul", mode=mode,
                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
         return divide(x, den)
@@ -463,7 +657,7 @@ class _IndexUpdateRef:
         from ._ufuncs import power
 
         x = ensure_arraylike("power", self.array)
-        ones = ops.broadcast_to(np.array(1, aval_of(x).dtype), aval_of(x).shape)
+        ones = prom.broadcast_to(np.array(1, aval_of(x).dtype), aval_of(x).shape)
         e = _scatter(ones, self.index, values, "mul", mode=mode,
                      indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
         return power(x, e)
@@ -525,7 +719,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     a, indices = ensure_arraylike("take", a, indices)
     _check_int_indices("take", indices)
     if axis is None:
-        a = ops.ravel(a)
+        a = _shape.ravel(a)
         axis = 0
     nd = aval_of(a).ndim
     axis = canonicalize_axis(axis, nd)
@@ -541,7 +735,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
             raise IndexError("Cannot do a non-empty olympus.numpy.take() from an empty axis.")
         shape = aval_of(a).shape
         fv = _default_fill(aval_of(a).dtype) if fill_value is None else fill_value
-        return ops.broadcast_to(np.array(fv).astype(aval_of(a).dtype),
+        return prom.broadcast_to(np.array(fv).astype(aval_of(a).dtype),
                                 shape[:axis] + tuple(ishape) + shape[axis + 1:])
     idx = (builtins.slice(None),) * axis + (indices,)
     if aval_of(indices).ndim == 0:
@@ -563,7 +757,7 @@ def _scalar_as_array(i):
 def _mod_indices(indices, n):
     if isinstance(indices, (np.ndarray, np.generic)) or _is_static_int(indices):
         return np.mod(np.asarray(indices), n)
-    return ops.remainder(indices, n)
+    return uf.remainder(indices, n)
 
 
 def _along_axis_index(arr_shape, indices, axis, nd):
@@ -597,7 +791,7 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
         if aval_of(indices).ndim != 1:
             raise ValueError(f"when axis=None, `indices` must have a single dimension; got "
                              f"shape {aval_of(indices).shape}")
-        arr = ops.ravel(arr)
+        arr = _shape.ravel(arr)
         axis = 0
     nd = aval_of(arr).ndim
     if aval_of(indices).ndim != nd:
@@ -609,10 +803,10 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     if wrap:
         indices = _mod_indices(indices, n)
     idx = _along_axis_index(aval_of(arr).shape, indices, axis, nd)
-    out_shape = ops.broadcast_shapes(*(aval_of(i).shape for i in idx))
+    out_shape = prom.broadcast_shapes(*(aval_of(i).shape for i in idx))
     if n == 0 and int(np.prod(out_shape)) > 0:
         fv = _default_fill(aval_of(arr).dtype) if fill_value is None else fill_value
-        return ops.broadcast_to(np.array(fv).astype(aval_of(arr).dtype), out_shape)
+        return prom.broadcast_to(np.array(fv).astype(aval_of(arr).dtype), out_shape)
     return _gather(arr, idx, mode=gmode, fill_value=fill_value, normalize=normalize)
 
 
@@ -627,17 +821,17 @@ def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
     _check_int_indices("put_along_axis", indices)
     shape = aval_of(arr).shape
     if axis is None:
-        arr = ops.ravel(arr)
+        arr = _shape.ravel(arr)
         axis = 0
     nd = aval_of(arr).ndim
     if aval_of(indices).ndim != nd:
         raise ValueError("put_along_axis arguments 'arr' and 'indices' must have same ndim. "
                          f"Got {nd} and {aval_of(indices).ndim}.")
     axis = canonicalize_axis(axis, nd)
-    values = ops.broadcast_to(values, aval_of(indices).shape)
+    values = prom.broadcast_to(values, aval_of(indices).shape)
     idx = _along_axis_index(aval_of(arr).shape, indices, axis, nd)
     out = _scatter(arr, idx, values, "set", mode=mode)
-    return ops.reshape(out, shape) if aval_of(out).shape != tuple(shape) else out
+    return _shape.reshape(out, shape) if aval_of(out).shape != tuple(shape) else out
 
 
 def put(a, ind, v, mode=None, *, inplace=True):
@@ -649,9 +843,9 @@ def put(a, ind, v, mode=None, *, inplace=True):
                          "updated array.")
     a, ind, v = ensure_arraylike("put", a, ind, v)
     shape = aval_of(a).shape
-    flat = ops.ravel(a)
-    ind = ops.ravel(ind)
-    v = ops.ravel(v)
+    flat = _shape.ravel(a)
+    ind = _shape.ravel(ind)
+    v = _shape.ravel(v)
     k = aval_of(ind).shape[0]
     nv = aval_of(v).shape[0]
     if k == 0 or nv == 0:
@@ -676,7 +870,7 @@ def put(a, ind, v, mode=None, *, inplace=True):
     else:
         raise ValueError(f"mode should be one of 'wrap' or 'clip'; got {mode=}")
     out = _scatter(flat, (ind,), v, "set", mode=smode, normalize=False)
-    return ops.reshape(out, shape)
+    return _shape.reshape(out, shape)
 
 
 def place(arr, mask, vals, *, inplace=True):
@@ -689,18 +883,18 @@ def place(arr, mask, vals, *, inplace=True):
     m = concrete_or_error(mask, "The error arose in the mask argument of "
                                 "olympus.numpy.place: it must be concrete.")
     shape = aval_of(arr).shape
-    flat = ops.ravel(arr)
+    flat = _shape.ravel(arr)
     pos = np.nonzero(np.broadcast_to(m.astype(bool), shape).ravel())[0]
     if pos.size == 0:
         return arr
-    vals = ops.ravel(vals)
+    vals = _shape.ravel(vals)
     if aval_of(vals).shape[0] == 0:
         raise ValueError("Cannot place values from an empty array")
     from ._shape import resize
 
     vals = resize(vals, (pos.size,))
     out = _scatter(flat, (pos.astype(_INDEX_DTYPE),), vals, "set")
-    return ops.reshape(out, shape)
+    return _shape.reshape(out, shape)
 
 
 def fill_diagonal(a, val, wrap=False, *, inplace=True):
@@ -723,12 +917,12 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
         strides = np.cumprod((1,) + shape[::-1][:-1])[::-1]
         flat_idx = np.arange(n) * int(np.sum(strides))
     k = flat_idx.size
-    vals = ops.ravel(val)
+    vals = _shape.ravel(val)
     from ._shape import resize
 
     vals = resize(vals, (k,)) if aval_of(vals).shape[0] != k else vals
-    out = _scatter(ops.ravel(a), (flat_idx.astype(_INDEX_DTYPE),), vals, "set")
-    return ops.reshape(out, shape)
+    out = _scatter(_shape.ravel(a), (flat_idx.astype(_INDEX_DTYPE),), vals, "set")
+    return _shape.reshape(out, shape)
 
 
 # --- nonzero and friends --------------------------------------------------------------------------
@@ -772,7 +966,7 @@ def nonzero(a, *, size=None, fill_value=None):
     from ._reductions import cumsum
     from ._reductions import sum as _sum
 
-    mask = ops.ravel(a) if aval.dtype == dtypes.bool_ else ops.not_equal(ops.ravel(a), 0)
+    mask = _shape.ravel(a) if aval.dtype == dtypes.bool_ else uf.not_equal(_shape.ravel(a), 0)
     # counts[k] = number of positions whose running count of nonzeros is k; a running sum of
     # those gives the flat position of the (k+1)-th nonzero (the size of the array past the
     # last one, which the unravelling below wraps to index 0).
@@ -784,8 +978,8 @@ def nonzero(a, *, size=None, fill_value=None):
     out = _unravel(flat, aval.shape, idt)
     if fill_value is not None:
         total = _sum(mask, dtype=idt)
-        pad = ops.greater_equal(lax.iota(idt, size), total)
-        out = tuple(ops.where(pad, ops.astype(f, idt) if not isinstance(f, (int, float, bool))
+        pad = uf.greater_equal(lax.iota(idt, size), total)
+        out = tuple(where(pad, _creation.astype(f, idt) if not isinstance(f, (int, float, bool))
                               else np.array(f).astype(idt)[()], o)
                     for f, o in zip(fills, out))
     return tuple(out)
@@ -809,7 +1003,7 @@ def _unravel(flat, shape, idt):
 def flatnonzero(a, *, size=None, fill_value=None):
     """Indices of the nonzero elements of the flattened array."""
     a = ensure_arraylike("flatnonzero", a)
-    return nonzero(ops.ravel(a), size=size, fill_value=fill_value)[0]
+    return nonzero(_shape.ravel(a), size=size, fill_value=fill_value)[0]
 
 
 def argwhere(a, *, size=None, fill_value=None):
@@ -838,10 +1032,15 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     return _where3(condition, x, y)
 
 
-@_lane()
+@_eager_function()
 def _where3(condition, x, y):
     condition, x, y = ensure_arraylike("where", condition, x, y)
-    return ops.where(condition, x, y)
+    cdt = aval_of(condition).dtype
+    if cdt != dtypes.bool_:
+        condition = lax.ne(condition, lax.convert_element_type(0, cdt))
+    x, y = promote_dtypes(x, y)
+    shape = prom.broadcast_shapes(aval_of(condition).shape, aval_of(x).shape, aval_of(y).shape)
+    return lax.select(*(prom.broadcast_to(v, shape) for v in (condition, x, y)))
 
 
 def select(condlist, choicelist, default=0):
@@ -859,9 +1058,9 @@ def select(condlist, choicelist, default=0):
     choices = promote_dtypes(default, *[ensure_arraylike("select", c) for c in choicelist])
     out = choices[0]
     for c, v in zip(reversed(conds), reversed(choices[1:])):
-        out = ops.where(c, v, out)
-    shape = ops.broadcast_shapes(*(aval_of(v).shape for v in conds + choices))
-    return ops.broadcast_to(out, shape)
+        out = where(c, v, out)
+    shape = prom.broadcast_shapes(*(aval_of(v).shape for v in conds + choices))
+    return prom.broadcast_to(out, shape)
 
 
 def choose(a, choices, out=None, mode="raise"):
@@ -883,9 +1082,9 @@ def choose(a, choices, out=None, mode="raise"):
         if np.any((v < 0) | (v >= n)):
             raise ValueError("invalid entry in choice array")
     elif mode == "wrap":
-        a = ops.remainder(a, n)
+        a = uf.remainder(a, n)
     elif mode == "clip":
-        a = ops.clip(a, 0, n - 1)
+        a = uf.clip(a, 0, n - 1)
     else:
         raise ValueError(f"mode={mode!r} not understood. Must be 'raise', 'wrap', or 'clip'")
     arrs = broadcast_arrays(a, *choices)
@@ -904,11 +1103,11 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     if aval_of(condition).ndim != 1:
         raise ValueError("condition must be a 1D array")
     if axis is None:
-        a = ops.ravel(a)
+        a = _shape.ravel(a)
         axis = 0
     axis = canonicalize_axis(axis, aval_of(a).ndim)
     n = aval_of(a).shape[axis]
-    c = ops.astype(condition, dtypes.bool_)
+    c = _creation.astype(condition, dtypes.bool_)
     m = aval_of(c).shape[0]
     if m > n:
         cv = _concrete_or_none(c)
@@ -920,12 +1119,12 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     (idx,) = nonzero(c, size=size, fill_value=None)
     res = take(a, idx, axis=axis, mode="clip")
     if size is not None:
-        total = ops.sum(ops.astype(c, dtypes.default_int()))
-        pad = ops.greater_equal(lax.iota(dtypes.default_int(), size), total)
+        total = _reductions.sum(_creation.astype(c, dtypes.default_int()))
+        pad = uf.greater_equal(lax.iota(dtypes.default_int(), size), total)
         shp = [1] * aval_of(res).ndim
         shp[axis] = size
         pad = lax.reshape(pad, tuple(shp))
-        res = ops.where(pad, ops.astype(ensure_arraylike("compress", fill_value),
+        res = where(pad, _creation.astype(ensure_arraylike("compress", fill_value),
                                         aval_of(res).dtype), res)
     return res
 
@@ -933,7 +1132,7 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
 def extract(condition, arr, *, size=None, fill_value=0):
     """The elements of `arr` where `condition` is true (both flattened)."""
     condition, arr = ensure_arraylike("extract", condition, arr)
-    return compress(ops.ravel(condition), ops.ravel(arr), size=size, fill_value=fill_value)
+    return compress(_shape.ravel(condition), _shape.ravel(arr), size=size, fill_value=fill_value)
 
 
 # --- index construction ---------------------------------------------------------------------------
@@ -1046,9 +1245,9 @@ def unravel_index(indices, shape):
     if size == 0:
         raise ValueError("cannot unravel indices into an array of size zero")
     idt = aval_of(indices).dtype
-    x = ops.clip(indices, -size, size - 1)
-    x = ops.where(ops.less(x, 0), ops.add(x, size), x)
-    x = lax.convert_element_type(x, idt) if not ops.is_python_scalar(x) else np.array(x, idt)
+    x = uf.clip(indices, -size, size - 1)
+    x = where(uf.less(x, 0), uf.add(x, size), x)
+    x = lax.convert_element_type(x, idt) if not prom.is_python_scalar(x) else np.array(x, idt)
     return tuple(_unravel(x, shape, idt))
 
 
@@ -1073,9 +1272,9 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
             if np.any((v < 0) | (v >= d)):
                 raise ValueError("invalid entry in coordinates array")
     elif mode == "clip":
-        idxs = [ops.clip(i, 0, d - 1) for i, d in zip(idxs, dims)]
+        idxs = [uf.clip(i, 0, d - 1) for i, d in zip(idxs, dims)]
     elif mode == "wrap":
-        idxs = [ops.remainder(i, d) for i, d in zip(idxs, dims)]
+        idxs = [uf.remainder(i, d) for i, d in zip(idxs, dims)]
     else:
         raise ValueError(f"invalid mode={mode!r}. Expected 'raise', 'wrap', or 'clip'")
     if order == "F":
@@ -1086,7 +1285,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     out = np.array(0, idt)[()]
     stride = 1
     for i, d in zip(reversed(idxs), reversed(dims)):
-        out = ops.add(out, ops.multiply(ops.astype(i, idt), np.array(stride, idt)[()]))
+        out = uf.add(out, uf.multiply(_creation.astype(i, idt), np.array(stride, idt)[()]))
         stride *= d
     return out
 
@@ -1121,7 +1320,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
             raise ValueError("shape of weights must match shape of x.")
         dt = dtypes.result_type(aval_of(w)) if aval_of(w).dtype != dtypes.bool_ else \
             dtypes.default_int()
-        w = ops.astype(w, dt)
+        w = _creation.astype(w, dt)
     zeros = lax.broadcast_in_dim(np.array(0, dt)[()], (length,), ())
-    xi = ops.clip(x, 0, None) if dtypes.is_signed_int(aval_of(x).dtype) else x
+    xi = uf.clip(x, 0, None) if dtypes.is_signed_int(aval_of(x).dtype) else x
     return _scatter(zeros, (xi,), w, "add", mode="drop")

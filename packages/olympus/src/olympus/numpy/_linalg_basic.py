@@ -15,11 +15,13 @@ import itertools
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
+from olympus_trace import promotion as prom
 from olympus_trace.core import get_aval
 
 from .._src.jit import jit
+from . import _reductions
+from . import _ufuncs as uf
 from ._util import arr1 as _arr
 from ._util import dtype_of as _dt
 from ._util import shape_of as _shape
@@ -29,7 +31,7 @@ __all__ = ["vdot", "inner", "outer", "tensordot", "einsum", "einsum_path", "trac
 
 
 def _promote(*xs):
-    xs = ops.promote_dtypes(*xs)
+    xs = prom.promote_dtypes(*xs)
     weak = builtins.all(get_aval(x).weak_type for x in xs)
     return list(xs), _dt(xs[0]), weak
 
@@ -66,7 +68,7 @@ def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=
     (a, b), dt, weak = _promote(_arr("vecdot", x1), _arr("vecdot", x2))
     if dtypes.is_complex(dt):
         a = lax.conj(a)
-    return ops.sum(ops.multiply(a, b), axis=axis)
+    return _reductions.sum(uf.multiply(a, b), axis=axis)
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):
@@ -74,7 +76,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     (a, b), dt, weak = _promote(_arr("inner", a), _arr("inner", b))
     na, nb = len(_shape(a)), len(_shape(b))
     if na == 0 or nb == 0:
-        return ops.multiply(a, b)
+        return uf.multiply(a, b)
     if _shape(a)[-1] != _shape(b)[-1]:
         raise ValueError(f"inner: shapes {_shape(a)} and {_shape(b)} are not aligned on "
                          "their last axes.")
@@ -88,7 +90,7 @@ def outer(a, b, out=None):
     (a, b), dt, weak = _promote(_arr("outer", a), _arr("outer", b))
     a, b = _ravel(a), _ravel(b)
     n, m = _shape(a)[0], _shape(b)[0]
-    return ops.multiply(lax.broadcast_in_dim(a, (n, m), (0,)),
+    return uf.multiply(lax.broadcast_in_dim(a, (n, m), (0,)),
                         lax.broadcast_in_dim(b, (n, m), (1,)))
 
 
@@ -112,8 +114,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
         if len(ax_a) != len(ax_b):
             raise TypeError("tensordot requires axes lists to have equal length, got "
                             f"{ax_a} and {ax_b}.")
-        ca = tuple(ops.canonicalize_axis(i, na) for i in ax_a)
-        cb = tuple(ops.canonicalize_axis(i, nb) for i in ax_b)
+        ca = tuple(prom.canonicalize_axis(i, na) for i in ax_a)
+        cb = tuple(prom.canonicalize_axis(i, nb) for i in ax_b)
     for i, j in zip(ca, cb, strict=False):
         if _shape(a)[i] != _shape(b)[j]:
             raise TypeError(f"tensordot: shape mismatch on contracted axes: {_shape(a)} "
@@ -137,7 +139,7 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
     nd = len(_shape(a))
     if nd < 2:
         raise ValueError("diagonal requires an array of at least two dimensions.")
-    a1, a2 = ops.canonicalize_axis(axis1, nd), ops.canonicalize_axis(axis2, nd)
+    a1, a2 = prom.canonicalize_axis(axis1, nd), prom.canonicalize_axis(axis2, nd)
     if a1 == a2:
         raise ValueError("axis1 and axis2 must not be equal")
     x = _moveaxes_to_end(a, a1, a2)
@@ -162,7 +164,7 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
     if out is not None:
         raise NotImplementedError("The 'out' argument to olympus.numpy.trace is not supported.")
     d = diagonal(a, offset, axis1, axis2)
-    return ops.sum(d, axis=-1, dtype=dtype)
+    return _reductions.sum(d, axis=-1, dtype=dtype)
 
 
 # --- kron / cross -------------------------------------------------------------------------------
@@ -179,7 +181,7 @@ def kron(a, b):
     inter = tuple(itertools.chain.from_iterable((x, y) for x, y in zip(sa, sb, strict=False)))
     a_b = lax.broadcast_in_dim(a, inter, tuple(range(0, 2 * nd, 2)))
     b_b = lax.broadcast_in_dim(b, inter, tuple(range(1, 2 * nd, 2)))
-    return lax.reshape(ops.multiply(a_b, b_b), tuple(x * y for x, y in zip(sa, sb, strict=False)))
+    return lax.reshape(uf.multiply(a_b, b_b), tuple(x * y for x, y in zip(sa, sb, strict=False)))
 
 
 def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | None = None):
@@ -190,12 +192,12 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | N
     na, nb = len(_shape(a)), len(_shape(b))
     if na == 0 or nb == 0:
         raise ValueError("cross requires arrays of at least one dimension.")
-    a = _move(a, ops.canonicalize_axis(axisa, na), na - 1)
-    b = _move(b, ops.canonicalize_axis(axisb, nb), nb - 1)
+    a = _move(a, prom.canonicalize_axis(axisa, na), na - 1)
+    b = _move(b, prom.canonicalize_axis(axisb, nb), nb - 1)
     da, db = _shape(a)[-1], _shape(b)[-1]
     if da not in (2, 3) or db not in (2, 3):
         raise ValueError("incompatible dimensions for cross product (dimension must be 2 or 3)")
-    batch = ops.broadcast_shapes(_shape(a)[:-1], _shape(b)[:-1])
+    batch = prom.broadcast_shapes(_shape(a)[:-1], _shape(b)[:-1])
 
     def comp(x, i, d):
         if i >= d:
@@ -203,11 +205,11 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | N
         nd = len(_shape(x))
         c = lax.squeeze(lax.slice(x, (0,) * (nd - 1) + (i,), _shape(x)[:-1] + (i + 1,)),
                         (nd - 1,))
-        return ops.broadcast_to(c, batch)
+        return prom.broadcast_to(c, batch)
 
     a0, a1, a2 = (comp(a, i, da) for i in range(3))
     b0, b1, b2 = (comp(b, i, db) for i in range(3))
-    sub, mul = ops.subtract, ops.multiply
+    sub, mul = uf.subtract, uf.multiply
     z = sub(mul(a0, b1), mul(a1, b0))
     if da == 2 and db == 2:
         return z
@@ -216,7 +218,7 @@ def cross(a, b, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: int | N
     nd = len(batch)
     out = lax.concatenate([lax.broadcast_in_dim(c, batch + (1,), tuple(range(nd)))
                            for c in (x, y, z)], nd)
-    return _move(out, nd, ops.canonicalize_axis(axisc, nd + 1))
+    return _move(out, nd, prom.canonicalize_axis(axisc, nd + 1))
 
 
 def _move(x, src, dst):
@@ -410,7 +412,7 @@ def _einsum_impl(subscripts, path, precision, preferred_element_type, *ops_in):
     sizes = _label_sizes(labels, shapes)
     # Broadcast size-1 dimensions against the other operands.
     xs = [x if tuple(sizes[c] for c in lab) == _shape(x) else
-          ops.broadcast_to(x, tuple(sizes[c] for c in lab)) for x, lab in zip(xs, labels, strict=False)]
+          prom.broadcast_to(x, tuple(sizes[c] for c in lab)) for x, lab in zip(xs, labels, strict=False)]
     pairs = [_diag_labels(x, lab) for x, lab in zip(xs, labels, strict=False)]
     out_set = set(out_labels)
     # Sum labels that appear in a single operand and not in the output.

@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
+from olympus_trace import promotion as prom
 
+from . import _shape
 from . import _ufuncs as uf
 from ._reductions import all as _all
 from ._reductions import any as _any
@@ -23,7 +24,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     dt = aval_of(a).dtype
     if not dtypes.is_inexact(dt):
         return uf.equal(a, b)
-    a, b = ops._promote_shapes(a, b)
+    a, b = prom.promote_shapes(a, b)
     real = dtypes.finfo(dt).dtype if dtypes.is_complex(dt) else dt
     rtol = lax.convert_element_type(rtol, real, False)
     atol = lax.convert_element_type(atol, real, False)
@@ -62,7 +63,7 @@ def array_equiv(a1, a2):
     """Whether the arrays are equal after broadcasting against each other."""
     a1, a2 = ensure_arraylike("array_equiv", a1, a2)
     try:
-        ops.broadcast_shapes(aval_of(a1).shape, aval_of(a2).shape)
+        prom.broadcast_shapes(aval_of(a1).shape, aval_of(a2).shape)
     except ValueError:
         return np.bool_(False)
     return _all(uf.equal(a1, a2))
@@ -72,11 +73,11 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, method="a
     """Elementwise: whether each element of `element` is in `test_elements`."""
     element, test_elements = ensure_arraylike("isin", element, test_elements)
     shape = aval_of(element).shape
-    e = ops.ravel(element)
-    t = ops.ravel(test_elements)
+    e = _shape.ravel(element)
+    t = _shape.ravel(test_elements)
     n, m = aval_of(e).shape[0], aval_of(t).shape[0]
     if m == 0:
-        out = ops.broadcast_to(np.bool_(False), (n,))
+        out = prom.broadcast_to(np.bool_(False), (n,))
     else:
         eq = uf.equal(lax.reshape(e, (n, 1)), lax.reshape(t, (1, m)))
         out = _any(eq, axis=-1)

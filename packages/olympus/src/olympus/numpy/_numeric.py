@@ -7,9 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
+from olympus_trace import promotion as prom
 
+from . import _creation, _indexing, _shape
 from . import _ufuncs as uf
 from ._util import (
     aval_of,
@@ -59,35 +60,35 @@ def gradient(f, *varargs, axis=None, edge_order=None):
             raise ValueError("Shape of array too small to calculate a numerical gradient, at "
                              "least 2 elements are required.")
         if np.ndim(h) == 0:
-            h = ops.astype(ensure_arraylike("gradient", h), aval_of(f).dtype)
-            mid = ops.true_divide(ops.subtract(_slice_axis(f, ax, 2, n),
+            h = _creation.astype(ensure_arraylike("gradient", h), aval_of(f).dtype)
+            mid = uf.true_divide(uf.subtract(_slice_axis(f, ax, 2, n),
                                                _slice_axis(f, ax, 0, n - 2)),
-                                  ops.multiply(2, h))
-            first = ops.true_divide(ops.subtract(_slice_axis(f, ax, 1, 2),
+                                  uf.multiply(2, h))
+            first = uf.true_divide(uf.subtract(_slice_axis(f, ax, 1, 2),
                                                  _slice_axis(f, ax, 0, 1)), h)
-            last = ops.true_divide(ops.subtract(_slice_axis(f, ax, n - 1, n),
+            last = uf.true_divide(uf.subtract(_slice_axis(f, ax, n - 1, n),
                                                 _slice_axis(f, ax, n - 2, n - 1)), h)
         else:
-            x = ops.astype(ensure_arraylike("gradient", h), aval_of(f).dtype)
+            x = _creation.astype(ensure_arraylike("gradient", h), aval_of(f).dtype)
             if aval_of(x).shape != (n,):
                 raise ValueError("when 1d, distances must match the length of the "
                                  "corresponding dimension")
-            dx = ops.subtract(_slice_axis(x, 0, 1, n), _slice_axis(x, 0, 0, n - 1))
+            dx = uf.subtract(_slice_axis(x, 0, 1, n), _slice_axis(x, 0, 0, n - 1))
             shape = [1] * nd
             shape[ax] = n - 1
             dx = lax.reshape(dx, tuple(shape))
             dx1 = _slice_axis(dx, ax, 0, n - 2)
             dx2 = _slice_axis(dx, ax, 1, n - 1)
-            a = ops.true_divide(ops.negative(dx2), ops.multiply(dx1, ops.add(dx1, dx2)))
-            b = ops.true_divide(ops.subtract(dx2, dx1), ops.multiply(dx1, dx2))
-            c = ops.true_divide(dx1, ops.multiply(dx2, ops.add(dx1, dx2)))
-            mid = ops.add(ops.add(ops.multiply(a, _slice_axis(f, ax, 0, n - 2)),
-                                  ops.multiply(b, _slice_axis(f, ax, 1, n - 1))),
-                          ops.multiply(c, _slice_axis(f, ax, 2, n)))
-            first = ops.true_divide(ops.subtract(_slice_axis(f, ax, 1, 2),
+            a = uf.true_divide(uf.negative(dx2), uf.multiply(dx1, uf.add(dx1, dx2)))
+            b = uf.true_divide(uf.subtract(dx2, dx1), uf.multiply(dx1, dx2))
+            c = uf.true_divide(dx1, uf.multiply(dx2, uf.add(dx1, dx2)))
+            mid = uf.add(uf.add(uf.multiply(a, _slice_axis(f, ax, 0, n - 2)),
+                                  uf.multiply(b, _slice_axis(f, ax, 1, n - 1))),
+                          uf.multiply(c, _slice_axis(f, ax, 2, n)))
+            first = uf.true_divide(uf.subtract(_slice_axis(f, ax, 1, 2),
                                                  _slice_axis(f, ax, 0, 1)),
                                     _slice_axis(dx, ax, 0, 1))
-            last = ops.true_divide(ops.subtract(_slice_axis(f, ax, n - 1, n),
+            last = uf.true_divide(uf.subtract(_slice_axis(f, ax, n - 1, n),
                                                 _slice_axis(f, ax, n - 2, n - 1)),
                                    _slice_axis(dx, ax, n - 2, n - 1))
         outs.append(concatenate([first, mid, last], axis=ax) if n > 2 else
@@ -112,14 +113,14 @@ def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
     if discont is None:
         discont = period / 2
     interval = period / 2
-    d = ops.subtract(_slice_axis(p, axis, 1, n), _slice_axis(p, axis, 0, n - 1))
-    ddmod = ops.subtract(uf.remainder(ops.add(d, interval), period), interval)
-    ddmod = ops.where(ops.bitwise_and(ops.equal(ddmod, -interval), ops.greater(d, 0)),
+    d = uf.subtract(_slice_axis(p, axis, 1, n), _slice_axis(p, axis, 0, n - 1))
+    ddmod = uf.subtract(uf.remainder(uf.add(d, interval), period), interval)
+    ddmod = _indexing.where(uf.bitwise_and(uf.equal(ddmod, -interval), uf.greater(d, 0)),
                       np.array(interval, dt)[()], ddmod)
-    corr = ops.subtract(ddmod, d)
-    corr = ops.where(ops.less(uf.absolute(d), discont), np.array(0, dt)[()], corr)
+    corr = uf.subtract(ddmod, d)
+    corr = _indexing.where(uf.less(uf.absolute(d), discont), np.array(0, dt)[()], corr)
     first = _slice_axis(p, axis, 0, 1)
-    rest = ops.add(_slice_axis(p, axis, 1, n), cumsum(corr, axis=axis))
+    rest = uf.add(_slice_axis(p, axis, 1, n), cumsum(corr, axis=axis))
     return concatenate([first, rest], axis=axis)
 
 
@@ -137,11 +138,11 @@ def vander(x, N=None, increasing=False):
         raise ValueError("N must be nonnegative")
     if N == 0:
         return lax.broadcast_in_dim(np.array(0, aval_of(x).dtype)[()], (n, 0), ())
-    ones = ops.broadcast_to(np.array(1, aval_of(x).dtype), (n, 1))
+    ones = prom.broadcast_to(np.array(1, aval_of(x).dtype), (n, 1))
     if N == 1:
         out = ones
     else:
-        powers = cumprod(ops.broadcast_to(lax.reshape(x, (n, 1)), (n, N - 1)), axis=1)
+        powers = cumprod(prom.broadcast_to(lax.reshape(x, (n, 1)), (n, N - 1)), axis=1)
         out = concatenate([ones, powers], axis=1)
     return out if increasing else flip(out, 1)
 
@@ -162,27 +163,27 @@ def _window(M, fn):
 
 def bartlett(M):
     """The Bartlett (triangular) window."""
-    return _window(M, lambda n, M: ops.subtract(1, uf.absolute(ops.subtract(
-        ops.true_divide(ops.multiply(2, n), M - 1), 1))))
+    return _window(M, lambda n, M: uf.subtract(1, uf.absolute(uf.subtract(
+        uf.true_divide(uf.multiply(2, n), M - 1), 1))))
 
 
 def blackman(M):
     """The Blackman window."""
-    return _window(M, lambda n, M: ops.add(ops.subtract(
-        0.42, ops.multiply(0.5, uf.cos(ops.true_divide(ops.multiply(2 * np.pi, n), M - 1)))),
-        ops.multiply(0.08, uf.cos(ops.true_divide(ops.multiply(4 * np.pi, n), M - 1)))))
+    return _window(M, lambda n, M: uf.add(uf.subtract(
+        0.42, uf.multiply(0.5, uf.cos(uf.true_divide(uf.multiply(2 * np.pi, n), M - 1)))),
+        uf.multiply(0.08, uf.cos(uf.true_divide(uf.multiply(4 * np.pi, n), M - 1)))))
 
 
 def hamming(M):
     """The Hamming window."""
-    return _window(M, lambda n, M: ops.subtract(0.54, ops.multiply(0.46, uf.cos(
-        ops.true_divide(ops.multiply(2 * np.pi, n), M - 1)))))
+    return _window(M, lambda n, M: uf.subtract(0.54, uf.multiply(0.46, uf.cos(
+        uf.true_divide(uf.multiply(2 * np.pi, n), M - 1)))))
 
 
 def hanning(M):
     """The Hann window."""
-    return _window(M, lambda n, M: ops.subtract(0.5, ops.multiply(0.5, uf.cos(
-        ops.true_divide(ops.multiply(2 * np.pi, n), M - 1)))))
+    return _window(M, lambda n, M: uf.subtract(0.5, uf.multiply(0.5, uf.cos(
+        uf.true_divide(uf.multiply(2 * np.pi, n), M - 1)))))
 
 
 # --- covariance ----------------------------------------------------------------------------------
@@ -214,42 +215,42 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     nobs = aval_of(X).shape[1]
     w = None
     if fweights is not None:
-        w = ops.astype(ensure_arraylike("cov", fweights), dt)
+        w = _creation.astype(ensure_arraylike("cov", fweights), dt)
     if aweights is not None:
-        aw = ops.astype(ensure_arraylike("cov", aweights), dt)
-        w = aw if w is None else ops.multiply(w, aw)
+        aw = _creation.astype(ensure_arraylike("cov", aweights), dt)
+        w = aw if w is None else uf.multiply(w, aw)
     if w is None:
-        avg = ops.true_divide(_sum(X, axis=1, keepdims=True), nobs)
+        avg = uf.true_divide(_sum(X, axis=1, keepdims=True), nobs)
         fact = nobs - ddof
     else:
         w_sum = _sum(w)
-        avg = ops.true_divide(_sum(ops.multiply(X, w), axis=1, keepdims=True), w_sum)
+        avg = uf.true_divide(_sum(uf.multiply(X, w), axis=1, keepdims=True), w_sum)
         if ddof == 0:
             fact = w_sum
         elif aweights is None:
-            fact = ops.subtract(w_sum, ddof)
+            fact = uf.subtract(w_sum, ddof)
         else:
-            fact = ops.subtract(w_sum, ops.true_divide(ops.multiply(ddof, _sum(ops.multiply(
-                w, ops.astype(ensure_arraylike("cov", aweights), dt)))), w_sum))
-    Xc = ops.subtract(X, avg)
-    Xw = Xc if w is None else ops.multiply(Xc, w)
+            fact = uf.subtract(w_sum, uf.true_divide(uf.multiply(ddof, _sum(uf.multiply(
+                w, _creation.astype(ensure_arraylike("cov", aweights), dt)))), w_sum))
+    Xc = uf.subtract(X, avg)
+    Xw = Xc if w is None else uf.multiply(Xc, w)
     c = dot(Xw, uf.conj(lax.transpose(Xc, (1, 0))))
-    c = ops.true_divide(c, fact)
+    c = uf.true_divide(c, fact)
     shape = aval_of(c).shape
     return lax.squeeze(c, tuple(i for i, d in enumerate(shape) if d == 1))
 
 
 def corrcoef(x, y=None, rowvar=True):
     """Pearson correlation coefficients."""
-    from ._shape import diagonal
+    from ._linalg_basic import diagonal
 
     c = cov(x, y, rowvar)
     if aval_of(c).ndim == 0:
-        return ops.true_divide(c, c)
+        return uf.true_divide(c, c)
     d = diagonal(c)
     stddev = uf.sqrt(uf.real(d))
-    c = ops.true_divide(c, lax.reshape(stddev, (aval_of(d).shape[0], 1)))
-    c = ops.true_divide(c, lax.reshape(stddev, (1, aval_of(d).shape[0])))
+    c = uf.true_divide(c, lax.reshape(stddev, (aval_of(d).shape[0], 1)))
+    c = uf.true_divide(c, lax.reshape(stddev, (1, aval_of(d).shape[0])))
     if dtypes.is_complex(aval_of(c).dtype):
         return lax.complex(uf.clip(uf.real(c), -1, 1), uf.clip(uf.imag(c), -1, 1))
     return uf.clip(c, -1, 1)
@@ -272,11 +273,11 @@ def polyval(p, x, *, unroll=16):
     method)."""
     p = _poly1d("polyval", p)
     x = ensure_arraylike("polyval", x)
-    p, x = ops.promote_dtypes(p, x)
+    p, x = prom.promote_dtypes(p, x)
     n = aval_of(p).shape[0]
-    y = ops.broadcast_to(np.array(0, aval_of(p).dtype), aval_of(x).shape)
+    y = prom.broadcast_to(np.array(0, aval_of(p).dtype), aval_of(x).shape)
     for i in range(n):
-        y = ops.add(ops.multiply(y, x), p[i])
+        y = uf.add(uf.multiply(y, x), p[i])
     return y
 
 
@@ -290,17 +291,17 @@ def _trim_pad(a, n):
 def polyadd(a1, a2):
     """The sum of two polynomials."""
     a1, a2 = _poly1d("polyadd", a1), _poly1d("polyadd", a2)
-    a1, a2 = ops.promote_dtypes(a1, a2)
+    a1, a2 = prom.promote_dtypes(a1, a2)
     n = max(aval_of(a1).shape[0], aval_of(a2).shape[0])
-    return ops.add(_trim_pad(a1, n), _trim_pad(a2, n))
+    return uf.add(_trim_pad(a1, n), _trim_pad(a2, n))
 
 
 def polysub(a1, a2):
     """The difference of two polynomials."""
     a1, a2 = _poly1d("polysub", a1), _poly1d("polysub", a2)
-    a1, a2 = ops.promote_dtypes(a1, a2)
+    a1, a2 = prom.promote_dtypes(a1, a2)
     n = max(aval_of(a1).shape[0], aval_of(a2).shape[0])
-    return ops.subtract(_trim_pad(a1, n), _trim_pad(a2, n))
+    return uf.subtract(_trim_pad(a1, n), _trim_pad(a2, n))
 
 
 def polymul(a1, a2, *, trim_leading_zeros=False):
@@ -308,9 +309,9 @@ def polymul(a1, a2, *, trim_leading_zeros=False):
     from ._indexing import _scatter
 
     a1, a2 = _poly1d("polymul", a1), _poly1d("polymul", a2)
-    a1, a2 = ops.promote_dtypes(a1, a2)
+    a1, a2 = prom.promote_dtypes(a1, a2)
     n, m = aval_of(a1).shape[0], aval_of(a2).shape[0]
-    prod = ops.multiply(lax.reshape(a1, (n, 1)), lax.reshape(a2, (1, m)))
+    prod = uf.multiply(lax.reshape(a1, (n, 1)), lax.reshape(a2, (1, m)))
     idx = (np.arange(n)[:, None] + np.arange(m)[None, :]).astype(np.int32)
     out = lax.broadcast_in_dim(np.array(0, aval_of(prod).dtype)[()], (n + m - 1,), ())
     return _scatter(out, (idx,), prod, "add")
@@ -324,17 +325,17 @@ def polydiv(u, v, *, trim_leading_zeros=False):
     u, v = _poly1d("polydiv", u), _poly1d("polydiv", v)
     u, v = promote_dtypes_inexact(u, v)
     m, n = aval_of(u).shape[0] - 1, aval_of(v).shape[0] - 1
-    scale = ops.true_divide(1.0, ops.getitem(v, 0))
-    q = ops.broadcast_to(np.array(0, aval_of(u).dtype), (max(m - n + 1, 1),))
+    scale = uf.true_divide(1.0, _indexing.getitem(v, 0))
+    q = prom.broadcast_to(np.array(0, aval_of(u).dtype), (max(m - n + 1, 1),))
     r = u
     for k in range(0, m - n + 1):
-        d = ops.multiply(scale, ops.getitem(r, k))
+        d = uf.multiply(scale, _indexing.getitem(r, k))
         q = _scatter(q, (k,), d, "set")
-        r = _scatter(r, (slice(k, k + n + 1),), ops.negative(ops.multiply(d, v)), "add")
+        r = _scatter(r, (slice(k, k + n + 1),), uf.negative(uf.multiply(d, v)), "add")
     if trim_leading_zeros:
         rv = concrete_or_error(r, "polydiv: trim_leading_zeros needs concrete values")
         nz = np.flatnonzero(np.abs(rv) > 1e-14 * max(1.0, float(np.max(np.abs(rv)))))
-        r = ops.getitem(r, slice(int(nz[0]) if nz.size else len(rv) - 1, None))
+        r = _indexing.getitem(r, slice(int(nz[0]) if nz.size else len(rv) - 1, None))
     return q, r
 
 
@@ -348,12 +349,12 @@ def polyder(p, m=1):
         return p
     n = aval_of(p).shape[0]
     if m >= n:
-        return ops.broadcast_to(np.array(0, aval_of(p).dtype), (0,))
+        return prom.broadcast_to(np.array(0, aval_of(p).dtype), (0,))
     coeff = np.ones(n - m)
     for k in range(m):
         coeff = coeff * np.arange(n - 1 - k, m - 1 - k, -1)
     dt = aval_of(p).dtype if not dtypes.is_integer(aval_of(p).dtype) else aval_of(p).dtype
-    return ops.multiply(lax.slice(p, (0,), (n - m,)), coeff.astype(dt))
+    return uf.multiply(lax.slice(p, (0,), (n - m,)), coeff.astype(dt))
 
 
 def polyint(p, m=1, k=None):
@@ -370,7 +371,7 @@ def polyint(p, m=1, k=None):
         concrete_or_error(k, "polyint: k must be concrete"), (m,))
     for i in range(m):
         n = aval_of(p).shape[0]
-        p = ops.true_divide(p, np.arange(n, 0, -1).astype(dt))
+        p = uf.true_divide(p, np.arange(n, 0, -1).astype(dt))
         p = concatenate([p, np.array([ks[i]], dt)])
     return p
 
@@ -385,9 +386,9 @@ def poly(seq_of_zeros):
     (z,) = promote_dtypes_inexact(z)
     dt = aval_of(z).dtype
     a = np.ones(1, dt)
-    a = ops.broadcast_to(a, (1,))
+    a = prom.broadcast_to(a, (1,))
     for i in range(aval_of(z).shape[0]):
-        a = polymul(a, ops.subtract(np.array([1, 0], dt), ops.multiply(
+        a = polymul(a, uf.subtract(np.array([1, 0], dt), uf.multiply(
             np.array([0, 1], dt), z[i])))
     return a
 
@@ -405,9 +406,9 @@ def packbits(a, axis=None, bitorder="big"):
         raise TypeError("Expected an input array of integer or boolean data type")
     if bitorder not in ("little", "big"):
         raise ValueError("'order' must be either 'little' or 'big'")
-    bits = ops.astype(ops.astype(a, bool), dtypes.uint8)
+    bits = _creation.astype(_creation.astype(a, bool), dtypes.uint8)
     if axis is None:
-        bits = ops.ravel(bits)
+        bits = _shape.ravel(bits)
         axis = 0
     bits = moveaxis(bits, axis, -1)
     n = aval_of(bits).shape[-1]
@@ -419,7 +420,7 @@ def packbits(a, axis=None, bitorder="big"):
     shifts = np.arange(8, dtype=np.uint8)
     if bitorder == "big":
         shifts = shifts[::-1]
-    packed = _sum(lax.shift_left(bits, ops.broadcast_to(shifts, aval_of(bits).shape)),
+    packed = _sum(lax.shift_left(bits, prom.broadcast_to(shifts, aval_of(bits).shape)),
                   axis=-1, dtype=dtypes.uint8)
     return moveaxis(packed, -1, axis)
 
@@ -437,12 +438,12 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
     if bitorder == "big":
         shifts = shifts[::-1]
     if axis is None:
-        a = ops.ravel(a)
+        a = _shape.ravel(a)
         axis = 0
     a = moveaxis(a, axis, -1)
     shape = aval_of(a).shape
     x = lax.broadcast_in_dim(a, shape + (8,), tuple(range(len(shape))))
-    bits = lax.bitwise_and(lax.shift_right_logical(x, ops.broadcast_to(shifts, shape + (8,))),
+    bits = lax.bitwise_and(lax.shift_right_logical(x, prom.broadcast_to(shifts, shape + (8,))),
                            np.uint8(1))
     bits = lax.reshape(bits, shape[:-1] + (shape[-1] * 8,))
     if count is not None:

@@ -12,13 +12,13 @@ from functools import partial
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import bind
+from olympus_trace import promotion as prom
+from olympus_trace.lax_ops import conv_general_dilated
 
 from .._src.jit import jit
-from ..lax._extra import conv_general_dilated
+from . import _products
+from . import _ufuncs as uf
 from ._numeric import vander
 from ._util import aval_of, concrete_or_error, ensure_arraylike, static_int
 
@@ -51,7 +51,7 @@ def _conv_args(name, a, v, mode):
     if mode not in ("full", "same", "valid"):
         raise ValueError(f"{name}: mode must be one of 'full', 'same' or 'valid', got "
                          f"{mode!r}.")
-    a, v = ops.promote_dtypes(a, v)
+    a, v = prom.promote_dtypes(a, v)
     return _astype(a, _dt(a)), _astype(v, _dt(v))
 
 
@@ -150,19 +150,19 @@ def _polyfit_core(x, y, w, rcond, deg, full, cov):
 
     n = _shape(x)[0]
     order = deg + 1
-    x, y = ops.promote_dtypes_inexact(x, y)
+    x, y = prom.promote_dtypes_inexact(x, y)
     dt = _dt(x)
     if rcond is None:
         rcond = n * float(np.finfo(np.dtype(dtypes.finfo(dt).dtype)).eps)
-    rcond = lax.convert_element_type(ops._to_array_operand(rcond), dtypes.finfo(dt).dtype,
+    rcond = lax.convert_element_type(prom.to_operand(rcond), dtypes.finfo(dt).dtype,
                                      False)
     lhs = vander(_astype(x, dt), order)
     rhs = _astype(y, dt)
     if w is not None:
-        (w,) = ops.promote_dtypes_inexact(w)
+        (w,) = prom.promote_dtypes_inexact(w)
         w = _astype(w, dt)
-        lhs = ops.multiply(lhs, lax.reshape(w, (n, 1)))
-        rhs = ops.multiply(rhs, w if len(_shape(rhs)) == 1 else lax.reshape(w, (n, 1)))
+        lhs = uf.multiply(lhs, lax.reshape(w, (n, 1)))
+        rhs = uf.multiply(rhs, w if len(_shape(rhs)) == 1 else lax.reshape(w, (n, 1)))
     # Scale the columns to unit norm to improve the conditioning.
     absl = lax.abs(lhs) if dtypes.is_complex(dt) else lhs
     scale = lax.sqrt(lax.reduce_sum(lax.mul(absl, absl), (0,)))
@@ -171,25 +171,25 @@ def _polyfit_core(x, y, w, rcond, deg, full, cov):
     scale = lax.select(lax.eq(scale, lax.broadcast_in_dim(np.zeros((), _dt(scale)),
                                                           (order,), ())),
                        lax.broadcast_in_dim(one, (order,), ()), scale)
-    lhs = ops.true_divide(lhs, lax.reshape(scale, (1, order)))
+    lhs = uf.true_divide(lhs, lax.reshape(scale, (1, order)))
     c, resids, rank, s = la.lstsq(lhs, rhs, rcond)
-    c = ops.true_divide(c, scale if len(_shape(c)) == 1 else lax.reshape(scale, (order, 1)))
+    c = uf.true_divide(c, scale if len(_shape(c)) == 1 else lax.reshape(scale, (order, 1)))
     if full:
         return c, resids, rank, s, rcond
     if cov:
         lhs_h = lax.transpose(lax.conj(lhs) if dtypes.is_complex(dt) else lhs, (1, 0))
-        vbase = la.inv(ops.matmul(lhs_h, lhs))
-        vbase = ops.true_divide(vbase, ops.multiply(lax.reshape(scale, (order, 1)),
+        vbase = la.inv(_products.matmul(lhs_h, lhs))
+        vbase = uf.true_divide(vbase, uf.multiply(lax.reshape(scale, (order, 1)),
                                                     lax.reshape(scale, (1, order))))
         if cov == "unscaled":
             fac = np.ones((), dt)
         else:
-            fac = ops.true_divide(resids, np.asarray(n - order, _dt(resids)))
+            fac = uf.true_divide(resids, np.asarray(n - order, _dt(resids)))
         if len(_shape(y)) == 1:
-            return c, ops.multiply(vbase, fac)
+            return c, uf.multiply(vbase, fac)
         k = _shape(y)[1]
-        return c, ops.multiply(lax.reshape(vbase, (order, order, 1)),
-                               ops.broadcast_to(fac, (k,)))
+        return c, uf.multiply(lax.reshape(vbase, (order, order, 1)),
+                               prom.broadcast_to(fac, (k,)))
     return c
 
 
@@ -204,7 +204,7 @@ def _companion_eigvals(p):
                                   "which this build does not provide.")
     n = _shape(p)[0] - 1
     lead = lax.slice(p, (0,), (1,))
-    first = ops.negative(ops.true_divide(lax.slice(p, (1,), (n + 1,)), lead))
+    first = uf.negative(uf.true_divide(lax.slice(p, (1,), (n + 1,)), lead))
     if n == 1:
         return _astype(first, _complex_of(_dt(p)))
     # Companion matrix: first row -p[1:] / p[0], ones on the subdiagonal.
@@ -236,7 +236,7 @@ def roots(p, *, strip_zeros=True):
         p = lax.reshape(p, (1,))
     if len(_shape(p)) != 1:
         raise ValueError(f"roots: input must be a rank-1 array, got shape {_shape(p)}.")
-    (p,) = ops.promote_dtypes_inexact(p)
+    (p,) = prom.promote_dtypes_inexact(p)
     p = _astype(p, _dt(p))
     cdt = _complex_of(_dt(p))
     if strip_zeros:
@@ -283,8 +283,8 @@ def _roots_with_leading_zeros(p):
     r = _astype(_companion_eigvals(q), _complex_of(_dt(p)))
     mag = lax.abs(r)
     iota = lax.iota(np.dtype(np.int32), n - 1)
-    _, order = bind(P.sort_p, lax.neg(mag), iota, dimension=0, is_stable=True, num_keys=1)
-    _, rank = bind(P.sort_p, order, iota, dimension=0, is_stable=True, num_keys=1)
+    _, order = lax.sort((lax.neg(mag), iota), dimension=0, is_stable=True, num_keys=1)
+    _, rank = lax.sort((order, iota), dimension=0, is_stable=True, num_keys=1)
     spurious = lax.ge(rank, lax.broadcast_in_dim(lax.sub(np.int32(n - 1), k), (n - 1,), ()))
     nan = np.asarray(complex(np.nan, np.nan), _dt(r))
     return lax.select(spurious, lax.broadcast_in_dim(nan, (n - 1,), ()), r)

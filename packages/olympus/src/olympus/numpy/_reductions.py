@@ -11,12 +11,11 @@ import math
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import bind
+from olympus_trace import promotion as prom
 
-from .._src.eager_ops import lane_function as _lane
+from .._src.eager import function as _eager_function
+from . import _creation, _indexing, _shape
 from . import _ufuncs as uf
 from ._util import (
     aval_of,
@@ -81,8 +80,8 @@ def _highest(dt):
 
 def _where_mask(name, where, shape):
     where = ensure_arraylike(name, where)
-    where = ops.astype(where, dtypes.bool_)
-    return ops.broadcast_to(where, shape)
+    where = _creation.astype(where, dtypes.bool_)
+    return prom.broadcast_to(where, shape)
 
 
 def _reduction(a, name, *, lax_op, combine, init, has_identity=True, bool_op=None,
@@ -112,10 +111,10 @@ def _reduction(a, name, *, lax_op, combine, init, has_identity=True, bool_op=Non
     x = lax.convert_element_type(a, comp, False)
     if where is not None:
         mask = _where_mask(name, where, aval.shape)
-        x = ops.where(mask, x, init(comp))
+        x = _indexing.where(mask, x, init(comp))
     res = lax_op(x, axes)
     if initial is not None:
-        init_v = ops.astype(ensure_arraylike(name, initial), comp)
+        init_v = _creation.astype(ensure_arraylike(name, initial), comp)
         if aval_of(init_v).shape != ():
             raise ValueError("initial value must be a scalar. Got array of shape "
                              f"{aval_of(init_v).shape}")
@@ -136,7 +135,7 @@ def _one_init(dt):
 # --- basic reductions ----------------------------------------------------------------------------
 
 
-@_lane(static_argnames=("axis", "dtype", "out", "keepdims", "initial", "promote_integers"))
+@_eager_function(static_argnames=("axis", "dtype", "out", "keepdims", "initial", "promote_integers"))
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,  # noqa: A001
         promote_integers=True):
     """Sum of elements over the given axes."""
@@ -146,7 +145,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
                       keepdims=keepdims, initial=initial, where=where)
 
 
-@_lane(static_argnames=("axis", "dtype", "out", "keepdims", "initial", "promote_integers"))
+@_eager_function(static_argnames=("axis", "dtype", "out", "keepdims", "initial", "promote_integers"))
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
          promote_integers=True):
     """Product of elements over the given axes."""
@@ -156,7 +155,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
                       keepdims=keepdims, initial=initial, where=where)
 
 
-@_lane(static_argnames=("axis", "out", "keepdims", "initial"))
+@_eager_function(static_argnames=("axis", "out", "keepdims", "initial"))
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """Maximum over the given axes (NaN-propagating)."""
     return _reduction(a, "max", lax_op=lax.reduce_max, combine=lax.max, init=_lowest,
@@ -164,7 +163,7 @@ def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
                       axis=axis, out=out, keepdims=keepdims, initial=initial, where=where)
 
 
-@_lane(static_argnames=("axis", "out", "keepdims", "initial"))
+@_eager_function(static_argnames=("axis", "out", "keepdims", "initial"))
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """Minimum over the given axes (NaN-propagating)."""
     return _reduction(a, "min", lax_op=lax.reduce_min, combine=lax.min, init=_highest,
@@ -176,20 +175,20 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
 amax, amin = max, min
 
 
-@_lane(static_argnames=("axis", "out", "keepdims"))
+@_eager_function(static_argnames=("axis", "out", "keepdims"))
 def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
     """Whether all elements (over the given axes) are true."""
     a = ensure_arraylike("all", a)
-    return _reduction(ops.astype(a, dtypes.bool_), "all", lax_op=lax.reduce_and,
+    return _reduction(_creation.astype(a, dtypes.bool_), "all", lax_op=lax.reduce_and,
                       combine=lax.bitwise_and, init=lambda dt: np.bool_(True), axis=axis,
                       out=out, keepdims=keepdims, where=where)
 
 
-@_lane(static_argnames=("axis", "out", "keepdims"))
+@_eager_function(static_argnames=("axis", "out", "keepdims"))
 def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
     """Whether any element (over the given axes) is true."""
     a = ensure_arraylike("any", a)
-    return _reduction(ops.astype(a, dtypes.bool_), "any", lax_op=lax.reduce_or,
+    return _reduction(_creation.astype(a, dtypes.bool_), "any", lax_op=lax.reduce_or,
                       combine=lax.bitwise_or, init=lambda dt: np.bool_(False), axis=axis,
                       out=out, keepdims=keepdims, where=where)
 
@@ -215,7 +214,7 @@ _bitwise_xor_reduce = _bitwise_reduce("bitwise_xor.reduce", lax.reduce_xor,
                                       lax.bitwise_xor, 0)
 
 
-@_lane(static_argnames=("axis", "keepdims"))
+@_eager_function(static_argnames=("axis", "keepdims"))
 def count_nonzero(a, axis=None, keepdims=False):
     """The number of nonzero elements over the given axes."""
     a = ensure_arraylike("count_nonzero", a)
@@ -223,7 +222,7 @@ def count_nonzero(a, axis=None, keepdims=False):
     return sum(nz, axis=axis, keepdims=keepdims, dtype=dtypes.default_int())
 
 
-@_lane(static_argnames=("axis", "out", "keepdims"))
+@_eager_function(static_argnames=("axis", "out", "keepdims"))
 def ptp(a, axis=None, out=None, keepdims=False):
     """Range (maximum minus minimum) over the given axes."""
     check_no_out("ptp", out)
@@ -236,7 +235,7 @@ def _axis_size(shape, axes):
     return int(math.prod(shape[ax] for ax in axes))
 
 
-@_lane(static_argnames=("axis", "dtype", "out", "keepdims"))
+@_eager_function(static_argnames=("axis", "dtype", "out", "keepdims"))
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """Arithmetic mean over the given axes (integers averaged in the default float)."""
     check_no_out("mean", out)
@@ -251,7 +250,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         n = sum(_where_mask("mean", where, aval.shape), axis=axis, dtype=comp,
                 keepdims=keepdims)
     s = sum(a, axis=axis, dtype=comp, keepdims=keepdims, where=where)
-    return lax.convert_element_type(ops.true_divide(s, n), result_dtype, False)
+    return lax.convert_element_type(uf.true_divide(s, n), result_dtype, False)
 
 
 def _var_types(a_dtype, dtype):
@@ -269,7 +268,7 @@ def _var_types(a_dtype, dtype):
     return _upcast_f16(comp), dtype
 
 
-@_lane(static_argnames=("axis", "dtype", "out", "ddof", "keepdims", "correction"))
+@_eager_function(static_argnames=("axis", "dtype", "out", "ddof", "keepdims", "correction"))
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
     """Variance over the given axes (``ddof``/``correction`` subtracted from the count)."""
@@ -284,7 +283,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     comp, dtype = _var_types(aval.dtype, dtype)
     x = lax.convert_element_type(a, comp, False)
     m = mean(x, axis=axis, dtype=comp, keepdims=True, where=where)
-    c = ops.subtract(x, m)
+    c = uf.subtract(x, m)
     if dtypes.is_complex(comp):
         c = lax.real(lax.mul(c, lax.conj(c)))
     else:
@@ -295,12 +294,12 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     else:
         n = sum(_where_mask("var", where, aval.shape), axis=axis, dtype=real_comp,
                 keepdims=keepdims)
-    n = ops.subtract(n, ops.astype(ensure_arraylike("var", correction), real_comp))
+    n = uf.subtract(n, _creation.astype(ensure_arraylike("var", correction), real_comp))
     s = sum(c, axis=axis, dtype=real_comp, keepdims=keepdims, where=where)
-    return lax.convert_element_type(ops.true_divide(s, n), dtype, False)
+    return lax.convert_element_type(uf.true_divide(s, n), dtype, False)
 
 
-@_lane(static_argnames=("axis", "dtype", "out", "ddof", "keepdims", "correction"))
+@_eager_function(static_argnames=("axis", "dtype", "out", "ddof", "keepdims", "correction"))
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
     """Standard deviation over the given axes."""
@@ -316,7 +315,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     if weights is None:
         avg = mean(a, axis=axis, keepdims=keepdims)
         axes = axes_tuple(axis, aval.ndim)
-        wsum = ops.broadcast_to(np.array(_axis_size(aval.shape, axes), aval_of(avg).dtype),
+        wsum = prom.broadcast_to(np.array(_axis_size(aval.shape, axes), aval_of(avg).dtype),
                                 aval_of(avg).shape)
     else:
         weights = ensure_arraylike("average", weights)
@@ -336,13 +335,13 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
             shape = [1] * aval.ndim
             shape[ax] = wshape[0]
             weights = lax.reshape(weights, tuple(shape))
-        wsum = sum(ops.broadcast_to(weights, aval.shape) if aval.shape != aval_of(
+        wsum = sum(prom.broadcast_to(weights, aval.shape) if aval.shape != aval_of(
             weights).shape else weights, axis=axis, keepdims=keepdims)
-        avg = ops.true_divide(sum(ops.multiply(a, weights), axis=axis, keepdims=keepdims),
+        avg = uf.true_divide(sum(uf.multiply(a, weights), axis=axis, keepdims=keepdims),
                               wsum)
     if returned:
         if aval_of(wsum).shape != aval_of(avg).shape:
-            wsum = ops.broadcast_to(wsum, aval_of(avg).shape)
+            wsum = prom.broadcast_to(wsum, aval_of(avg).shape)
         return avg, wsum
     return avg
 
@@ -355,7 +354,7 @@ def _arg_reduce(name, lax_fn, a, axis, out, keepdims):
     a = ensure_arraylike(name, a)
     aval = aval_of(a)
     if axis is None:
-        x = ops.ravel(a) if aval.ndim != 1 else a
+        x = _shape.ravel(a) if aval.ndim != 1 else a
         ax = 0
     else:
         x = a
@@ -372,13 +371,13 @@ def _arg_reduce(name, lax_fn, a, axis, out, keepdims):
     return res
 
 
-@_lane(static_argnames=("axis", "out", "keepdims"))
+@_eager_function(static_argnames=("axis", "out", "keepdims"))
 def argmax(a, axis=None, out=None, keepdims=None):
     """Index of the maximum (the first one, or the first NaN)."""
     return _arg_reduce("argmax", lax.argmax, a, axis, out, keepdims)
 
 
-@_lane(static_argnames=("axis", "out", "keepdims"))
+@_eager_function(static_argnames=("axis", "out", "keepdims"))
 def argmin(a, axis=None, out=None, keepdims=None):
     """Index of the minimum (the first one, or the first NaN)."""
     return _arg_reduce("argmin", lax.argmin, a, axis, out, keepdims)
@@ -392,10 +391,10 @@ def _is_inexact_arr(a):
 
 
 def _replace_nan(a, value):
-    return ops.where(uf.isnan(a), lax.convert_element_type(value, aval_of(a).dtype, False), a)
+    return _indexing.where(uf.isnan(a), lax.convert_element_type(value, aval_of(a).dtype, False), a)
 
 
-@_lane(static_argnames=("axis", "dtype", "out", "keepdims", "initial"))
+@_eager_function(static_argnames=("axis", "dtype", "out", "keepdims", "initial"))
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Sum treating NaNs as zero."""
     a = ensure_arraylike("nansum", a)
@@ -405,7 +404,7 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
                where=where)
 
 
-@_lane(static_argnames=("axis", "dtype", "out", "keepdims", "initial"))
+@_eager_function(static_argnames=("axis", "dtype", "out", "keepdims", "initial"))
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """Product treating NaNs as one."""
     a = ensure_arraylike("nanprod", a)
@@ -423,16 +422,16 @@ def _nan_extremum(name, fn, fill, a, axis, out, keepdims, initial, where):
     res = fn(_replace_nan(a, fill), axis=axis, out=out, keepdims=keepdims, initial=initial,
              where=where)
     all_nan = all(nan, axis=axis, keepdims=keepdims)
-    return ops.where(all_nan, np.array(np.nan, aval_of(res).dtype)[()], res)
+    return _indexing.where(all_nan, np.array(np.nan, aval_of(res).dtype)[()], res)
 
 
-@_lane(static_argnames=("axis", "out", "keepdims", "initial"))
+@_eager_function(static_argnames=("axis", "out", "keepdims", "initial"))
 def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Maximum ignoring NaNs (NaN where a slice is all NaN)."""
     return _nan_extremum("nanmax", max, -np.inf, a, axis, out, keepdims, initial, where)
 
 
-@_lane(static_argnames=("axis", "out", "keepdims", "initial"))
+@_eager_function(static_argnames=("axis", "out", "keepdims", "initial"))
 def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """Minimum ignoring NaNs (NaN where a slice is all NaN)."""
     return _nan_extremum("nanmin", min, np.inf, a, axis, out, keepdims, initial, where)
@@ -444,7 +443,7 @@ def _nan_arg(name, fn, fill, a, axis, out, keepdims):
         return fn(a, axis=axis, out=out, keepdims=keepdims)
     nan = uf.isnan(a)
     res = fn(_replace_nan(a, fill), axis=axis, out=out, keepdims=keepdims)
-    return ops.where(all(nan, axis=axis, keepdims=bool(keepdims)),
+    return _indexing.where(all(nan, axis=axis, keepdims=bool(keepdims)),
                      np.array(-1, aval_of(res).dtype)[()], res)
 
 
@@ -458,7 +457,7 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
     return _nan_arg("nanargmin", argmin, np.inf, a, axis, out, keepdims)
 
 
-@_lane(static_argnames=("axis", "dtype", "out", "keepdims"))
+@_eager_function(static_argnames=("axis", "dtype", "out", "keepdims"))
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """Mean ignoring NaNs."""
     check_no_out("nanmean", out)
@@ -469,10 +468,10 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     notnan = lax.bitwise_not(uf.isnan(a))
     n = sum(notnan, axis=axis, dtype=_upcast_f16(dt), keepdims=keepdims, where=where)
     s = nansum(a, axis=axis, dtype=_upcast_f16(dt), keepdims=keepdims, where=where)
-    return lax.convert_element_type(ops.true_divide(s, n), dt, False)
+    return lax.convert_element_type(uf.true_divide(s, n), dt, False)
 
 
-@_lane(static_argnames=("axis", "dtype", "out", "ddof", "keepdims"))
+@_eager_function(static_argnames=("axis", "dtype", "out", "ddof", "keepdims"))
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     """Variance ignoring NaNs."""
     check_no_out("nanvar", out)
@@ -481,7 +480,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     x = lax.convert_element_type(a, comp, False)
     m = nanmean(x, axis=axis, dtype=comp, keepdims=True, where=where)
     isn = uf.isnan(x)
-    c = ops.where(isn, np.array(0, comp)[()], ops.subtract(x, m))
+    c = _indexing.where(isn, np.array(0, comp)[()], uf.subtract(x, m))
     if dtypes.is_complex(comp):
         c = lax.real(lax.mul(c, lax.conj(c)))
     else:
@@ -489,15 +488,15 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     real_comp = aval_of(c).dtype
     n = sum(lax.bitwise_not(isn), axis=axis, keepdims=keepdims, where=where,
             dtype=real_comp)
-    n = ops.subtract(n, np.array(ddof, real_comp)[()])
-    bad = ops.less_equal(n, np.array(0, real_comp)[()])
+    n = uf.subtract(n, np.array(ddof, real_comp)[()])
+    bad = uf.less_equal(n, np.array(0, real_comp)[()])
     s = sum(c, axis=axis, keepdims=keepdims, where=where, dtype=real_comp)
-    s = ops.where(bad, np.array(np.nan, real_comp)[()], s)
-    n = ops.where(bad, np.array(1, real_comp)[()], n)
-    return lax.convert_element_type(ops.true_divide(s, n), dtype, False)
+    s = _indexing.where(bad, np.array(np.nan, real_comp)[()], s)
+    n = _indexing.where(bad, np.array(1, real_comp)[()], n)
+    return lax.convert_element_type(uf.true_divide(s, n), dtype, False)
 
 
-@_lane(static_argnames=("axis", "dtype", "out", "ddof", "keepdims"))
+@_eager_function(static_argnames=("axis", "dtype", "out", "ddof", "keepdims"))
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     """Standard deviation ignoring NaNs."""
     check_no_out("nanstd", out)
@@ -508,8 +507,8 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 # --- cumulative reductions ----------------------------------------------------------------------
 
 
-_CUM_PRIMS = {"cumsum": P.cumsum_p, "cumprod": P.cumprod_p, "cummax": P.cummax_p,
-              "cummin": P.cummin_p}
+_CUMULATIVES = {"cumsum": lax.cumsum, "cumprod": lax.cumprod, "cummax": lax.cummax,
+                "cummin": lax.cummin}
 
 
 def _cumulative(name, prim_name, a, axis, dtype, out, promote_integers=False, fill_nan=None):
@@ -528,13 +527,13 @@ def _cumulative(name, prim_name, a, axis, dtype, out, promote_integers=False, fi
     if (dtype is None and promote_integers) or result_dt == dtypes.bool_:
         result_dt = _promote_integer_dtype(result_dt)
     if in_dt != dtypes.bool_ and dtype is not None and canon_dtype(dtype) == dtypes.bool_:
-        a = ops.astype(a, dtypes.bool_)
+        a = _creation.astype(a, dtypes.bool_)
     comp = result_dt
     x = lax.convert_element_type(a, comp, False)
     if aval_of(x).shape[axis] == 0:
         res = x
     else:
-        res = bind(_CUM_PRIMS[prim_name], x, axis=axis, reverse=False)
+        res = _CUMULATIVES[prim_name](x, axis=axis, reverse=False)
     if dtype is not None and canon_dtype(dtype) == dtypes.bool_:
         res = lax.convert_element_type(res, dtypes.bool_)
     return res
@@ -571,7 +570,7 @@ def _cum_extremum(name, a, axis=0, dtype=None):
                         None)
         return lax.convert_element_type(r, dtypes.bool_)
     r = _cumulative(name, name, a, axis, None, None)
-    return r if dtype is None else ops.astype(r, dtype)
+    return r if dtype is None else _creation.astype(r, dtype)
 
 
 def _cummax(a, axis=0, dtype=None):
@@ -599,7 +598,7 @@ def _cumulative_new(name, prim_name, x, axis, dtype, include_initial, ident):
         ax = canonicalize_axis(axis, nd)
         shape = list(aval_of(out).shape)
         shape[ax] = 1
-        first = ops.broadcast_to(np.array(ident, aval_of(out).dtype), tuple(shape))
+        first = prom.broadcast_to(np.array(ident, aval_of(out).dtype), tuple(shape))
         out = concatenate([first, out], axis=ax)
     return out
 
@@ -621,7 +620,7 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _sort_last(x):
     nd = aval_of(x).ndim
-    return bind(P.sort_p, x, dimension=nd - 1, is_stable=True, num_keys=1)[0]
+    return lax.sort(x, dimension=nd - 1, is_stable=True, num_keys=1)
 
 
 def _quantile(name, a, q, axis, method, keepdims, squash_nans):
@@ -652,13 +651,13 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
     else:
         out_tail = batch
     if n == 0:
-        return ops.broadcast_to(np.array(np.nan, dt), qshape + out_tail)
+        return prom.broadcast_to(np.array(np.nan, dt), qshape + out_tail)
     xs = _sort_last(x)
     nb = len(batch)
     qv = _concrete_q(q)
     if qv is not None and not squash_nans:
         res = _static_quantile(xs, qv, n, method, dt)  # batch + (nq,)
-        res = ops.where(lax.broadcast_in_dim(any(uf.isnan(x), axis=-1), aval_of(res).shape,
+        res = _indexing.where(lax.broadcast_in_dim(any(uf.isnan(x), axis=-1), aval_of(res).shape,
                                              tuple(range(nb))),
                         np.array(np.nan, dt)[()], res)
         if qshape:
@@ -668,13 +667,13 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
     qb = lax.reshape(q, qshape + (1,) * (nb + 1)) if qshape else q
     if squash_nans:
         cnt = sum(lax.bitwise_not(uf.isnan(x)), axis=-1, keepdims=True, dtype=dt)
-        nm1 = ops.subtract(cnt, np.array(1, dt)[()])
-        nm1 = ops.maximum(nm1, np.array(0, dt)[()])
+        nm1 = uf.subtract(cnt, np.array(1, dt)[()])
+        nm1 = uf.maximum(nm1, np.array(0, dt)[()])
     else:
         nm1 = np.array(n - 1, dt)[()]
-    pos = ops.multiply(qb, nm1)
+    pos = uf.multiply(qb, nm1)
     pshape = qshape + batch + (1,)
-    pos = ops.broadcast_to(pos, pshape)
+    pos = prom.broadcast_to(pos, pshape)
     low = lax.floor(pos)
     high = lax.ceil(pos)
     idt = dtypes.default_int()
@@ -682,7 +681,7 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
     def gather(p):
         i = lax.convert_element_type(lax.clamp(np.array(0, dt)[()], p,
                                                np.array(n - 1, dt)[()]), idt)
-        src = ops.broadcast_to(xs, qshape + batch + (n,))
+        src = prom.broadcast_to(xs, qshape + batch + (n,))
         return take_along_axis(src, i, axis=-1, mode="clip")
 
     if method == "lower":
@@ -699,14 +698,14 @@ def _quantile(name, a, q, axis, method, keepdims, squash_nans):
             t = lax.sub(pos, low)
             diff = lax.sub(hi, lo)
             one = np.array(1, dt)[()]
-            res = ops.where(ops.greater_equal(t, np.array(0.5, dt)[()]),
+            res = _indexing.where(uf.greater_equal(t, np.array(0.5, dt)[()]),
                             lax.sub(hi, lax.mul(diff, lax.sub(one, t))),
                             lax.add(lo, lax.mul(diff, t)))
-            res = ops.where(lax.eq(lo, hi), lo, res)
+            res = _indexing.where(lax.eq(lo, hi), lo, res)
     res = lax.reshape(res, qshape + batch)
     if not squash_nans:
         anynan = any(uf.isnan(x), axis=-1)
-        res = ops.where(ops.broadcast_to(anynan, qshape + batch),
+        res = _indexing.where(prom.broadcast_to(anynan, qshape + batch),
                         np.array(np.nan, dt)[()], res)
     return lax.reshape(res, qshape + out_tail)
 
@@ -749,10 +748,10 @@ def _static_quantile(xs, qv, n, method, dt):
     t = frac.astype(dt)
     diff = lax.sub(hi, lo)
     one = np.array(1, dt)[()]
-    upper = lax.sub(hi, lax.mul(diff, ops.broadcast_to(lax.sub(one, t), aval_of(diff).shape)))
-    lower = lax.add(lo, lax.mul(diff, ops.broadcast_to(t, aval_of(diff).shape)))
-    res = ops.where(ops.broadcast_to(t >= 0.5, aval_of(diff).shape), upper, lower)
-    return ops.where(lax.eq(lo, hi), lo, res)
+    upper = lax.sub(hi, lax.mul(diff, prom.broadcast_to(lax.sub(one, t), aval_of(diff).shape)))
+    lower = lax.add(lo, lax.mul(diff, prom.broadcast_to(t, aval_of(diff).shape)))
+    res = _indexing.where(prom.broadcast_to(t >= 0.5, aval_of(diff).shape), upper, lower)
+    return _indexing.where(lax.eq(lo, hi), lo, res)
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
@@ -776,7 +775,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 def _pct(q):
     q = ensure_arraylike("percentile", q)
     (q,) = promote_dtypes_inexact(q)
-    return ops.true_divide(q, 100.0)
+    return uf.true_divide(q, 100.0)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",

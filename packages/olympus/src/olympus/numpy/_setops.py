@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from olympus_ir import primitives as P
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import Tracer, bind
+from olympus_trace import promotion as prom
+from olympus_trace.core import Tracer
 from olympus_trace.errors import ConcretizationTypeError
 
 from .._src.jit import jit
@@ -64,7 +63,7 @@ def _count(name, keep):
 def _fill_operand(fill_value, dt):
     if fill_value is None:
         return None
-    fv = ops._to_array_operand(ensure_arraylike("fill_value", fill_value))
+    fv = prom.to_operand(ensure_arraylike("fill_value", fill_value))
     if len(_shape(fv)) != 0:
         raise ValueError(f"fill_value must be a scalar, got an array of shape {_shape(fv)}.")
     return lax.convert_element_type(fv, dt, False)
@@ -83,7 +82,7 @@ def _sorted(x):
     iota = lax.iota(_I32, n)
     if n == 0:
         return x, iota
-    s, perm = bind(P.sort_p, x, iota, dimension=0, is_stable=True, num_keys=1)
+    s, perm = lax.sort((x, iota), dimension=0, is_stable=True, num_keys=1)
     return s, perm
 
 
@@ -101,9 +100,9 @@ def _compact(keep, size, resort, vals, extras, val_fill, extra_fills):
         n = 1
     drop = lax.convert_element_type(lax.bitwise_not(keep), _I32)
     if resort:
-        outs = bind(P.sort_p, drop, vals, *extras, dimension=0, is_stable=True, num_keys=2)
+        outs = lax.sort((drop, vals, *extras), dimension=0, is_stable=True, num_keys=2)
     else:
-        outs = bind(P.sort_p, drop, vals, *extras, dimension=0, is_stable=True, num_keys=1)
+        outs = lax.sort((drop, vals, *extras), dimension=0, is_stable=True, num_keys=1)
     outs = list(outs)[1:]
     count = lax.reduce_sum(lax.convert_element_type(keep, _I32), (0,))
     ks = lax.iota(_I32, size)
@@ -135,7 +134,7 @@ def _finish(name, keep, size, resort, vals, extras=(), fill_value=None, extra_fi
 
 
 def _promote(a, b):
-    a, b = ops.promote_dtypes(a, b)
+    a, b = prom.promote_dtypes(a, b)
     return (lax.convert_element_type(a, _dt(a), False),
             lax.convert_element_type(b, _dt(b), False))
 

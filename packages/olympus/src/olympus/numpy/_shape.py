@@ -11,10 +11,12 @@ import operator
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
+from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer
 
+from . import _creation
+from . import _ufuncs as uf
 from ._util import (
     aval_of,
     canonicalize_axis,
@@ -73,12 +75,30 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     a = ensure_arraylike("reshape", a)
     shape = canonicalize_shape(shape)
     if order == "C" or order is None:
-        return ops.reshape(a, shape)
+        return _reshape_c(a, shape)
     if order == "F":
-        return transpose(ops.reshape(transpose(a), shape[::-1]))
+        return transpose(_reshape_c(transpose(a), shape[::-1]))
     if order == "A":
         raise NotImplementedError("np.reshape order=A is not implemented.")
     raise ValueError(f"Unexpected value for 'order' argument: {order}.")
+
+
+def _reshape_c(x, shape):
+    """Row-major reshape to `shape` (one entry may be -1)."""
+    size = aval_of(x).size
+    shape = list(shape)
+    if shape.count(-1) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if -1 in shape:
+        known = math.prod(d for d in shape if d != -1)
+        if known == 0 or size % known:
+            raise TypeError(f"cannot reshape array of shape {_shape(x)} (size {size}) "
+                            f"into shape {tuple(shape)}")
+        shape[shape.index(-1)] = size // known
+    if math.prod(shape) != size:
+        raise TypeError(f"cannot reshape array of shape {_shape(x)} (size {size}) into "
+                        f"shape {tuple(shape)} (size {math.prod(shape)})")
+    return lax.reshape(x, tuple(shape))
 
 
 def ravel(a, order="C"):
@@ -88,7 +108,7 @@ def ravel(a, order="C"):
         raise NotImplementedError("Ravel not implemented for order='K'.")
     if order == "F":
         a = transpose(a)
-    return ops.ravel(a)
+    return lax.reshape(a, (aval_of(a).size,))
 
 
 def transpose(a, axes=None):
@@ -122,7 +142,11 @@ def matrix_transpose(x, /):
 def swapaxes(a, axis1, axis2):
     """Interchange two axes."""
     a = ensure_arraylike("swapaxes", a)
-    return ops.swapaxes(a, axis1, axis2)
+    nd = _ndim(a)
+    perm = list(range(nd))
+    a1, a2 = canonicalize_axis(axis1, nd), canonicalize_axis(axis2, nd)
+    perm[a1], perm[a2] = perm[a2], perm[a1]
+    return lax.transpose(a, perm)
 
 
 def _axes_seq(v):
@@ -166,12 +190,13 @@ def squeeze(a, axis=None):
     a = ensure_arraylike("squeeze", a)
     shape = _shape(a)
     if axis is not None:
-        axes = tuple(canonicalize_axis(ax, len(shape)) for ax in _axes_seq(axis))
+        axes = prom.axes_tuple(axis, len(shape))
         for ax in axes:
             if shape[ax] != 1:
                 raise ValueError("cannot select an axis to squeeze out which has size not "
                                  f"equal to one, got shape={shape} and dimensions={axes}")
-    return ops.squeeze(a, axis)
+        return lax.squeeze(a, axes)
+    return lax.squeeze(a, tuple(i for i, d in enumerate(shape) if d == 1))
 
 
 def expand_dims(a, axis):
@@ -194,7 +219,7 @@ def broadcast_shapes(*shapes):
     if not shapes:
         return ()
     shapes = [(s,) if isinstance(s, (int, np.integer)) else tuple(s) for s in shapes]
-    return ops.broadcast_shapes(*shapes)
+    return prom.broadcast_shapes(*shapes)
 
 
 def broadcast_to(array, shape):
@@ -203,20 +228,20 @@ def broadcast_to(array, shape):
     shape = canonicalize_shape(shape)
     ashape = _shape(array)
     if ashape == shape:
-        return array if not ops.is_python_scalar(array) else ops.broadcast_to(
+        return array if not prom.is_python_scalar(array) else prom.broadcast_to(
             lax.convert_element_type(array, aval_of(array).dtype, aval_of(array).weak_type),
             shape)
     nlead = len(shape) - len(ashape)
     if nlead < 0 or builtins.any(d not in (1, s) for d, s in zip(ashape, shape[nlead:])):
         raise ValueError(f"Incompatible shapes for broadcasting: {ashape} and requested "
                          f"shape {shape}")
-    return ops.broadcast_to(array, shape)
+    return prom.broadcast_to(array, shape)
 
 
 def broadcast_arrays(*args):
     """The arguments broadcast against each other."""
     args = [ensure_arraylike("broadcast_arrays", a) for a in args]
-    shape = ops.broadcast_shapes(*(_shape(a) for a in args))
+    shape = prom.broadcast_shapes(*(_shape(a) for a in args))
     return [broadcast_to(a, shape) for a in args]
 
 
@@ -226,7 +251,7 @@ def _atleast(arys, n, name):
         a = ensure_arraylike(name, a)
         s = _shape(a)
         if len(s) >= n:
-            outs.append(a if not ops.is_python_scalar(a) else ops.broadcast_to(a, ()))
+            outs.append(a if not prom.is_python_scalar(a) else prom.broadcast_to(a, ()))
             continue
         if n == 1:
             new = (1,) * (1 - len(s)) + s
@@ -262,7 +287,7 @@ def _seq_of_arrays(name, arrays):
         return [arrays[i] for i in range(_shape(arrays)[0])] if _ndim(arrays) else [arrays]
     arrays = list(arrays)
     # Nested sequences as elements are accepted (as NumPy does; JAX rejects them).
-    arrays = [ops._to_array_operand(a) if isinstance(a, (list, tuple)) else a for a in arrays]
+    arrays = [prom.to_operand(a) if isinstance(a, (list, tuple)) else a for a in arrays]
     check_arraylike(name, *arrays)
     return [ensure_arraylike(name, a) for a in arrays]
 
@@ -274,13 +299,13 @@ def concatenate(arrays, axis=0, dtype=None):
         if _ndim(arrays) == 0:
             raise ValueError("Zero-dimensional arrays cannot be concatenated.")
         if axis is None:
-            return ravel(arrays) if dtype is None else ops.astype(ravel(arrays), dtype)
+            return ravel(arrays) if dtype is None else _creation.astype(ravel(arrays), dtype)
         nd = _ndim(arrays)
         ax = canonicalize_axis(axis, nd - 1)
         out = moveaxis(arrays, 0, ax)
         s = _shape(out)
         out = lax.reshape(out, s[:ax] + (s[ax] * s[ax + 1],) + s[ax + 2:])
-        return out if dtype is None else ops.astype(out, dtype)
+        return out if dtype is None else _creation.astype(out, dtype)
     arrays = _seq_of_arrays("concatenate", arrays)
     if not arrays:
         raise ValueError("Need at least one array to concatenate.")
@@ -290,7 +315,7 @@ def concatenate(arrays, axis=0, dtype=None):
     if builtins.any(_ndim(a) == 0 for a in arrays):
         raise ValueError("Zero-dimensional arrays cannot be concatenated.")
     if dtype is not None:
-        arrays = [ops.astype(a, dtype) for a in arrays]
+        arrays = [_creation.astype(a, dtype) for a in arrays]
     else:
         arrays = promote_dtypes(*arrays)
     nd = _ndim(arrays[0])
@@ -303,9 +328,9 @@ def concatenate(arrays, axis=0, dtype=None):
                             f"other than the one being concatenated: concatenating along "
                             f"dimension {axis} for shapes "
                             + ", ".join(str(t) for t in shapes) + ".")
-    arrays = [a if not ops.is_python_scalar(a) else np.asarray(a) for a in arrays]
+    arrays = [a if not prom.is_python_scalar(a) else np.asarray(a) for a in arrays]
     if len(arrays) == 1:
-        return arrays[0] if not isinstance(arrays[0], np.ndarray) else ops.broadcast_to(
+        return arrays[0] if not isinstance(arrays[0], np.ndarray) else prom.broadcast_to(
             arrays[0], shapes[0])
     return lax.concatenate(arrays, axis)
 
@@ -326,7 +351,7 @@ def stack(arrays, axis=0, out=None, dtype=None):
     new = shape0[:axis] + (1,) + shape0[axis:]
     kept = tuple(i for i in range(len(new)) if i != axis)
     if dtype is not None:
-        arrays = [ops.astype(a, dtype) for a in arrays]
+        arrays = [_creation.astype(a, dtype) for a in arrays]
     else:
         arrays = promote_dtypes(*arrays)
     parts = [lax.broadcast_in_dim(a, new, kept) for a in arrays]
@@ -557,7 +582,7 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None):
                                    "`total_repeat_length`.")
     repeats = ensure_arraylike("repeat", repeats)
     idt = dtypes.default_int()
-    repeats = ops.broadcast_to(lax.convert_element_type(repeats, idt), (n,))
+    repeats = prom.broadcast_to(lax.convert_element_type(repeats, idt), (n,))
     if total_repeat_length == 0 or n == 0:
         return lax.slice(a, [0] * len(shape), shape[:axis] + (0,) + shape[axis + 1:])
     # Start position of each block; mark it, and a cumulative count gives the source index.
@@ -638,7 +663,7 @@ def roll(a, shift, axis=None):
                                     ax)
         return a
     shift = ensure_arraylike("roll", shift)
-    shifts = ops.broadcast_to(shift, (len(axes),)) if aval_of(shift).ndim else None
+    shifts = prom.broadcast_to(shift, (len(axes),)) if aval_of(shift).ndim else None
     idt = dtypes.default_int()
     for k, ax in enumerate(axes):
         ax = canonicalize_axis(ax, nd)
@@ -647,7 +672,7 @@ def roll(a, shift, axis=None):
             continue
         s = shift if shifts is None else shifts[k]
         s = lax.convert_element_type(s, idt)
-        s = ops.remainder(s, np.array(n, idt)[()])
+        s = uf.remainder(s, np.array(n, idt)[()])
         doubled = lax.concatenate([a, a], ax)
         starts = [np.array(0, idt)[()]] * nd
         starts[ax] = lax.sub(np.array(n, idt)[()], s)
@@ -811,7 +836,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 shape_t[ax] = b
                 t = t.reshape(shape_t).astype(work)
                 e = np.array(eb).astype(work)[()]
-                ramp = ops.add(e, ops.multiply(ops.subtract(edge, e), t))
+                ramp = uf.add(e, uf.multiply(uf.subtract(edge, e), t))
                 parts.append(_cast_ramp(ramp, dt))
             parts.append(x)
             if a:
@@ -821,7 +846,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
                 shape_t[ax] = a
                 t = t.reshape(shape_t).astype(work)
                 e = np.array(ea).astype(work)[()]
-                ramp = ops.add(e, ops.multiply(ops.subtract(edge, e), t))
+                ramp = uf.add(e, uf.multiply(uf.subtract(edge, e), t))
                 parts.append(_cast_ramp(ramp, dt))
             x = lax.concatenate(parts, ax) if len(parts) > 1 else parts[0]
         return x
@@ -935,7 +960,7 @@ def insert(arr, obj, values, axis=None):
         bad = idx[(idx < -n) | (idx > n)].ravel()[0]
         raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
     idx = np.where(idx < 0, idx + n, idx)
-    values = ops.astype(values, aval_of(arr).dtype)
+    values = _creation.astype(values, aval_of(arr).dtype)
     vshape = _shape(values)
     if scalar:
         # values get the array's rank; their axis-0 is the inserted count.
@@ -1004,42 +1029,6 @@ def trim_zeros(filt, trim="fb", axis=None):
     return lax.slice(filt, (int(lo),), (int(hi),))
 
 
-# --- diagonals -----------------------------------------------------------------------------------
-
-
-def diagonal(a, offset=0, axis1=0, axis2=1):
-    """The diagonal with the given offset of the 2-D slices in the plane (axis1, axis2),
-    as the last axis of the result."""
-    a = ensure_arraylike("diagonal", a)
-    nd = _ndim(a)
-    if nd < 2:
-        raise ValueError("diag requires an array of at least two dimensions")
-    offset = static_int(offset, "the 'offset' argument of olympus.numpy.diagonal")
-    ax1, ax2 = canonicalize_axis(axis1, nd), canonicalize_axis(axis2, nd)
-    if ax1 == ax2:
-        raise ValueError("axis1 and axis2 can not be the same")
-    x = moveaxis(a, (ax1, ax2), (-2, -1))
-    s = _shape(x)
-    n, m = s[-2], s[-1]
-    size = builtins.max(0, builtins.min(n + builtins.min(offset, 0),
-                                        m - builtins.max(offset, 0)))
-    if size == 0:
-        return lax.broadcast_in_dim(np.array(0, aval_of(a).dtype)[()], s[:-2] + (0,), ())
-    idt = dtypes.default_int()
-    i = np.arange(size, dtype=idt) + builtins.max(-offset, 0)
-    j = np.arange(size, dtype=idt) + builtins.max(offset, 0)
-    return ops.getitem(x, (Ellipsis, i, j))
-
-
-def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    """Sum along a diagonal."""
-    from ._reductions import sum as _sum
-
-    check_no_out("trace", out)
-    a = ensure_arraylike("trace", a)
-    return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
-
-
 def diff(a, n=1, axis=-1, prepend=None, append=None):
     """The n-th discrete difference along an axis."""
     a = ensure_arraylike("diff", a)
@@ -1091,9 +1080,9 @@ def ediff1d(ary, to_end=None, to_begin=None):
     d = subtract(_slice_axis(ary, 0, 1, m), _slice_axis(ary, 0, 0, m - 1)) if m else ary
     parts = []
     if to_begin is not None:
-        parts.append(ravel(ops.astype(ensure_arraylike("ediff1d", to_begin),
+        parts.append(ravel(_creation.astype(ensure_arraylike("ediff1d", to_begin),
                                       aval_of(d).dtype)))
     parts.append(d)
     if to_end is not None:
-        parts.append(ravel(ops.astype(ensure_arraylike("ediff1d", to_end), aval_of(d).dtype)))
+        parts.append(ravel(_creation.astype(ensure_arraylike("ediff1d", to_end), aval_of(d).dtype)))
     return concatenate(parts) if len(parts) > 1 else d

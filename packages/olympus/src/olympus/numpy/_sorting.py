@@ -16,13 +16,12 @@ import math
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
 from olympus_ir.prims.indexing import GatherDimensionNumbers, GatherScatterMode
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
+from olympus_trace import promotion as prom
 from olympus_trace.ad_rules.linalg_lapack import take_along_last  # noqa: F401  (re-exported)
 from olympus_trace.batching import moveaxis
-from olympus_trace.core import Tracer, bind
+from olympus_trace.core import Tracer
 from olympus_trace.errors import ConcretizationTypeError
 
 from .._src.jit import jit
@@ -41,7 +40,7 @@ def _ravel(x):
 
 def _sort_along(ops_list, axis, num_keys=1):
     """Stable sort of the operands (all the same shape) along `axis`."""
-    return list(bind(P.sort_p, *ops_list, dimension=axis, is_stable=True, num_keys=num_keys))
+    return list(lax.sort(tuple(ops_list), dimension=axis, is_stable=True, num_keys=num_keys))
 
 
 # --- sort / argsort / lexsort ----------------------------------------------------------------
@@ -56,7 +55,7 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable=True, descen
     nd = len(_shape(a))
     if nd == 0:
         raise ValueError("sort: axis out of bounds for a 0-d array; use axis=None.")
-    axis = ops.canonicalize_axis(axis, nd)
+    axis = prom.canonicalize_axis(axis, nd)
     if descending:
         return lax.rev(sort(lax.rev(a, (axis,)), axis), (axis,))
     return _sort_along([a], axis)[0]
@@ -72,7 +71,7 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable=True,
     nd = len(_shape(a))
     if nd == 0:
         raise ValueError("argsort: axis out of bounds for a 0-d array; use axis=None.")
-    axis = ops.canonicalize_axis(axis, nd)
+    axis = prom.canonicalize_axis(axis, nd)
     n = _shape(a)[axis]
     if descending:
         idx = argsort(lax.rev(a, (axis,)), axis)
@@ -91,7 +90,7 @@ def lexsort(keys, axis: int = -1):
         raise ValueError("all keys need to be the same shape")
     if len(shape) == 0:
         return np.int32(0)
-    axis = ops.canonicalize_axis(axis, len(shape))
+    axis = prom.canonicalize_axis(axis, len(shape))
     iota = lax.broadcasted_iota(np.int32, shape, axis)
     outs = _sort_along(list(reversed(keys)) + [iota], axis, num_keys=len(keys))
     return outs[-1]
@@ -129,7 +128,7 @@ def _partition_core(a, kth, axis):
     nd = len(_shape(a))
     if nd == 0:
         raise TypeError("partition requires an array of rank >= 1")
-    axis = ops.canonicalize_axis(axis, nd)
+    axis = prom.canonicalize_axis(axis, nd)
     n = _shape(a)[axis]
     kth = int(kth)
     if kth < 0:
@@ -137,8 +136,8 @@ def _partition_core(a, kth, axis):
     if not 0 <= kth < n:
         raise ValueError(f"kth(={kth}) out of bounds ({n})")
     arr = moveaxis(a, axis, -1)
-    bottom = bind(P.top_k_p, _order_reversed(arr), k=kth + 1)[1]
-    top = bind(P.top_k_p, arr, k=n - kth - 1)[1]
+    bottom = lax.top_k(_order_reversed(arr), kth + 1)[1]
+    top = lax.top_k(arr, n - kth - 1)[1]
     idx = lax.concatenate([bottom, top], len(_shape(arr)) - 1)
     return moveaxis(take_along_last(arr, idx), -1, axis), moveaxis(idx, -1, axis)
 
@@ -185,7 +184,7 @@ def _gather_1d(a, idx):
     r = len(shape)
     ind = lax.broadcast_in_dim(idx, shape + (1,), tuple(range(r)))
     dn = GatherDimensionNumbers(offset_dims=(), collapsed_slice_dims=(0,), start_index_map=(0,))
-    return bind(P.gather_p, a, ind, dimension_numbers=dn, slice_sizes=(1,),
+    return lax.gather_bind(a, ind, dn, (1,),
                 indices_are_sorted=False, unique_indices=False,
                 mode=GatherScatterMode.PROMISE_IN_BOUNDS, fill_value=None)
 
@@ -208,7 +207,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
 def _searchsorted_core(a, v, sorter, side):
     if sorter is not None:
         a = _gather_1d(a, sorter)
-    a, v = ops.promote_dtypes(a, v)
+    a, v = prom.promote_dtypes(a, v)
     a = lax.convert_element_type(a, _dt(a), False)
     v = lax.convert_element_type(v, _dt(v), False)
     n = _shape(a)[0]
@@ -258,7 +257,7 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
     shape = _shape(ar)
     if axis is not None:
         nd = len(shape)
-        if nd == 1 and ops.canonicalize_axis(axis, 1) == 0:
+        if nd == 1 and prom.canonicalize_axis(axis, 1) == 0:
             axis = None
         else:
             raise NotImplementedError("olympus.numpy.unique supports axis=None (or axis=0 of a "
@@ -287,7 +286,7 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
         m = np.asarray(mask.to_concrete_value() if isinstance(mask, Tracer) else mask)
         size = int(m.sum())
     if fill_value is not None:
-        fill_value = lax.convert_element_type(ops._to_array_operand(fill_value), _dt(s))
+        fill_value = lax.convert_element_type(prom.to_operand(fill_value), _dt(s))
     outs = _unique_core(s, perm, mask, fill_value, int(size), bool(return_index),
                         bool(return_inverse), bool(return_counts))
     if return_inverse:
@@ -311,7 +310,7 @@ def _unique_core(s, perm, mask, fill_value, size, return_index, return_inverse,
                  return_counts):
     n = _shape(s)[0]
     i32 = np.dtype(np.int32)
-    group = lax.sub(bind(P.cumsum_p, lax.convert_element_type(mask, i32), axis=0,
+    group = lax.sub(lax.cumsum(lax.convert_element_type(mask, i32), axis=0,
                          reverse=False), np.int32(1))
     nunique = lax.add(lax.slice(group, (n - 1,), (n,)), np.int32(1))  # shape (1,)
     ks = lax.iota(i32, size)

@@ -9,10 +9,11 @@ import builtins
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
+from olympus_trace import promotion as prom
 
-from .._src import eager_ops as _eager_ops
+from .._src import eager as _eager
+from . import _creation
 from ._util import (
     as_output,
     aval_of,
@@ -22,7 +23,7 @@ from ._util import (
     promote_dtypes_inexact,
 )
 
-_shapes = ops._promote_shapes
+_shapes = prom.promote_shapes
 
 # ufuncs whose result depends on a Python scalar's value (not just its type), so they must
 # not see it traced: ``power(x, 2)`` uses exact repeated multiplication.
@@ -49,34 +50,30 @@ class ufunc:
         self._reducer = reducer
         self._accumulator = accumulator
         self._at_method = at_method
-        self._lane = None
+        # The eager rule (outside traces: one cached jit of `func`), then NumPy values
+        # from no-op paths (e.g. floor of integers) put on the device.
+        self._eager = _eager.positional(func, self.__name__,
+                                        scalars=self.__name__ not in _VALUE_DEPENDENT)
 
     def __repr__(self) -> str:
         return f"<olympus.numpy.ufunc '{self.__name__}'>"
 
     def __call__(self, *args, out=None, where=None):
-        check_no_out(self.__name__, out)
+        if out is not None:
+            check_no_out(self.__name__, out)
         if where is not None:
             raise NotImplementedError(f"where argument of {self}")
         if len(args) != self.nin:
             raise TypeError(f"{self.__name__}() takes {self.nin} positional argument"
                             f"{'s' if self.nin != 1 else ''} but {len(args)} were given")
-        if _eager_ops.lane_applies(args, scalars=self.__name__ not in _VALUE_DEPENDENT):
-            if self._lane is None:
-                self._lane = _eager_ops.jit_lane(self._func, self.__name__)
-            try:
-                return self._lane(*args)
-            except ValueError:  # PJRT's answer to a deleted (donated) buffer
-                _eager_ops.check_not_deleted(*args)
-                raise
-        return as_output(self._func(*args))
+        return as_output(self._eager(*args))
 
     def outer(self, A, B, /, **kwargs):
         if self.nin != 2:
             raise ValueError("outer only supported for binary ufuncs")
         A, B = ensure_arraylike(f"{self.__name__}.outer", A, B)
         a, b = aval_of(A), aval_of(B)
-        A = lax.reshape(A, a.shape + (1,) * b.ndim) if not ops.is_python_scalar(A) else A
+        A = lax.reshape(A, a.shape + (1,) * b.ndim) if not prom.is_python_scalar(A) else A
         return as_output(self(A, B, **kwargs))
 
     def reduce(self, a, axis=0, dtype=None, out=None, keepdims=False, initial=None,
@@ -97,7 +94,7 @@ class ufunc:
                     out = self(out, initial)
             else:
                 out = fn(a, initial=initial, **kw)
-            return as_output(out if dtype is None else ops.astype(out, dtype))
+            return as_output(out if dtype is None else _creation.astype(out, dtype))
         return as_output(_generic_reduce(self, a, axis, dtype, keepdims, initial, where))
 
     def accumulate(self, a, axis=0, dtype=None, out=None):
@@ -108,7 +105,7 @@ class ufunc:
 
         a = ensure_arraylike(f"{self.__name__}.accumulate", a)
         if self._accumulator is not None:
-            if ops.aval_of(a).ndim == 0:
+            if prom.aval_of(a).ndim == 0:
                 raise ValueError("accumulate does not allow multiple axes")
             out = getattr(_reductions, self._accumulator)(a, axis=axis, dtype=dtype)
             return as_output(out)
@@ -144,10 +141,10 @@ def _generic_reduce(uf, a, axis, dtype, keepdims, initial, where):
     if where is not None:
         raise NotImplementedError(f"{uf.__name__}.reduce with where= is not implemented")
     if dtype is not None:
-        a = ops.astype(a, dtype)
+        a = _creation.astype(a, dtype)
     nd = aval_of(a).ndim
     axes = tuple(range(nd)) if axis is None else (axis,) if isinstance(axis, int) else axis
-    axes = sorted((ops.canonicalize_axis(ax, nd) for ax in axes), reverse=True)
+    axes = sorted((prom.canonicalize_axis(ax, nd) for ax in axes), reverse=True)
     out = a
     for ax in axes:
         n = aval_of(out).shape[ax]
@@ -157,7 +154,7 @@ def _generic_reduce(uf, a, axis, dtype, keepdims, initial, where):
             if init is None:
                 raise ValueError(f"zero-size array to reduction operation {uf.__name__} "
                                  "which has no identity")
-            out = ops.broadcast_to(ops.astype(init, aval_of(a).dtype),
+            out = prom.broadcast_to(_creation.astype(init, aval_of(a).dtype),
                                    aval_of(moved).shape[1:])
         else:
             acc = moved[0] if initial is None else uf(initial, moved[0])
@@ -165,7 +162,7 @@ def _generic_reduce(uf, a, axis, dtype, keepdims, initial, where):
                 acc = uf(acc, moved[i])
             out = acc
         if keepdims:
-            out = ops.expand_dims(out, ax)
+            out = _shape.expand_dims(out, ax)
     return out
 
 
@@ -173,7 +170,7 @@ def _generic_accumulate(uf, a, axis, dtype):
     from . import _shape
 
     if dtype is not None:
-        a = ops.astype(a, dtype)
+        a = _creation.astype(a, dtype)
     moved = _shape.moveaxis(a, axis, 0)
     n = aval_of(moved).shape[0]
     if n == 0:
@@ -224,7 +221,7 @@ def _zero(x):
 def _const(x, v):
     """`v` as a scalar constant of x's dtype (a NumPy scalar, so it never changes x's
     weak type beyond what x has)."""
-    return lax.convert_element_type(v, _dt(x), False) if not ops.is_python_scalar(x) else (
+    return lax.convert_element_type(v, _dt(x), False) if not prom.is_python_scalar(x) else (
         lax.convert_element_type(v, _dt(x), aval_of(x).weak_type))
 
 
@@ -242,7 +239,10 @@ def _to_array(x):
 
 
 def _where(c, a, b):
-    return ops.where(c, a, b)
+    """`a` where the boolean `c` else `b`, promoted and broadcast together."""
+    a, b = promote_dtypes(a, b)
+    shape = prom.broadcast_shapes(aval_of(c).shape, aval_of(a).shape, aval_of(b).shape)
+    return lax.select(*(prom.broadcast_to(v, shape) for v in (c, a, b)))
 
 
 # --- arithmetic -------------------------------------------------------------------------------
@@ -251,22 +251,24 @@ def _where(c, a, b):
 @_uf(2, identity=0, reducer="sum", accumulator="cumsum", at_method="add")
 def add(x1, x2, /):
     """Elementwise ``x1 + x2`` (logical or for booleans)."""
-    x1, x2 = ensure_arraylike("add", x1, x2)
-    return ops.add(x1, x2)
+    x1, x2 = _binary("add", x1, x2)
+    return lax.bitwise_or(x1, x2) if _dt(x1) == dtypes.bool_ else lax.add(x1, x2)
 
 
 @_uf(2)
 def subtract(x1, x2, /):
     """Elementwise ``x1 - x2``."""
-    x1, x2 = ensure_arraylike("subtract", x1, x2)
-    return ops.subtract(x1, x2)
+    x1, x2 = _binary("subtract", x1, x2)
+    if _dt(x1) == dtypes.bool_:
+        raise TypeError("subtract does not accept dtype bool.")
+    return lax.sub(x1, x2)
 
 
 @_uf(2, identity=1, reducer="prod", accumulator="cumprod", at_method="multiply")
 def multiply(x1, x2, /):
     """Elementwise ``x1 * x2`` (logical and for booleans)."""
-    x1, x2 = ensure_arraylike("multiply", x1, x2)
-    return ops.multiply(x1, x2)
+    x1, x2 = _binary("multiply", x1, x2)
+    return lax.bitwise_and(x1, x2) if _dt(x1) == dtypes.bool_ else lax.mul(x1, x2)
 
 
 @_uf(2)
@@ -279,13 +281,18 @@ def divide(x1, x2, /):
 true_divide = divide
 
 
+def _sign_fix(r, x2):
+    """Where a remainder `r` of division by `x2` is nonzero and of the other sign."""
+    zero = _zero(r)
+    return lax.bitwise_and(lax.ne(r, zero), lax.ne(lax.lt(r, zero), lax.lt(x2, zero)))
+
+
 def _float_divmod(x1, x2):
     """NumPy's floating divmod: the quotient is floored and the remainder takes the sign of
     the divisor, with the quotient adjusted to match the remainder."""
     mod = lax.rem(x1, x2)
     div = lax.div(lax.sub(x1, mod), x2)
-    zero = _zero(mod)
-    fix = lax.bitwise_and(lax.ne(mod, zero), lax.ne(lax.lt(mod, zero), lax.lt(x2, zero)))
+    fix = _sign_fix(mod, x2)
     mod = lax.select(fix, lax.add(mod, x2), mod)
     div = lax.select(fix, lax.sub(div, np.array(1, _dt(div))[()]), div)
     return lax.round(div, 1), mod
@@ -301,7 +308,11 @@ def floor_divide(x1, x2, /):
     if dtypes.is_complex(dt):
         raise TypeError("floor_divide does not support complex-valued inputs")
     if _is_int(dt):
-        return ops.floor_divide(x1, x2)
+        q = lax.div(x1, x2)
+        if dtypes.is_unsigned_int(dt):
+            return q
+        # Round toward -inf: one less where the signs differ and there is a remainder.
+        return lax.select(_sign_fix(lax.rem(x1, x2), x2), lax.sub(q, np.array(1, dt)[()]), q)
     q = _float_divmod(x1, x2)[0]
     # Division by zero gives x1 / x2 (+-inf, or NaN for 0 / 0), as in NumPy.
     return _where(lax.eq(x2, _zero(x2)), lax.div(x1, x2), q)
@@ -319,7 +330,11 @@ def remainder(x1, x2, /):
     if _is_int(dt):
         x2 = _where(lax.eq(x2, _zero(x2)), np.array(1, dt)[()], x2)
         x1, x2 = _shapes(x1, x2)
-    return ops.remainder(x1, x2)
+    r = lax.rem(x1, x2)
+    if dtypes.is_unsigned_int(dt):
+        return r
+    # The result takes the sign of the divisor, as in Python and NumPy.
+    return lax.select(_sign_fix(r, x2), lax.add(r, x2), r)
 
 
 mod = remainder
@@ -352,15 +367,15 @@ def divmod(x1, x2, /):  # noqa: A001
 def _pow_int_int(x1, x2):
     """Integer power by repeated squaring over the exponent's bits (negative exponents give
     0 except for bases 1 and -1, as with XLA's integer division)."""
-    shape = ops.broadcast_shapes(aval_of(x1).shape, aval_of(x2).shape)
-    x1, x2 = ops.broadcast_to(x1, shape), ops.broadcast_to(x2, shape)
+    shape = prom.broadcast_shapes(aval_of(x1).shape, aval_of(x2).shape)
+    x1, x2 = prom.broadcast_to(x1, shape), prom.broadcast_to(x2, shape)
     dt = _dt(x1)
     bits = dt.itemsize * 8
     one = np.array(1, dt)[()]
     zero = np.array(0, dt)[()]
     neg = lax.lt(x2, zero) if dtypes.is_signed_int(dt) else None
     e = x2 if neg is None else lax.select(neg, lax.neg(x2), x2)
-    acc = ops.broadcast_to(one, shape)
+    acc = prom.broadcast_to(one, shape)
     base = x1
     for i in range(bits):
         bit = lax.ne(lax.bitwise_and(e, one), zero)
@@ -371,7 +386,7 @@ def _pow_int_int(x1, x2):
         e = lax.shift_right_logical(e, one)
     if neg is not None:
         # x ** -n: 1 for x == 1, +-1 for x == -1, else 0 (integer division of 1 by x ** n).
-        inv = lax.div(one, lax.select(lax.eq(acc, zero), ops.broadcast_to(one, shape), acc))
+        inv = lax.div(one, lax.select(lax.eq(acc, zero), prom.broadcast_to(one, shape), acc))
         acc = lax.select(neg, inv, acc)
     return acc
 
@@ -385,7 +400,7 @@ def power(x1, x2, /):
         (x1,) = promote_dtypes(x1)
         if _dt(x1) == dtypes.bool_:
             x1 = lax.convert_element_type(x1, dtypes.default_int(), aval_of(x1).weak_type)
-        if not ops.is_python_scalar(x1) or isinstance(x1, int):
+        if not prom.is_python_scalar(x1) or isinstance(x1, int):
             return lax.integer_pow(x1, int(x2))
     x1, x2 = promote_dtypes(x1, x2)
     dt = _dt(x1)
@@ -416,7 +431,7 @@ def negative(x, /):
     if _dt(x) == dtypes.bool_:
         raise TypeError("The olympus.numpy boolean negative is not supported, use "
                         "olympus.numpy.logical_not instead.")
-    return ops.negative(x)
+    return -x if prom.is_python_scalar(x) else lax.neg(x)
 
 
 @_uf(1)
@@ -432,7 +447,8 @@ def positive(x, /):
 def absolute(x, /):
     """Elementwise absolute value (the magnitude for complex inputs)."""
     x = ensure_arraylike("absolute", x)
-    return ops.absolute(x)
+    dt = _dt(x)
+    return x if dtypes.is_unsigned_int(dt) or dt == dtypes.bool_ else lax.abs(x)
 
 
 abs = absolute  # noqa: A001
@@ -706,7 +722,7 @@ def round(a, decimals=0, out=None):  # noqa: A001
 around = round
 
 
-@_eager_ops.lane_function()
+@_eager.function()
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  # noqa: A002
     """Limit values to ``[min, max]`` (either may be None)."""
     if arr is None:
@@ -802,7 +818,7 @@ def spacing(x, /):
         raise TypeError("spacing is not defined for complex inputs.")
     inf = np.array(np.inf, _dt(x))[()]
     toward = _where(signbit(x), lax.neg(inf), inf)
-    return lax.sub(lax.nextafter(x, ops.broadcast_to(toward, aval_of(x).shape)), x)
+    return lax.sub(lax.nextafter(x, prom.broadcast_to(toward, aval_of(x).shape)), x)
 
 
 _INT_OF_WIDTH = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
@@ -814,12 +830,12 @@ def signbit(x, /):
     x = ensure_arraylike("signbit", x)
     dt = _dt(x)
     if dt == dtypes.bool_:
-        return ops.broadcast_to(np.bool_(False), aval_of(x).shape)
+        return prom.broadcast_to(np.bool_(False), aval_of(x).shape)
     if _is_int(dt):
         return lax.lt(x, _zero(x))
     if dtypes.is_complex(dt):
         raise ValueError("signbit is not well defined for complex numbers.")
-    if ops.is_python_scalar(x):
+    if prom.is_python_scalar(x):
         x = np.array(x, dt)
     ity = np.dtype(_INT_OF_WIDTH[dt.itemsize])
     return lax.lt(lax.bitcast_convert_type(x, ity), np.array(0, ity)[()])
@@ -869,7 +885,7 @@ def frexp(x, /):
     dt = _dt(x)
     if dtypes.is_complex(dt):
         raise TypeError("frexp does not support complex-valued inputs")
-    if ops.is_python_scalar(x):
+    if prom.is_python_scalar(x):
         x = np.array(x, dt)
     info = dtypes.finfo(dt)
     ity = np.dtype(_INT_OF_WIDTH[dt.itemsize])
@@ -915,7 +931,7 @@ def modf(x, /):
 
 
 def _full_bool(x, value):
-    return ops.broadcast_to(np.bool_(value), aval_of(x).shape)
+    return prom.broadcast_to(np.bool_(value), aval_of(x).shape)
 
 
 @_uf(1)
@@ -989,8 +1005,8 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     weak = aval_of(x).weak_type
 
     def c(v):
-        return lax.convert_element_type(v, dt, weak) if ops.is_python_scalar(v) or np.ndim(
-            v) == 0 and not hasattr(v, "aval") else ops.astype(v, dt)
+        return lax.convert_element_type(v, dt, weak) if prom.is_python_scalar(v) or np.ndim(
+            v) == 0 and not hasattr(v, "aval") else _creation.astype(v, dt)
 
     out = _where(isnan(x), c(nan), x)
     out = _where(isposinf(out), c(posinf), out)
@@ -1054,10 +1070,10 @@ def gcd(x1, x2, /):
     from ._creation import asarray
 
     x1, x2 = _int_args("gcd", x1, x2)
-    shape = ops.broadcast_shapes(aval_of(x1).shape, aval_of(x2).shape)
+    shape = prom.broadcast_shapes(aval_of(x1).shape, aval_of(x2).shape)
     weak = aval_of(x1).weak_type and aval_of(x2).weak_type
-    a = ops.broadcast_to(lax.abs(asarray(x1)), shape)
-    b = ops.broadcast_to(lax.abs(asarray(x2)), shape)
+    a = prom.broadcast_to(lax.abs(asarray(x1)), shape)
+    b = prom.broadcast_to(lax.abs(asarray(x2)), shape)
     dt = _dt(a)
     zero, one = np.array(0, dt)[()], np.array(1, dt)[()]
 
@@ -1067,9 +1083,9 @@ def gcd(x1, x2, /):
     def body(c):
         a, b = c
         nz = lax.ne(b, zero)
-        safe_b = lax.select(nz, b, ops.broadcast_to(one, shape))
+        safe_b = lax.select(nz, b, prom.broadcast_to(one, shape))
         return (lax.select(nz, b, a),
-                lax.select(nz, lax.rem(a, safe_b), ops.broadcast_to(zero, shape)))
+                lax.select(nz, lax.rem(a, safe_b), prom.broadcast_to(zero, shape)))
 
     out = while_loop(cond, body, (a, b))[0]
     return lax.convert_element_type(out, dt, weak)
@@ -1100,22 +1116,25 @@ def _check_int_or_bool(name, *xs):
 @_uf(2, identity=-1, reducer="_bitwise_and_reduce", at_method=None)
 def bitwise_and(x1, x2, /):
     """Elementwise bitwise (logical for booleans) and."""
-    x1, x2 = ensure_arraylike("bitwise_and", x1, x2)
-    return ops.bitwise_and(x1, x2)
+    x1, x2 = _binary("bitwise_and", x1, x2)
+    _check_int_or_bool("bitwise_and", x1)
+    return lax.bitwise_and(x1, x2)
 
 
 @_uf(2, identity=0, reducer="_bitwise_or_reduce")
 def bitwise_or(x1, x2, /):
     """Elementwise bitwise (logical for booleans) or."""
-    x1, x2 = ensure_arraylike("bitwise_or", x1, x2)
-    return ops.bitwise_or(x1, x2)
+    x1, x2 = _binary("bitwise_or", x1, x2)
+    _check_int_or_bool("bitwise_or", x1)
+    return lax.bitwise_or(x1, x2)
 
 
 @_uf(2, identity=0, reducer="_bitwise_xor_reduce")
 def bitwise_xor(x1, x2, /):
     """Elementwise bitwise (logical for booleans) exclusive or."""
-    x1, x2 = ensure_arraylike("bitwise_xor", x1, x2)
-    return ops.bitwise_xor(x1, x2)
+    x1, x2 = _binary("bitwise_xor", x1, x2)
+    _check_int_or_bool("bitwise_xor", x1)
+    return lax.bitwise_xor(x1, x2)
 
 
 @_uf(1)
@@ -1123,7 +1142,7 @@ def invert(x, /):
     """Elementwise bitwise not (logical not for booleans)."""
     x = ensure_arraylike("invert", x)
     _check_int_or_bool("invert", x)
-    return ops.invert(x)
+    return lax.bitwise_not(x)
 
 
 bitwise_not = invert
@@ -1147,7 +1166,9 @@ def right_shift(x1, x2, /):
     _check_int_or_bool("right_shift", x1)
     if _dt(x1) == dtypes.bool_:
         x1, x2 = (lax.convert_element_type(v, dtypes.int8) for v in (x1, x2))
-    return ops.right_shift(x1, x2)
+    if dtypes.is_unsigned_int(_dt(x1)):
+        return lax.shift_right_logical(x1, x2)
+    return lax.shift_right_arithmetic(x1, x2)
 
 
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
@@ -1166,7 +1187,7 @@ def bitwise_count(x, /):
 
 
 def _as_bool(x):
-    return ops.astype(x, dtypes.bool_)
+    return _creation.astype(x, dtypes.bool_)
 
 
 @_uf(2, identity=True, reducer="all")

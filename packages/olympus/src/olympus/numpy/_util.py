@@ -10,19 +10,19 @@ import numpy as np
 
 import olympus_runtime as rt
 from olympus_ir import dtypes
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
+from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer, get_aval
 from olympus_trace.errors import ConcretizationTypeError
 
 _PY_SCALARS = (builtins.bool, int, float, complex)
 Array = rt.Array
 
-aval_of = ops.aval_of
-canonicalize_axis = ops.canonicalize_axis
-axes_tuple = ops.axes_tuple
-promote_dtypes = ops.promote_dtypes
-promote_dtypes_inexact = ops.promote_dtypes_inexact
+aval_of = prom.aval_of
+canonicalize_axis = prom.canonicalize_axis
+axes_tuple = prom.axes_tuple
+promote_dtypes = prom.promote_dtypes
+promote_dtypes_inexact = prom.promote_dtypes_inexact
 
 
 def is_arraylike(x) -> builtins.bool:
@@ -49,7 +49,7 @@ def ensure_arraylike(name: str, *args):
     for a in args:
         if hasattr(a, "__olympus_array__"):
             a = a.__olympus_array__()
-        out.append(ops._to_array_operand(a))
+        out.append(prom.to_operand(a))
     return out[0] if len(out) == 1 else out
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
+from olympus_trace import promotion as prom
 
+from . import _ufuncs as uf
 from ._numeric import _window
 from ._util import ensure_arraylike, promote_dtypes_inexact
 
@@ -19,9 +20,9 @@ def i0(x):
 
     x = ensure_arraylike("i0", x)
     (x,) = promote_dtypes_inexact(x)
-    if dtypes.is_complex(ops.aval_of(x).dtype):
-        raise TypeError(f"i0 supports real input only, got {ops.aval_of(x).dtype}.")
-    return ops.multiply(lax.exp(lax.abs(x)), bessel_i0e(x))
+    if dtypes.is_complex(prom.aval_of(x).dtype):
+        raise TypeError(f"i0 supports real input only, got {prom.aval_of(x).dtype}.")
+    return uf.multiply(lax.exp(lax.abs(x)), bessel_i0e(x))
 
 
 def kaiser(M, beta):
@@ -34,12 +35,12 @@ def kaiser(M, beta):
         raise TypeError(f"kaiser: M must be an integer, got an array of shape {np.shape(M)}.")
 
     def fn(n, M):
-        dt = ops.aval_of(n).dtype
-        b = lax.convert_element_type(ops._to_array_operand(beta), dt)
-        r = ops.subtract(ops.true_divide(ops.multiply(n, np.asarray(2, dt)),
+        dt = prom.aval_of(n).dtype
+        b = lax.convert_element_type(prom.to_operand(beta), dt)
+        r = uf.subtract(uf.true_divide(uf.multiply(n, np.asarray(2, dt)),
                                          np.asarray(M - 1, dt)), np.asarray(1, dt))
-        arg = ops.multiply(b, lax.sqrt(ops.subtract(np.asarray(1, dt), ops.multiply(r, r))))
-        ratio = ops.true_divide(bessel_i0e(arg), bessel_i0e(ops.broadcast_to(b, (M,))))
-        return ops.multiply(ratio, lax.exp(ops.subtract(lax.abs(arg), lax.abs(b))))
+        arg = uf.multiply(b, lax.sqrt(uf.subtract(np.asarray(1, dt), uf.multiply(r, r))))
+        ratio = uf.true_divide(bessel_i0e(arg), bessel_i0e(prom.broadcast_to(b, (M,))))
+        return uf.multiply(ratio, lax.exp(uf.subtract(lax.abs(arg), lax.abs(b))))
 
     return _window(M, fn)

@@ -15,13 +15,12 @@ import math
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
 from olympus_ir.prims.linalg_lapack import FftType
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import bind
+from olympus_trace import promotion as prom
 
 from .._src.jit import jit
+from . import _ufuncs as uf
 from ._util import arr1 as _arr
 from ._util import dtype_of as _dt
 from ._util import shape_of as _shape
@@ -73,7 +72,7 @@ def _resize(x, axis, n):
 
 
 def _prim(x, kind, lengths):
-    return bind(P.fft_p, x, fft_type=kind, fft_lengths=tuple(int(n) for n in lengths))
+    return lax.fft(x, kind, lengths)
 
 
 def _complex_nd(x, kind, lengths):
@@ -121,7 +120,7 @@ def _fftn_impl(a, name, kind, s, axes, norm):
     if axes is None:
         axes = list(range(nd)) if s is None else list(range(nd - len(s), nd))
     else:
-        axes = [ops.canonicalize_axis(ax, nd) for ax in axes]
+        axes = [prom.canonicalize_axis(ax, nd) for ax in axes]
     if len(set(axes)) != len(axes):
         raise ValueError(f"{name} does not support repeated axes. Got axes {axes}.")
     if s is not None:
@@ -262,8 +261,8 @@ def _freq_result(k, n, d, dtype):
         import olympus_runtime as rt
 
         return rt.device_put((kk / (float(d) * n)).astype(dt))
-    d = lax.convert_element_type(ops._to_array_operand(d), dt)
-    return ops.true_divide(kk, ops.multiply(d, float(n)))
+    d = lax.convert_element_type(prom.to_operand(d), dt)
+    return uf.true_divide(kk, uf.multiply(d, float(n)))
 
 
 def fftfreq(n: int, d=1.0, *, dtype=None, device=None):
@@ -309,7 +308,7 @@ def _shift(name, x, axes, inverse):
     elif isinstance(axes, (int, np.integer)):
         axes = [int(axes)]
     for ax in axes:
-        ax = ops.canonicalize_axis(ax, nd)
+        ax = prom.canonicalize_axis(ax, nd)
         n = _shape(x)[ax]
         x = _roll(x, -(n // 2) if inverse else n // 2, ax)
     return x

@@ -14,13 +14,13 @@ from typing import NamedTuple
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir import primitives as P
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import bind
+from olympus_trace import promotion as prom
 
 from .._src.jit import jit
 from . import _linalg_basic as _basic
+from . import _products, _reductions
+from . import _ufuncs as uf
 from ._linalg_basic import tensordot, vecdot  # noqa: F401
 from ._sorting import take_along_last
 from ._util import arr1 as _arr
@@ -67,7 +67,7 @@ class SVDResult(NamedTuple):
 def _inexact(name, x):
     """`x` as a LAPACK dtype (float32/64, complex64/128), not weak."""
     x = _arr(name, x)
-    (x,) = ops.promote_dtypes_inexact(x)
+    (x,) = prom.promote_dtypes_inexact(x)
     dt = _dt(x)
     if dt not in (np.float32, np.float64, np.complex64, np.complex128):
         x = lax.convert_element_type(x, np.float32)
@@ -98,7 +98,7 @@ def matrix_transpose(x):
     return _mT(x)
 
 
-matmul = ops.matmul
+matmul = _products.matmul
 
 
 # The array-API forms of these (NumPy 2's numpy.linalg, JAX's jax.numpy.linalg): they act
@@ -157,13 +157,13 @@ def _bcast_batch(a, b, b_core_nd):
     """Broadcast the batch dimensions of matrices `a` and of `b` (with `b_core_nd` core
     dimensions) against each other."""
     sa, sb = _shape(a), _shape(b)
-    batch = ops.broadcast_shapes(sa[:-2], sb[:len(sb) - b_core_nd])
-    return (ops.broadcast_to(a, batch + sa[-2:]),
-            ops.broadcast_to(b, batch + sb[len(sb) - b_core_nd:]), batch)
+    batch = prom.broadcast_shapes(sa[:-2], sb[:len(sb) - b_core_nd])
+    return (prom.broadcast_to(a, batch + sa[-2:]),
+            prom.broadcast_to(b, batch + sb[len(sb) - b_core_nd:]), batch)
 
 
 def _tsolve(a, b, **kw):
-    return bind(P.triangular_solve_p, a, b, left_side=kw.get("left_side", True),
+    return lax.triangular_solve(a, b, left_side=kw.get("left_side", True),
                 lower=kw.get("lower", False), transpose_a=kw.get("transpose_a", False),
                 conjugate_a=kw.get("conjugate_a", False),
                 unit_diagonal=kw.get("unit_diagonal", False))
@@ -195,7 +195,7 @@ def solve(a, b):
     otherwise ``(..., n, k)``."""
     a = _inexact("solve", a)
     b = _arr("solve", b)
-    a, b = ops.promote_dtypes(a, b)
+    a, b = prom.promote_dtypes(a, b)
     a = lax.convert_element_type(a, _dt(a), False)
     b = lax.convert_element_type(b, _dt(b), False)
     _square("solve", a)
@@ -205,7 +205,7 @@ def solve(a, b):
     a, b, batch = _bcast_batch(a, b, 2)
     if _shape(b)[-2] != _shape(a)[-1]:
         raise ValueError(f"solve: incompatible shapes {_shape(a)} and {_shape(b)}.")
-    lu, _, perm = bind(P.lu_p, a)
+    lu, _, perm = lax.lu(a)
     x = _lu_solve(lu, perm, b)
     if vector:
         x = lax.reshape(x, _shape(x)[:-1])
@@ -221,7 +221,7 @@ def inv(a):
 
 
 def _lu_parts(a):
-    lu, piv, _ = bind(P.lu_p, a)
+    lu, piv, _ = lax.lu(a)
     n = _shape(a)[-1]
     diag = _basic.diagonal(lu, 0, -2, -1)
     swaps = lax.ne(piv, lax.broadcast_in_dim(lax.iota(np.int32, n), _shape(piv),
@@ -279,10 +279,10 @@ def matrix_power(a, n: int):
     base = a
     while n:
         if n & 1:
-            result = base if result is None else ops.matmul(result, base)
+            result = base if result is None else _products.matmul(result, base)
         n >>= 1
         if n:
-            base = ops.matmul(base, base)
+            base = _products.matmul(base, base)
     return result
 
 
@@ -299,7 +299,7 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     _square("cholesky", a)
     if symmetrize_input:
         a = _symmetrize(a)
-    l = bind(P.cholesky_p, a)
+    l = lax.cholesky(a, symmetrize_input=False)
     return _H(l) if upper else l
 
 
@@ -312,7 +312,7 @@ def qr(a, mode: str = "reduced"):
         raise NotImplementedError("olympus.numpy.linalg.qr: mode='raw' is not supported.")
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"Unsupported QR decomposition mode {mode!r}")
-    q, r = bind(P.qr_p, a, full_matrices=(mode == "complete"), pivoting=False)
+    q, r = lax.qr(a, full_matrices=(mode == "complete"))
     if mode == "r":
         return r
     return QRResult(q, r)
@@ -323,11 +323,10 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     a = _inexact("svd", a)
     if len(_shape(a)) < 2:
         raise ValueError("svd requires an array of rank >= 2.")
-    outs = bind(P.svd_p, a, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
-                subset_by_index=None, algorithm=None)
+    outs = lax.svd(a, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
     if not compute_uv:
-        return outs[0]
-    s, u, vt = outs
+        return outs
+    u, s, vt = outs
     return SVDResult(u, s, vt)
 
 
@@ -346,8 +345,8 @@ def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):  # noqa: N8
         raise ValueError(f"UPLO must be 'L' or 'U', got {UPLO!r}")
     if symmetrize_input:
         a = _symmetrize(a)
-    v, w = bind(P.eigh_p, a, lower=(UPLO == "L"), sort_eigenvalues=True,
-                subset_by_index=None)
+    v, w = lax.eigh(a, lower=(UPLO == "L"), symmetrize_input=False,
+                sort_eigenvalues=True)
     return EighResult(w, v)
 
 
@@ -370,8 +369,8 @@ def eig(a):
     Both are complex even for real `a` (as in JAX; NumPy returns real arrays when every
     eigenvalue is real); the eigenvalues come in LAPACK's order, as NumPy's do."""
     a = _eig_operand("eig", a)
-    w, v = bind(P.eig_p, a, compute_left_eigenvectors=False,
-                compute_right_eigenvectors=True, use_magma=None)
+    w, v = lax.eig(a, compute_left_eigenvectors=False,
+                compute_right_eigenvectors=True)
     return EigResult(w, v)
 
 
@@ -379,8 +378,8 @@ def eig(a):
 def eigvals(a):
     """The (complex) eigenvalues of general square matrices, in LAPACK's order."""
     a = _eig_operand("eigvals", a)
-    (w,) = bind(P.eig_p, a, compute_left_eigenvectors=False,
-                compute_right_eigenvectors=False, use_magma=None)
+    (w,) = lax.eig(a, compute_left_eigenvectors=False,
+                compute_right_eigenvectors=False)
     return w
 
 
@@ -406,15 +405,14 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
         return lax.broadcast_in_dim(np.zeros((), _dt(a)), batch + (n, m), ())
     if rtol is None:
         rtol = 10.0 * builtins.max(m, n) * _eps(_dt(a))
-    s, u, vt = bind(P.svd_p, a, full_matrices=False, compute_uv=True, subset_by_index=None,
-                    algorithm=None)
+    u, s, vt = lax.svd(a, full_matrices=False, compute_uv=True)
     rdt = _dt(s)
     smax = lax.slice(s, (0,) * (len(batch) + 1), batch + (1,))
-    rt = lax.convert_element_type(ops._to_array_operand(rtol), rdt, False) \
+    rt = lax.convert_element_type(prom.to_operand(rtol), rdt, False) \
         if not isinstance(rtol, float) else np.asarray(rtol, rdt)
     cutoff = lax.mul(lax.broadcast_in_dim(rt, _shape(smax), ()) if not _shape(rt) else rt,
                      smax)
-    cutoff = ops.broadcast_to(cutoff, _shape(s))
+    cutoff = prom.broadcast_to(cutoff, _shape(s))
     keep = lax.gt(s, cutoff)
     ones = lax.broadcast_in_dim(np.ones((), rdt), _shape(s), ())
     s_inv = lax.select(keep, lax.div(ones, lax.select(keep, s, ones)),
@@ -423,7 +421,7 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     nb = len(batch)
     s_inv_c = lax.broadcast_in_dim(lax.convert_element_type(s_inv, _dt(a)), batch + (k, m),
                                    tuple(range(nb)) + (nb,))
-    return ops.matmul(_H(vt), lax.mul(s_inv_c, _H(u)))
+    return _products.matmul(_H(vt), lax.mul(s_inv_c, _H(u)))
 
 
 @jit(static_argnames=("numpy_resid",))
@@ -435,7 +433,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     and m > n."""
     a = _inexact("lstsq", a)
     b = _arr("lstsq", b)
-    a, b = ops.promote_dtypes(a, b)
+    a, b = prom.promote_dtypes(a, b)
     a = lax.convert_element_type(a, _dt(a), False)
     b = lax.convert_element_type(b, _dt(b), False)
     if len(_shape(a)) != 2:
@@ -449,13 +447,12 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     dt = _dt(a)
     if rcond is None:
         rcond = _eps(dt) * builtins.max(m, n)
-    s, u, vt = bind(P.svd_p, a, full_matrices=False, compute_uv=True, subset_by_index=None,
-                    algorithm=None)
+    u, s, vt = lax.svd(a, full_matrices=False, compute_uv=True)
     rdt = _dt(s)
     k = _shape(s)[0]
     if k:
         smax = lax.reshape(lax.slice(s, (0,), (1,)), ())
-        rc = lax.convert_element_type(ops._to_array_operand(rcond), rdt, False) \
+        rc = lax.convert_element_type(prom.to_operand(rcond), rdt, False) \
             if not isinstance(rcond, float) else np.asarray(rcond, rdt)
         mask = lax.ge(s, lax.mul(rc, smax))
     else:
@@ -464,11 +461,11 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     ones = lax.broadcast_in_dim(np.ones((), rdt), (k,), ())
     s_inv = lax.select(mask, lax.div(ones, lax.select(mask, s, ones)),
                        lax.broadcast_in_dim(np.zeros((), rdt), (k,), ()))
-    utb = ops.matmul(_H(u), b)
+    utb = _products.matmul(_H(u), b)
     kk = _shape(b)[1]
-    x = ops.matmul(_H(vt), lax.mul(lax.broadcast_in_dim(lax.convert_element_type(s_inv, dt),
+    x = _products.matmul(_H(vt), lax.mul(lax.broadcast_in_dim(lax.convert_element_type(s_inv, dt),
                                                         (k, kk), (0,)), utb))
-    r = ops.subtract(b, ops.matmul(a, x))
+    r = uf.subtract(b, _products.matmul(a, x))
     resid = lax.reduce_sum(lax.real(lax.mul(r, lax.conj(r))) if dtypes.is_complex(dt)
                            else lax.mul(r, r), (0,))
     if vector:
@@ -481,7 +478,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
 def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803
     M = _inexact("matrix_rank", M)
     if len(_shape(M)) < 2:
-        return ops.any(lax.ne(M, np.zeros((), _dt(M))))
+        return _reductions.any(lax.ne(M, np.zeros((), _dt(M))))
     s = svd(M, compute_uv=False)
     *_, m, n = _shape(M)
     ax = len(_shape(s)) - 1
@@ -491,10 +488,10 @@ def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803
     if tol is None:
         if rtol is None:
             rtol = builtins.max(m, n) * _eps(_dt(M))
-        tol = ops.multiply(smax, ops._to_array_operand(rtol) if not isinstance(rtol, float)
+        tol = uf.multiply(smax, prom.to_operand(rtol) if not isinstance(rtol, float)
                            else rtol)
     else:
-        tol = ops.broadcast_to(ops._to_array_operand(tol), _shape(s)[:-1])
+        tol = prom.broadcast_to(prom.to_operand(tol), _shape(s)[:-1])
     tol_b = lax.broadcast_in_dim(lax.convert_element_type(tol, _dt(s)), _shape(s),
                                  tuple(range(ax)))
     return lax.reduce_sum(lax.convert_element_type(lax.gt(s, tol_b), np.int32), (ax,))
@@ -509,7 +506,7 @@ def cond(x, p=None):
         ax = (len(_shape(s)) - 1,)
         hi, lo = lax.reduce_max(s, ax), lax.reduce_min(s, ax)
         return lax.div(hi, lo) if p != -2 else lax.div(lo, hi)
-    return ops.multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
+    return uf.multiply(norm(x, p, axis=(-2, -1)), norm(inv(x), p, axis=(-2, -1)))
 
 
 def multi_dot(arrays, *, precision=None):
@@ -518,7 +515,7 @@ def multi_dot(arrays, *, precision=None):
         raise ValueError("multi_dot requires at least two arrays.")
     out = arrays[0]
     for x in arrays[1:]:
-        out = ops.matmul(out, x)
+        out = _products.matmul(out, x)
     return out
 
 
@@ -530,44 +527,44 @@ def _abs2_sum(x, axes, keepdims):
         sq = lax.real(lax.mul(x, lax.conj(x)))
     else:
         sq = lax.mul(x, x)
-    return ops.sum(sq, axis=axes, keepdims=keepdims)
+    return _reductions.sum(sq, axis=axes, keepdims=keepdims)
 
 
 def _vector_norm(x, ord, axes, keepdims):  # noqa: A002
     if ord is None or ord == 2:
         return lax.sqrt(_abs2_sum(x, axes, keepdims))
-    ax = ops.absolute(x)
+    ax = uf.absolute(x)
     if ord == np.inf:
-        return ops.max(ax, axis=axes, keepdims=keepdims)
+        return _reductions.max(ax, axis=axes, keepdims=keepdims)
     if ord == -np.inf:
-        return ops.min(ax, axis=axes, keepdims=keepdims)
+        return _reductions.min(ax, axis=axes, keepdims=keepdims)
     if ord == 0:
         nz = lax.convert_element_type(lax.ne(x, np.zeros((), _dt(x))), _dt(ax))
-        return ops.sum(nz, axis=axes, keepdims=keepdims)
+        return _reductions.sum(nz, axis=axes, keepdims=keepdims)
     if ord == 1:
-        return ops.sum(ax, axis=axes, keepdims=keepdims)
+        return _reductions.sum(ax, axis=axes, keepdims=keepdims)
     if isinstance(ord, str):
         raise ValueError(f"Invalid order {ord!r} for vector norm.")
     p = float(ord)
-    s = ops.sum(ops.power(ax, p), axis=axes, keepdims=keepdims)
-    return ops.power(s, 1.0 / p)
+    s = _reductions.sum(uf.power(ax, p), axis=axes, keepdims=keepdims)
+    return uf.power(s, 1.0 / p)
 
 
 def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
     nd = len(_shape(x))
-    r, c = (ops.canonicalize_axis(a, nd) for a in axes)
+    r, c = (prom.canonicalize_axis(a, nd) for a in axes)
     if r == c:
         raise ValueError("Duplicate axes given.")
     if ord is None or ord == "fro":
         return lax.sqrt(_abs2_sum(x, (r, c), keepdims))
     if ord in (1, -1, np.inf, -np.inf):
-        ax = ops.absolute(x)
-        red = ops.max if ord in (1, np.inf) else ops.min
+        ax = uf.absolute(x)
+        red = _reductions.max if ord in (1, np.inf) else _reductions.min
         if ord in (1, -1):
-            s = ops.sum(ax, axis=r, keepdims=True)
+            s = _reductions.sum(ax, axis=r, keepdims=True)
             out = red(s, axis=c, keepdims=True)
         else:
-            s = ops.sum(ax, axis=c, keepdims=True)
+            s = _reductions.sum(ax, axis=c, keepdims=True)
             out = red(s, axis=r, keepdims=True)
         return out if keepdims else lax.squeeze(out, (r, c))
     if ord in ("nuc", 2, -2):
@@ -606,7 +603,7 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):  # noqa: A002
         axis = (int(axis),)
     axis = tuple(axis)
     if len(axis) == 1:
-        return _vector_norm(x, ord, (ops.canonicalize_axis(axis[0], nd),), keepdims)
+        return _vector_norm(x, ord, (prom.canonicalize_axis(axis[0], nd),), keepdims)
     if len(axis) == 2:
         return _matrix_norm(x, ord, axis, keepdims)
     raise ValueError("Improper number of dimensions to norm.")
@@ -621,7 +618,7 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):  # noqa: A00
         out = _vector_norm(y, ord, (0,), False)
         return lax.reshape(out, (1,) * nd) if keepdims else out
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    axes = tuple(ops.canonicalize_axis(a, nd) for a in axes)
+    axes = tuple(prom.canonicalize_axis(a, nd) for a in axes)
     return _vector_norm(x, ord, axes, keepdims)
 
 
@@ -662,13 +659,13 @@ def tensorsolve(a, b, axes=None):
     dimensions of `a` need only hold as many elements as `b`)."""
     a = _inexact("tensorsolve", a)
     b = _arr("tensorsolve", b)
-    a, b = ops.promote_dtypes(a, b)
+    a, b = prom.promote_dtypes(a, b)
     a = lax.convert_element_type(a, _dt(a), False)
     b = lax.convert_element_type(b, _dt(b), False)
     nd = len(_shape(a))
     if axes is not None:
         axes = (axes,) if isinstance(axes, (int, np.integer)) else tuple(axes)
-        moved = [ops.canonicalize_axis(k, nd) for k in axes]
+        moved = [prom.canonicalize_axis(k, nd) for k in axes]
         order = [k for k in range(nd) if k not in moved] + moved
         a = lax.transpose(a, tuple(order))
     sa, sb = _shape(a), _shape(b)

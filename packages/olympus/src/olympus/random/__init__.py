@@ -11,23 +11,12 @@ default, and legacy) and the config option ``olympus_threefry_partitionable``.
 Every function works eagerly, under `olympus.jit` and under `olympus.vmap` (vmap over a
 batch of keys made by `split`).
 
-The samplers of `_more_samplers` (binomial, multinomial, f, wald, triangular, weibull_min,
-double_sided_maxwell, generalized_normal, ball, orthogonal) use JAX's constructions but
-are checked statistically rather than against recorded JAX streams.
+The samplers of `_transformed` (f, wald, triangular, weibull_min, double_sided_maxwell,
+generalized_normal, ball, orthogonal) and `_binomial` (binomial, multinomial) use JAX's
+constructions but are checked statistically rather than against recorded JAX streams.
 """
 
-from ._more_samplers import (  # noqa: F401
-    ball,
-    binomial,
-    double_sided_maxwell,
-    f,
-    generalized_normal,
-    multinomial,
-    orthogonal,
-    triangular,
-    wald,
-    weibull_min,
-)
+from ._binomial import binomial, multinomial  # noqa: F401
 from ._prng import (  # noqa: F401
     KeyDType,
     PRNGKey,
@@ -74,6 +63,16 @@ from ._samplers import (  # noqa: F401
     truncated_normal,
     uniform,
 )
+from ._transformed import (  # noqa: F401
+    ball,
+    double_sided_maxwell,
+    f,
+    generalized_normal,
+    orthogonal,
+    triangular,
+    wald,
+    weibull_min,
+)
 
 __all__ = [
     "KeyDType", "PRNGKey", "PRNGKeyArray", "bernoulli", "beta", "bits", "categorical", "cauchy",
@@ -82,7 +81,7 @@ __all__ = [
     "lognormal", "maxwell", "multivariate_normal", "normal", "pareto", "permutation", "poisson",
     "rademacher", "randint", "rayleigh", "shuffle", "split", "t", "threefry_2x32",
     "threefry_partitionable", "truncated_normal", "uniform", "wrap_key_data",
-    # _more_samplers
+    # _transformed, _binomial
     "ball", "binomial", "double_sided_maxwell", "f", "generalized_normal", "multinomial",
     "orthogonal", "triangular", "wald", "weibull_min",
 ]

@@ -37,13 +37,13 @@ import operator
 
 import numpy as np
 
+import olympus.numpy as jnp
 import olympus_runtime as _rt
+from olympus.numpy._indexing import getitem as _getitem
 from olympus_ir import dtypes
-from olympus_ir.primitives import threefry2x32_p
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
 from olympus_trace import tree_util
-from olympus_trace.core import Tracer, bind, get_aval
+from olympus_trace.core import Tracer, get_aval
 
 from .._src.config import config
 from .._src.jit import jit
@@ -169,7 +169,7 @@ class PRNGKeyArray:
             idx = (idx,)
         if not any(i is Ellipsis for i in idx):
             idx = idx + (Ellipsis,)
-        return PRNGKeyArray(ops.getitem(self._base, idx + (slice(None),)))
+        return PRNGKeyArray(_getitem(self._base, idx + (slice(None),)))
 
     def reshape(self, *shape):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -178,7 +178,7 @@ class PRNGKeyArray:
         if -1 in shape:
             known = math.prod(d for d in shape if d != -1)
             shape[shape.index(-1)] = self.size // max(known, 1)
-        return PRNGKeyArray(ops.reshape(self._base, tuple(shape) + (2,)))
+        return PRNGKeyArray(jnp.reshape(self._base, tuple(shape) + (2,)))
 
     def ravel(self):
         return self.reshape(self.size)
@@ -187,10 +187,10 @@ class PRNGKeyArray:
 
     def _compare(self, other, fn):
         other = other._base if isinstance(other, PRNGKeyArray) else other
-        return fn(ops.equal(self._base, other), axis=-1)
+        return fn(jnp.equal(self._base, other), axis=-1)
 
     def __eq__(self, other):
-        return self._compare(other, ops.all)
+        return self._compare(other, jnp.all)
 
     def __ne__(self, other):
         return lax.bitwise_not(self.__eq__(other))
@@ -248,7 +248,7 @@ def _wrap(data, typed: bool):
 
 
 def _k12(key):
-    return ops.getitem(key, 0), ops.getitem(key, 1)
+    return _getitem(key, 0), _getitem(key, 1)
 
 
 def threefry_2x32(key, count):
@@ -267,7 +267,7 @@ def threefry_2x32(key, count):
     half = (n + odd) // 2
     x0 = lax.slice(flat, (0,), (half,))
     x1 = lax.slice(flat, (half,), (2 * half,))
-    y0, y1 = bind(threefry2x32_p, k1, k2, x0, x1)
+    y0, y1 = lax.threefry2x32(k1, k2, x0, x1)
     out = lax.concatenate([y0, y1], 0)
     if odd:
         out = lax.slice(out, (0,), (n,))
@@ -287,7 +287,7 @@ def _iota_2x32_shape(shape):
 def _hash_iota(key, shape):
     k1, k2 = _k12(key)
     hi, lo = _iota_2x32_shape(shape)
-    return bind(threefry2x32_p, k1, k2, hi, lo)
+    return lax.threefry2x32(k1, k2, hi, lo)
 
 
 def _split_raw(key, shape: tuple):
@@ -305,7 +305,7 @@ def _split_raw(key, shape: tuple):
 def _split_n(key, num: int = 2):
     """`num` raw keys as a list (for internal use)."""
     keys = _split_raw(key, (num,))
-    return [ops.getitem(keys, i) for i in range(num)]
+    return [_getitem(keys, i) for i in range(num)]
 
 
 def _fold_in_raw(key, data):

@@ -10,12 +10,14 @@ import operator
 
 import numpy as np
 
+import olympus.numpy as jnp
 import olympus_runtime as _rt
+from olympus.numpy._indexing import getitem as _getitem
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import Tracer, bind, get_aval
+from olympus_trace import promotion as prom
+from olympus_trace.core import Tracer, get_aval
 from olympus_trace.errors import ConcretizationTypeError
 
 from ..lax.control_flow import while_loop
@@ -43,13 +45,13 @@ def _shape_of(x) -> tuple:
 def _as_operand(x):
     """Python scalars stay (weak) scalars; lists become arrays; arrays pass through."""
     if isinstance(x, (list, tuple)):
-        return ops._to_array_operand(x)
+        return prom.to_operand(x)
     return x
 
 
 def _check_shape(name, shape, *param_shapes):
     if param_shapes:
-        shape_ = ops.broadcast_shapes(shape, *param_shapes)
+        shape_ = prom.broadcast_shapes(shape, *param_shapes)
         if tuple(shape) != tuple(shape_):
             raise ValueError(
                 f"{name} parameter shapes must be broadcast-compatible with shape argument, "
@@ -87,7 +89,7 @@ def _convert(x, dtype):
 
 
 def _take(x, ind, axis):
-    return ops.getitem(x, (slice(None),) * axis + (ind,))
+    return _getitem(x, (slice(None),) * axis + (ind,))
 
 
 def _concrete_int(x, what):
@@ -102,12 +104,12 @@ def _top_k(x, k):
     shape = _shape_of(x)
     d = len(shape) - 1
     idx = lax.broadcasted_iota(np.int32, shape, d)
-    _, sidx = bind(P.sort_p, lax.neg(x), idx, dimension=d, is_stable=True, num_keys=1)
+    _, sidx = lax.sort((lax.neg(x), idx), dimension=d, is_stable=True, num_keys=1)
     return lax.slice(sidx, (0,) * len(shape), shape[:-1] + (k,))
 
 
 def _cumsum(x, axis=0):
-    return bind(P.cumsum_p, x, axis=axis, reverse=False)
+    return lax.cumsum(x, axis=axis, reverse=False)
 
 
 def _has_prim(name):
@@ -131,23 +133,23 @@ def _cholesky(a):
     """The lower Cholesky factor of the trailing square matrices of `a`."""
     p = _has_prim("cholesky")
     if p is not None:
-        return bind(p, a)
+        return lax.cholesky(a, symmetrize_input=False)
     # Fallback: column-by-column Cholesky-Banachiewicz, unrolled (n is static).
     shape = _shape_of(a)
     n = shape[-1]
     rows = lax.broadcasted_iota(np.int32, shape[:-1], len(shape) - 2)
     cols = []
     for j in range(n):
-        s = ops.getitem(a, (Ellipsis, slice(None), j))
+        s = _getitem(a, (Ellipsis, slice(None), j))
         if cols:
             prev = _stack_last(cols)
-            row_j = ops.getitem(prev, (Ellipsis, slice(j, j + 1), slice(None)))
-            s = ops.subtract(s, ops.sum(ops.multiply(prev, row_j), axis=-1))
-        d = lax.sqrt(ops.getitem(s, (Ellipsis, j)))
+            row_j = _getitem(prev, (Ellipsis, slice(j, j + 1), slice(None)))
+            s = jnp.subtract(s, jnp.sum(jnp.multiply(prev, row_j), axis=-1))
+        d = lax.sqrt(_getitem(s, (Ellipsis, j)))
         d_ = lax.expand_dims(d, (len(shape) - 2,))
-        col = ops.where(ops.greater(rows, j), ops.true_divide(s, d_),
-                        ops.where(ops.equal(rows, j), ops.broadcast_to(d_, shape[:-1]),
-                                  ops.multiply(s, 0)))
+        col = jnp.where(jnp.greater(rows, j), jnp.true_divide(s, d_),
+                        jnp.where(jnp.equal(rows, j), prom.broadcast_to(d_, shape[:-1]),
+                                  jnp.multiply(s, 0)))
         cols.append(col)
     return _stack_last(cols)
 
@@ -175,8 +177,8 @@ def _uniform(key, minval, maxval, shape, dtype):
     float_bits = lax.shift_right_logical(b, _const(uint_dtype, rng_bits - nmant))
     float_bits = lax.bitwise_or(float_bits, np.array(1.0, dtype).view(uint_dtype))
     floats = lax.sub(lax.bitcast_convert_type(float_bits, dtype), _const(dtype, 1.0))
-    scaled = ops.add(ops.multiply(floats, ops.subtract(maxval, minval)), minval)
-    return ops.maximum(minval, lax.reshape(scaled, shape))
+    scaled = jnp.add(jnp.multiply(floats, jnp.subtract(maxval, minval)), minval)
+    return jnp.maximum(minval, lax.reshape(scaled, shape))
 
 
 @_sampler_jit(("shape", "dtype"))
@@ -206,7 +208,7 @@ def _normal(key, shape, dtype):
         real_dtype = np.array(0, dtype).real.dtype
         re = lax.convert_element_type(_normal_real(key_re, shape, real_dtype), dtype)
         im = lax.convert_element_type(_normal_real(key_im, shape, real_dtype), dtype)
-        return ops.true_divide(ops.add(re, ops.multiply(1j, im)),
+        return jnp.true_divide(jnp.add(re, jnp.multiply(1j, im)),
                                np.array(np.sqrt(2), dtype))
     return _normal_real(key, shape, dtype)
 
@@ -233,7 +235,7 @@ def _convert_and_clip_integer(val, dtype):
     vdt = _aval(val).dtype
     lo = max(int(dtypes.iinfo(dtype).min), int(dtypes.iinfo(vdt).min))
     hi = min(int(dtypes.iinfo(dtype).max), int(dtypes.iinfo(vdt).max))
-    clipped = ops.minimum(ops.maximum(val, _const(vdt, lo)), _const(vdt, hi))
+    clipped = jnp.minimum(jnp.maximum(val, _const(vdt, lo)), _const(vdt, hi))
     return lax.convert_element_type(clipped, dtype)
 
 
@@ -250,7 +252,7 @@ def _as_int_array(x):
 def _randint(key, minval, maxval, shape, dtype):
     _check_shape("randint", shape, _shape_of(minval), _shape_of(maxval))
     minval, maxval = _as_int_array(minval), _as_int_array(maxval)
-    maxval_out_of_range = ops.greater(
+    maxval_out_of_range = jnp.greater(
         maxval, _convert_and_clip_integer(np.array(dtypes.iinfo(dtype).max, dtype),
                                           _aval(maxval).dtype))
     minval = _broadcast_to_rank(_convert_and_clip_integer(minval, dtype), len(shape))
@@ -262,20 +264,20 @@ def _randint(key, minval, maxval, shape, dtype):
     higher_bits = _random_bits(k1, nbits, shape)
     lower_bits = _random_bits(k2, nbits, shape)
     unsigned = UINT_DTYPES[nbits]
-    span = lax.convert_element_type(ops.subtract(maxval, minval), unsigned)
+    span = lax.convert_element_type(jnp.subtract(maxval, minval), unsigned)
     # span = 1 where maxval <= minval (minval is returned); one more when maxval is beyond
     # the dtype's range (wrapping to 0, i.e. "the whole range", at the maximum).
-    span = ops.where(ops.less_equal(maxval, minval), _const(unsigned, 1), span)
-    span = ops.where(ops.bitwise_and(_broadcast_to_rank(maxval_out_of_range, len(shape)),
-                                     ops.greater(maxval, minval)),
-                     ops.add(span, _const(unsigned, 1)), span)
-    span = ops.broadcast_to(span, shape)
+    span = jnp.where(jnp.less_equal(maxval, minval), _const(unsigned, 1), span)
+    span = jnp.where(jnp.bitwise_and(_broadcast_to_rank(maxval_out_of_range, len(shape)),
+                                     jnp.greater(maxval, minval)),
+                     jnp.add(span, _const(unsigned, 1)), span)
+    span = prom.broadcast_to(span, shape)
     multiplier = lax.rem(_const(unsigned, 2 ** (nbits // 2)), span)
     multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
     offset = lax.add(lax.mul(lax.rem(higher_bits, span), multiplier),
                      lax.rem(lower_bits, span))
     offset = lax.rem(offset, span)
-    return ops.add(minval, lax.convert_element_type(offset, dtype))
+    return jnp.add(minval, lax.convert_element_type(offset, dtype))
 
 
 @_sampler_jit(("shape", "dtype"))
@@ -295,8 +297,8 @@ def randint(key, shape, minval, maxval, dtype=None):
     if info.bits < 32:
         sample_dt = np.dtype(np.int32)
         i32 = np.dtype(np.int32)
-        minval = ops.clip(ops.astype(_as_int_array(minval), i32), int(info.min), int(info.max))
-        maxval = ops.clip(ops.astype(_as_int_array(maxval), i32), int(info.min),
+        minval = jnp.clip(jnp.astype(_as_int_array(minval), i32), int(info.min), int(info.max))
+        maxval = jnp.clip(jnp.astype(_as_int_array(maxval), i32), int(info.min),
                           int(info.max) + 1)
     out = _randint_jit(raw, minval, maxval, shape=shape, dtype=sample_dt)
     return lax.convert_element_type(out, dt)
@@ -313,7 +315,7 @@ def _shuffle(key, x, axis):
     for _ in range(num_rounds):
         key, subkey = _split_n(key)
         sort_keys = _random_bits(subkey, 32, _shape_of(x))
-        _, x = bind(P.sort_p, sort_keys, x, dimension=axis, is_stable=True, num_keys=1)
+        _, x = lax.sort((sort_keys, x), dimension=axis, is_stable=True, num_keys=1)
     return x
 
 
@@ -340,7 +342,7 @@ def permutation(key, x, axis=0, independent=False):
         r = _concrete_int(x, "argument x of olympus.random.permutation()")
         return _shuffle_jit(raw, lax.iota(dtypes.default_int(), r), axis=0)
     nd = len(_shape_of(x))
-    axis = ops.canonicalize_axis(axis, nd)
+    axis = prom.canonicalize_axis(axis, nd)
     if independent or nd == 1:
         return _shuffle_jit(raw, x, axis=axis)
     return _permute_axis_jit(raw, x, axis=axis)
@@ -351,7 +353,7 @@ def shuffle(key, x, axis=0):
     ``jax.random.shuffle``; the same as ``permutation(key, x, axis, independent=True)``)."""
     raw, _ = _to_raw("shuffle", key)
     x = _as_operand(x)
-    axis = ops.canonicalize_axis(axis, max(len(_shape_of(x)), 1))
+    axis = prom.canonicalize_axis(axis, max(len(_shape_of(x)), 1))
     return _shuffle_jit(raw, x, axis=axis)
 
 
@@ -370,19 +372,19 @@ def _choice_jit(key, a, p, *, shape, replace, axis, n_inputs, scalar_a, mode):
             else:
                 ind = _shuffle(key, lax.iota(dtypes.default_int(), n_inputs), 0)
                 perm = _take(a, ind, axis)
-            result = ops.getitem(perm, (slice(None),) * axis + (slice(n_draws),))
+            result = _getitem(perm, (slice(None),) * axis + (slice(n_draws),))
     else:
-        (p,) = ops.promote_dtypes_inexact(p)
+        (p,) = prom.promote_dtypes_inexact(p)
         pdt = _aval(p).dtype
         if replace:
             p_cuml = _cumsum(p)
-            r = ops.multiply(ops.getitem(p_cuml, -1),
-                             ops.subtract(1, _uniform(key, 0.0, 1.0, shape, pdt)))
+            r = jnp.multiply(_getitem(p_cuml, -1),
+                             jnp.subtract(1, _uniform(key, 0.0, 1.0, shape, pdt)))
             # searchsorted(p_cuml, r, side="left"): how many cumulative sums are below r.
-            below = ops.less(p_cuml, lax.expand_dims(r, (len(shape),)))
-            ind = ops.sum(below, axis=-1, dtype=dtypes.default_int())
+            below = jnp.less(p_cuml, lax.expand_dims(r, (len(shape),)))
+            ind = jnp.sum(below, axis=-1, dtype=dtypes.default_int())
         else:
-            g = ops.add(_gumbel(key, (n_inputs,), pdt, mode), lax.log(p))
+            g = jnp.add(_gumbel(key, (n_inputs,), pdt, mode), lax.log(p))
             ind = lax.convert_element_type(_top_k(g, n_draws), dtypes.default_int())
         result = ind if scalar_a else _take(a, ind, axis)
     a_shape = _shape_of(a)
@@ -404,7 +406,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0, mode=None):
     if scalar_a:
         n_inputs = _concrete_int(a, "olympus.random.choice()")
     else:
-        axis = ops.canonicalize_axis(axis, len(a_shape))
+        axis = prom.canonicalize_axis(axis, len(a_shape))
         n_inputs = a_shape[axis]
     n_draws = math.prod(shape)
     if n_draws == 0:
@@ -438,10 +440,10 @@ def _bernoulli_jit(key, p, *, shape, mode):
     dtype = _aval(p).dtype
     if mode == "high":
         u = _uniform(key, 0.0, 1.0, (2,) + shape, dtype)
-        u1, u2 = ops.getitem(u, 0), ops.getitem(u, 1)
-        u2 = ops.multiply(u2, 2.0 ** -int(dtypes.finfo(dtype).nmant))
-        return ops.less(u2, ops.subtract(p, u1))
-    return ops.less(_uniform(key, 0.0, 1.0, shape, dtype), p)
+        u1, u2 = _getitem(u, 0), _getitem(u, 1)
+        u2 = jnp.multiply(u2, 2.0 ** -int(dtypes.finfo(dtype).nmant))
+        return jnp.less(u2, jnp.subtract(p, u1))
+    return jnp.less(_uniform(key, 0.0, 1.0, shape, dtype), p)
 
 
 def bernoulli(key, p=0.5, shape=None, mode="low"):
@@ -474,17 +476,17 @@ def _safe_int_to_float(bits2, dtype):
     """u32[2, ...] -> f32[...] in (0, 1), using all 64 bits (JAX's "highest" mode)."""
     finfo = dtypes.finfo(dtype)
     nb, nm = int(finfo.bits), int(finfo.nmant)
-    hi, lo = ops.getitem(bits2, 0), ops.getitem(bits2, 1)
+    hi, lo = _getitem(bits2, 0), _getitem(bits2, 1)
     hiclz, loclz = lax.clz(hi), lax.clz(lo)
     u = np.uint32
     mantissa = lax.bitwise_or(
         lax.shift_left(hi, hiclz),
-        ops.where(ops.equal(hiclz, u(32)), lax.shift_left(lo, loclz),
+        jnp.where(jnp.equal(hiclz, u(32)), lax.shift_left(lo, loclz),
                   lax.shift_right_logical(lo, lax.sub(u(nb), hiclz))))
     mantissa = lax.shift_right_logical(mantissa, u(nb - nm - 1))
     mantissa = lax.bitwise_and(mantissa, u((1 << nm) - 1))
     exp = lax.sub(u(-int(finfo.minexp)),
-                  ops.where(ops.equal(hiclz, u(32)), lax.add(u(32), loclz), hiclz))
+                  jnp.where(jnp.equal(hiclz, u(32)), lax.add(u(32), loclz), hiclz))
     exp = lax.shift_left(exp, u(nm))
     exp = lax.bitwise_and(exp, u((1 << (nb - 2)) - (1 << (nm - 1))))
     return lax.bitcast_convert_type(lax.bitwise_or(exp, mantissa), dtype)
@@ -495,20 +497,20 @@ def _gumbel(key, shape, dtype, mode):
     if dtype == np.float32 and mode == "highest":
         b = _random_bits(key, 32, (2,) + shape)
         neg = lax.bitwise_not(b)
-        lo_bits = ops.getitem(neg, 1)
-        carry = lax.convert_element_type(ops.equal(lo_bits, np.uint32(0xFFFFFFFF)), np.uint32)
+        lo_bits = _getitem(neg, 1)
+        carry = lax.convert_element_type(jnp.equal(lo_bits, np.uint32(0xFFFFFFFF)), np.uint32)
         ones = lax.broadcast_in_dim(np.uint32(1), shape, ())
         add = lax.concatenate([lax.expand_dims(carry, (0,)), lax.expand_dims(ones, (0,))], 0)
         neg = lax.add(neg, add)
-        flip = ops.less(ops.getitem(b, 0), np.uint32(1 << 31))
-        x = _safe_int_to_float(ops.where(flip, b, neg), dtype)
-        return ops.where(flip, lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x))))),
+        flip = jnp.less(_getitem(b, 0), np.uint32(1 << 31))
+        x = _safe_int_to_float(jnp.where(flip, b, neg), dtype)
+        return jnp.where(flip, lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x))))),
                          lax.neg(lax.log(lax.neg(lax.log(x)))))
     if mode in ("high", "highest"):
         u = _uniform(key, 0.0, 1.0, (2,) + shape, dtype)
-        high, low = ops.getitem(u, 0), ops.getitem(u, 1)
-        x = ops.where(ops.greater_equal(high, 0.5), high,
-                      ops.add(ops.add(high, ops.multiply(2.0 ** -int(info.nmant), low)),
+        high, low = _getitem(u, 0), _getitem(u, 1)
+        x = jnp.where(jnp.greater_equal(high, 0.5), high,
+                      jnp.add(jnp.add(high, jnp.multiply(2.0 ** -int(info.nmant), low)),
                               float(info.tiny)))
         return lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
     u = _uniform(key, float(info.tiny), 1.0, shape, dtype)
@@ -540,10 +542,10 @@ def _categorical_jit(key, logits, *, shape, batch_shape, axis, replace, mode):
         logits_shape = list(shape[len(shape) - len(batch_shape):])
         logits_shape.insert(axis % nd, lshape[axis])
         g = _gumbel(key, (*prefix, *logits_shape), dtype, mode)
-        x = ops.add(g, lax.expand_dims(logits, tuple(range(len(prefix)))) if prefix
+        x = jnp.add(g, lax.expand_dims(logits, tuple(range(len(prefix)))) if prefix
                     else logits)
-        return ops.argmax(x, axis=axis)
-    logits = ops.add(logits, _gumbel(key, lshape, dtype, mode))
+        return jnp.argmax(x, axis=axis)
+    logits = jnp.add(logits, _gumbel(key, lshape, dtype, mode))
     k = math.prod(prefix)
     if k > lshape[axis]:
         raise ValueError(f"Number of samples without replacement ({k}) cannot exceed number "
@@ -581,19 +583,19 @@ def categorical(key, logits, axis=-1, shape=None, replace=True, mode=None):
 @_sampler_jit(("shape", "dtype"))
 def _truncated_normal_jit(key, lower, upper, *, shape, dtype):
     if shape is None:
-        shape = ops.broadcast_shapes(_shape_of(lower), _shape_of(upper))
+        shape = prom.broadcast_shapes(_shape_of(lower), _shape_of(upper))
     else:
         _check_shape("truncated_normal", shape, _shape_of(lower), _shape_of(upper))
     sqrt2 = np.array(np.sqrt(2), dtype)
     lower = _convert(lower, dtype)
     upper = _convert(upper, dtype)
-    a = lax.erf(ops.true_divide(lower, sqrt2))
-    b = lax.erf(ops.true_divide(upper, sqrt2))
+    a = lax.erf(jnp.true_divide(lower, sqrt2))
+    b = lax.erf(jnp.true_divide(upper, sqrt2))
     u = _uniform(key, a, b, shape, dtype)
     out = lax.mul(sqrt2, lax.erf_inv(u))
     lo = lax.nextafter(lax.stop_gradient(lower), np.array(np.inf, dtype))
     hi = lax.nextafter(lax.stop_gradient(upper), np.array(-np.inf, dtype))
-    return ops.minimum(ops.maximum(out, lo), hi)
+    return jnp.minimum(jnp.maximum(out, lo), hi)
 
 
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
@@ -718,7 +720,7 @@ def _gamma_impl(key, a, shape, dtype, log_space):
         _check_shape("gamma", shape, _shape_of(a))
     a = _convert(a, dtype)
     if _shape_of(a) != shape:
-        a = ops.broadcast_to(a, shape)
+        a = prom.broadcast_to(a, shape)
     n = math.prod(shape)
     if n == 0:
         return lax.broadcast_in_dim(_const(dtype, 0), shape, ())
@@ -735,7 +737,7 @@ def _gamma_samples(log_space):
     fixed), d x / d alpha = -(dP/dalpha) / (dP/dx); in log space d log(x) / d alpha."""
     from .._src.api import vmap
     from .._src.custom_derivatives import custom_jvp
-    from ..lax._special import _gamma_sample_dlog_da, _random_gamma_grad_impl
+    from ..lax._incomplete_gamma import _gamma_sample_dlog_da, _random_gamma_grad_impl
 
     @custom_jvp
     def samples(keys, alphas):
@@ -780,8 +782,8 @@ def loggamma(key, a, shape=None, dtype=None):
 
 @_sampler_jit(("shape", "dtype"))
 def _beta_jit(key, a, b, *, shape, dtype):
-    a = ops.broadcast_to(_convert(a, dtype), shape)
-    b = ops.broadcast_to(_convert(b, dtype), shape)
+    a = prom.broadcast_to(_convert(a, dtype), shape)
+    b = prom.broadcast_to(_convert(b, dtype), shape)
     key_a, key_b = _split_n(key)
     log_gamma_a = _gamma_impl(key_a, a, shape, dtype, True)
     log_gamma_b = _gamma_impl(key_b, b, shape, dtype, True)
@@ -797,7 +799,7 @@ def beta(key, a, b, shape=None, dtype=None):
     dt = _float_dtype("beta", dtype)
     a, b = _as_operand(a), _as_operand(b)
     if shape is None:
-        shape = ops.broadcast_shapes(_shape_of(a), _shape_of(b))
+        shape = prom.broadcast_shapes(_shape_of(a), _shape_of(b))
     else:
         shape = _canonicalize_shape(shape)
         _check_shape("beta", shape, _shape_of(a), _shape_of(b))
@@ -805,9 +807,9 @@ def beta(key, a, b, shape=None, dtype=None):
 
 
 def _softmax_last(x):
-    m = ops.max(x, axis=-1, keepdims=True)
-    e = lax.exp(ops.subtract(x, m))
-    return ops.true_divide(e, ops.sum(e, axis=-1, keepdims=True))
+    m = jnp.max(x, axis=-1, keepdims=True, initial=-np.inf)
+    e = lax.exp(jnp.subtract(x, m))
+    return jnp.true_divide(e, jnp.sum(e, axis=-1, keepdims=True))
 
 
 @_sampler_jit(("shape", "dtype"))
@@ -839,9 +841,9 @@ def _t_jit(key, df, *, shape, dtype):
     df = _convert(df, dtype)
     key_n, key_g = _split_n(key)
     n = _normal(key_n, shape, dtype)
-    half_df = ops.true_divide(df, _const(dtype, 2))
+    half_df = jnp.true_divide(df, _const(dtype, 2))
     g = _gamma_impl(key_g, half_df, shape, dtype, False)
-    return ops.multiply(n, lax.sqrt(ops.true_divide(half_df, g)))
+    return jnp.multiply(n, lax.sqrt(jnp.true_divide(half_df, g)))
 
 
 def t(key, df, shape=None, dtype=None):
@@ -860,9 +862,9 @@ def t(key, df, shape=None, dtype=None):
 @_sampler_jit(("shape", "dtype"))
 def _chisquare_jit(key, df, *, shape, dtype):
     df = _convert(df, dtype)
-    half_df = ops.true_divide(df, _const(dtype, 2))
+    half_df = jnp.true_divide(df, _const(dtype, 2))
     log_g = _gamma_impl(key, half_df, shape, dtype, True)
-    return ops.multiply(lax.exp(log_g), _const(dtype, 2))
+    return jnp.multiply(lax.exp(log_g), _const(dtype, 2))
 
 
 def chisquare(key, df, shape=None, dtype=None):
@@ -885,13 +887,13 @@ def _poisson_knuth(key, lam, shape, dtype, max_iters):
     def body_fn(carry):
         i, k, rng, log_prod = carry
         rng, subkey = _split_n(rng)
-        k = lax.select(ops.greater(log_prod, lax.neg(lam)), lax.add(k, _const(dtype, 1)), k)
+        k = lax.select(jnp.greater(log_prod, lax.neg(lam)), lax.add(k, _const(dtype, 1)), k)
         u = _uniform(subkey, 0.0, 1.0, shape, np.dtype(np.float32))
         return lax.add(i, _const(dtypes.default_int(), 1)), k, rng, lax.add(log_prod, lax.log(u))
 
     def cond_fn(carry):
         i, log_prod = carry[0], carry[3]
-        return lax.bitwise_and(ops.any(ops.greater(log_prod, lax.neg(lam))),
+        return lax.bitwise_and(jnp.any(jnp.greater(log_prod, lax.neg(lam))),
                                lax.lt(i, _const(dtypes.default_int(), max_iters)))
 
     k_init = lax.broadcast_in_dim(_const(dtype, 0), shape, ())
@@ -931,7 +933,7 @@ def _poisson_rejection(key, lam, shape, dtype, max_iters):
 
     def cond_fn(carry):
         i, _, accepted, _ = carry
-        return lax.bitwise_and(ops.any(lax.bitwise_not(accepted)),
+        return lax.bitwise_and(jnp.any(lax.bitwise_not(accepted)),
                                lax.lt(i, _const(dtypes.default_int(), max_iters)))
 
     k_init = lax.broadcast_in_dim(f(-1), shape, ())
@@ -959,7 +961,7 @@ def poisson(key, lam, shape=None, dtype=None):
     dt = _int_dtype("poisson", dtype)
     lam = _as_operand(lam)
     shape = _shape_of(lam) if shape is None else _canonicalize_shape(shape)
-    lam = lax.convert_element_type(ops.broadcast_to(_convert(lam, _lam_dtype(lam)), shape),
+    lam = lax.convert_element_type(prom.broadcast_to(_convert(lam, _lam_dtype(lam)), shape),
                                    np.float32)
     return _poisson_jit(raw, lam, shape=tuple(shape), dtype=dt)
 
@@ -987,7 +989,7 @@ def _mvn_jit(key, mean, cov, *, shape, dtype, method):
         raise ValueError(f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, "
                          f"but got cov.shape == {cshape}.")
     if shape is None:
-        shape = ops.broadcast_shapes(mshape[:-1], cshape[:-2])
+        shape = prom.broadcast_shapes(mshape[:-1], cshape[:-2])
     else:
         _check_shape("normal", shape, mshape[:-1], cshape[:-2])
     if method == "svd":
@@ -995,20 +997,20 @@ def _mvn_jit(key, mean, cov, *, shape, dtype, method):
         if p is None:
             raise NotImplementedError("multivariate_normal(method='svd') needs the svd "
                                       "primitive, which is not available.")
-        s, u, _ = bind(p, cov, full_matrices=False, compute_uv=True)
-        factor = ops.multiply(u, lax.expand_dims(lax.sqrt(s), (len(cshape) - 2,)))
+        u, s, _ = lax.svd(cov, full_matrices=False, compute_uv=True)
+        factor = jnp.multiply(u, lax.expand_dims(lax.sqrt(s), (len(cshape) - 2,)))
     elif method == "eigh":
         p = _has_prim("eigh")
         if p is None:
             raise NotImplementedError("multivariate_normal(method='eigh') needs the eigh "
                                       "primitive, which is not available.")
-        v, w = bind(p, cov, lower=True, sort_eigenvalues=True, subset_by_index=None)
-        factor = ops.multiply(v, lax.expand_dims(lax.sqrt(w), (len(cshape) - 2,)))
+        v, w = lax.eigh(cov, lower=True, symmetrize_input=False, sort_eigenvalues=True)
+        factor = jnp.multiply(v, lax.expand_dims(lax.sqrt(w), (len(cshape) - 2,)))
     else:
         factor = _cholesky(cov)
     z = _normal(key, tuple(shape) + (n,), dtype)
-    prod = ops.matmul(factor, lax.expand_dims(z, (len(shape) + 1,)))
-    return ops.add(mean, ops.squeeze(prod, -1))
+    prod = jnp.matmul(factor, lax.expand_dims(z, (len(shape) + 1,)))
+    return jnp.add(mean, jnp.squeeze(prod, -1))
 
 
 def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
@@ -1017,7 +1019,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     raw, _ = _to_raw("multivariate_normal", key)
     if method not in ("svd", "eigh", "cholesky"):
         raise ValueError("method must be one of {'svd', 'eigh', 'cholesky'}")
-    mean, cov = ops.promote_dtypes_inexact(_as_operand(mean), _as_operand(cov))
+    mean, cov = prom.promote_dtypes_inexact(_as_operand(mean), _as_operand(cov))
     dt = _aval(mean).dtype if dtype is None else _float_dtype("multivariate_normal", dtype)
     shape = None if shape is None else _canonicalize_shape(shape)
     return _mvn_jit(raw, mean, cov, shape=shape, dtype=dt, method=method)
@@ -1025,7 +1027,7 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
 
 @_sampler_jit(("shape", "dtype"))
 def _lognormal_jit(key, sigma, *, shape, dtype):
-    return lax.exp(ops.multiply(_normal(key, shape, dtype), _convert(sigma, dtype)))
+    return lax.exp(jnp.multiply(_normal(key, shape, dtype), _convert(sigma, dtype)))
 
 
 def lognormal(key, sigma=1.0, shape=None, dtype=None):
@@ -1041,7 +1043,7 @@ def lognormal(key, sigma=1.0, shape=None, dtype=None):
 @_sampler_jit(("shape", "dtype"))
 def _pareto_jit(key, b, *, shape, dtype):
     e = _exponential(key, shape, dtype)
-    return lax.exp(ops.true_divide(e, _convert(b, dtype)))
+    return lax.exp(jnp.true_divide(e, _convert(b, dtype)))
 
 
 def pareto(key, b, shape=None, dtype=None):
@@ -1057,9 +1059,9 @@ def pareto(key, b, shape=None, dtype=None):
 @_sampler_jit(("shape", "dtype"))
 def _rademacher_jit(key, *, shape, dtype):
     f = dtypes.default_float()
-    b = lax.convert_element_type(ops.less(_uniform(key, 0.0, 1.0, shape, f),
+    b = lax.convert_element_type(jnp.less(_uniform(key, 0.0, 1.0, shape, f),
                                           np.asarray(0.5, f)), dtype)
-    return lax.convert_element_type(ops.subtract(ops.multiply(2, b), 1), dtype)
+    return lax.convert_element_type(jnp.subtract(jnp.multiply(2, b), 1), dtype)
 
 
 def rademacher(key, shape=(), dtype=None):
@@ -1072,7 +1074,7 @@ def rademacher(key, shape=(), dtype=None):
 @_sampler_jit(("shape", "dtype"))
 def _maxwell_jit(key, *, shape, dtype):
     z = _normal(key, shape + (3,), dtype)
-    return lax.sqrt(ops.sum(lax.mul(z, z), axis=-1))
+    return lax.sqrt(jnp.sum(lax.mul(z, z), axis=-1))
 
 
 def maxwell(key, shape=(), dtype=None):
@@ -1085,7 +1087,7 @@ def maxwell(key, shape=(), dtype=None):
 @_sampler_jit(("shape", "dtype"))
 def _rayleigh_jit(key, scale, *, shape, dtype):
     u = _uniform(key, 0.0, 1.0, shape, dtype)
-    scale = ops.broadcast_to(_convert(scale, dtype), shape)
+    scale = prom.broadcast_to(_convert(scale, dtype), shape)
     return lax.mul(scale, lax.sqrt(lax.mul(lax.log(u), _const(dtype, -2))))
 
 
@@ -1101,10 +1103,10 @@ def rayleigh(key, scale=1.0, shape=None, dtype=None):
 
 @_sampler_jit(("shape", "dtype"))
 def _geometric_jit(key, p, *, shape, dtype):
-    (p,) = ops.promote_dtypes_inexact(p)
+    (p,) = prom.promote_dtypes_inexact(p)
     u = _uniform(key, 0.0, 1.0, shape, _aval(p).dtype)
-    u = ops.where(ops.equal(u, 0), ops.add(ops.multiply(u, 0), 1), u)
-    g = ops.add(lax.floor(ops.true_divide(lax.log(u), ops.broadcast_to(
+    u = jnp.where(jnp.equal(u, 0), jnp.add(jnp.multiply(u, 0), 1), u)
+    g = jnp.add(lax.floor(jnp.true_divide(lax.log(u), prom.broadcast_to(
         lax.log1p(lax.neg(p)), shape))), 1)
     return lax.convert_element_type(g, dtype)
 

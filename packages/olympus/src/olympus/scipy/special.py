@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
+import olympus.numpy as jnp
 from olympus_ir import dtypes
-from olympus_trace import array_ops as ops
 from olympus_trace import lax_ops as lax
+from olympus_trace import promotion as prom
+from olympus_trace.core import Tracer
 
-from .._src.eager_ops import lane_function as _lane
+from .._src.eager import function as _eager_function
 
 __all__ = [
     "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc",
@@ -23,11 +25,11 @@ __all__ = [
 
 
 def _inexact(*args):
-    return ops.promote_dtypes_inexact(*args)
+    return prom.promote_dtypes_inexact(*args)
 
 
 def _dtype(x):
-    return ops.aval_of(x).dtype
+    return prom.aval_of(x).dtype
 
 
 def _c(x, v):
@@ -60,42 +62,42 @@ def logit(x):
 
 
 def _where(c, x, y):
-    return ops.where(c, x, y)
+    return jnp.where(c, x, y)
 
 
 def xlogy(x, y):
     """x * log(y), defined as 0 where x == 0 (also for y == 0). The gradient is taken
     through the `x != 0` branch only (so it is finite where x == 0)."""
     x, y = _inexact(x, y)
-    x, y = ops._promote_shapes(x, y)
-    nz = ops.not_equal(x, _c(x, 0))
-    safe_y = _where(nz, y, ops.add(ops.multiply(y, _c(y, 0)), _c(y, 1)))
-    return _where(nz, ops.multiply(x, lax.log(safe_y)), ops.multiply(x, _c(x, 0)))
+    x, y = prom.promote_shapes(x, y)
+    nz = jnp.not_equal(x, _c(x, 0))
+    safe_y = _where(nz, y, jnp.add(jnp.multiply(y, _c(y, 0)), _c(y, 1)))
+    return _where(nz, jnp.multiply(x, lax.log(safe_y)), jnp.multiply(x, _c(x, 0)))
 
 
 def xlog1py(x, y):
     """x * log1p(y), defined as 0 where x == 0."""
     x, y = _inexact(x, y)
-    x, y = ops._promote_shapes(x, y)
-    nz = ops.not_equal(x, _c(x, 0))
-    safe_y = _where(nz, y, ops.multiply(y, _c(y, 0)))
-    return _where(nz, ops.multiply(x, lax.log1p(safe_y)), ops.multiply(x, _c(x, 0)))
+    x, y = prom.promote_shapes(x, y)
+    nz = jnp.not_equal(x, _c(x, 0))
+    safe_y = _where(nz, y, jnp.multiply(y, _c(y, 0)))
+    return _where(nz, jnp.multiply(x, lax.log1p(safe_y)), jnp.multiply(x, _c(x, 0)))
 
 
 def entr(x):
     """-x log(x) for x > 0, 0 at 0, -inf for x < 0."""
     (x,) = _inexact(x)
-    pos = ops.greater(x, _c(x, 0))
-    safe = _where(pos, x, ops.add(ops.multiply(x, _c(x, 0)), _c(x, 1)))
-    val = lax.neg(ops.multiply(x, lax.log(safe)))
-    return _where(pos, val, _where(ops.equal(x, _c(x, 0)), ops.multiply(x, _c(x, 0)),
-                                   ops.add(ops.multiply(x, _c(x, 0)), _c(x, -np.inf))))
+    pos = jnp.greater(x, _c(x, 0))
+    safe = _where(pos, x, jnp.add(jnp.multiply(x, _c(x, 0)), _c(x, 1)))
+    val = lax.neg(jnp.multiply(x, lax.log(safe)))
+    return _where(pos, val, _where(jnp.equal(x, _c(x, 0)), jnp.multiply(x, _c(x, 0)),
+                                   jnp.add(jnp.multiply(x, _c(x, 0)), _c(x, -np.inf))))
 
 
 def betaln(a, b):
     """log|B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)."""
     a, b = _inexact(a, b)
-    return ops.subtract(ops.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(ops.add(a, b)))
+    return jnp.subtract(jnp.add(lax.lgamma(a), lax.lgamma(b)), lax.lgamma(jnp.add(a, b)))
 
 
 def gammainc(a, x):
@@ -127,7 +129,7 @@ def polygamma(n, x):
     that is not a non-negative integer is a ValueError; a traced one gives NaN)."""
     from ..lax import polygamma as _polygamma
 
-    if not ops.is_tracer(n):
+    if not isinstance(n, Tracer):
         nv = np.asarray(n)
         if nv.size and not (np.all(nv >= 0) and np.all(np.floor(nv) == nv)):
             raise ValueError(f"polygamma: n must be a non-negative integer, got {n!r}.")
@@ -139,7 +141,7 @@ def zeta(x, q=None):
     """The Hurwitz zeta function sum_{k>=0} (k + q)^-x (x > 1), or with q=None the
     Riemann zeta function for every real x."""
     from ..lax import zeta as _zeta
-    from ..lax._special2 import riemann_zeta
+    from ..lax._zeta import riemann_zeta
 
     if q is None:
         return riemann_zeta(*_inexact(x))
@@ -164,13 +166,13 @@ def i1e(x):
 def i0(x):
     """I0(x), the modified Bessel function of the first kind of order 0."""
     (x,) = _inexact(x)
-    return ops.multiply(lax.exp(lax.abs(x)), i0e(x))
+    return jnp.multiply(lax.exp(lax.abs(x)), i0e(x))
 
 
 def i1(x):
     """I1(x), the modified Bessel function of the first kind of order 1."""
     (x,) = _inexact(x)
-    return ops.multiply(lax.exp(lax.abs(x)), i1e(x))
+    return jnp.multiply(lax.exp(lax.abs(x)), i1e(x))
 
 
 # --- normal distribution ----------------------------------------------------------------------
@@ -182,8 +184,8 @@ def ndtr(x):
     half_sqrt_2 = _c(x, np.sqrt(2.0) * 0.5)
     w = lax.mul(x, half_sqrt_2)
     z = lax.abs(w)
-    y = _where(ops.less(z, half_sqrt_2), ops.add(_c(x, 1), lax.erf(w)),
-               _where(ops.greater(w, _c(x, 0)), ops.subtract(_c(x, 2), lax.erfc(z)),
+    y = _where(jnp.less(z, half_sqrt_2), jnp.add(_c(x, 1), lax.erf(w)),
+               _where(jnp.greater(w, _c(x, 0)), jnp.subtract(_c(x, 2), lax.erfc(z)),
                       lax.erfc(z)))
     return lax.mul(_c(x, 0.5), y)
 
@@ -199,11 +201,11 @@ def _log_ndtr_asymptotic(x, order=3):
     for n in range(1, order + 1):
         coef *= -(2 * n - 1)
         term = lax.mul(term, inv) if n > 1 else inv
-        total = ops.add(total, ops.multiply(_c(x, coef), term))
-    log_pdf_over_x = ops.subtract(
-        ops.subtract(lax.mul(_c(x, -0.5), x2), lax.log(lax.neg(x))),
+        total = jnp.add(total, jnp.multiply(_c(x, coef), term))
+    log_pdf_over_x = jnp.subtract(
+        jnp.subtract(lax.mul(_c(x, -0.5), x2), lax.log(lax.neg(x))),
         _c(x, 0.5 * np.log(2 * np.pi)))
-    return ops.add(log_pdf_over_x, lax.log(total))
+    return jnp.add(log_pdf_over_x, lax.log(total))
 
 
 def log_ndtr(x, series_order=3):
@@ -215,14 +217,14 @@ def log_ndtr(x, series_order=3):
     lower = -20.0 if dt == np.float64 else -10.0
     upper = 0.0
     # Each region is evaluated on inputs clamped into it (finite gradients everywhere).
-    x_up = ops.maximum(x, _c(x, upper))
+    x_up = jnp.maximum(x, _c(x, upper))
     hi = lax.log1p(lax.neg(ndtr(lax.neg(x_up))))
-    x_mid = ops.minimum(ops.maximum(x, _c(x, lower)), _c(x, upper))
+    x_mid = jnp.minimum(jnp.maximum(x, _c(x, lower)), _c(x, upper))
     mid = lax.log(ndtr(x_mid))
-    x_lo = ops.minimum(x, _c(x, lower))
+    x_lo = jnp.minimum(x, _c(x, lower))
     lo = _log_ndtr_asymptotic(x_lo, series_order)
-    return _where(ops.greater(x, _c(x, upper)), hi,
-                  _where(ops.greater(x, _c(x, lower)), mid, lo))
+    return _where(jnp.greater(x, _c(x, upper)), hi,
+                  _where(jnp.greater(x, _c(x, lower)), mid, lo))
 
 
 def ndtri(p):
@@ -232,34 +234,34 @@ def ndtri(p):
     (p,) = _inexact(p)
     dt = _dtype(p)
     c = lambda v: _c(p, v)  # noqa: E731
-    upper_half = ops.greater(p, c(0.5))
-    q = _where(upper_half, ops.subtract(c(1), p), p)  # in [0, 1/2]
-    q_safe = ops.clip(q, c(np.finfo(dt).tiny if dt != dtypes.bfloat16 else 1e-38), c(0.5))
+    upper_half = jnp.greater(p, c(0.5))
+    q = _where(upper_half, jnp.subtract(c(1), p), p)  # in [0, 1/2]
+    q_safe = jnp.clip(q, c(np.finfo(dt).tiny if dt != dtypes.bfloat16 else 1e-38), c(0.5))
     t = lax.sqrt(lax.mul(c(-2), lax.log(q_safe)))
-    num = ops.add(c(2.515517), ops.multiply(t, ops.add(c(0.802853), ops.multiply(t, c(0.010328)))))
-    den = ops.add(c(1), ops.multiply(t, ops.add(c(1.432788), ops.multiply(
-        t, ops.add(c(0.189269), ops.multiply(t, c(0.001308)))))))
-    x = lax.neg(ops.subtract(t, ops.true_divide(num, den)))
+    num = jnp.add(c(2.515517), jnp.multiply(t, jnp.add(c(0.802853), jnp.multiply(t, c(0.010328)))))
+    den = jnp.add(c(1), jnp.multiply(t, jnp.add(c(1.432788), jnp.multiply(
+        t, jnp.add(c(0.189269), jnp.multiply(t, c(0.001308)))))))
+    x = lax.neg(jnp.subtract(t, jnp.true_divide(num, den)))
     log_q = lax.log(q_safe)
     half_log_2pi = c(0.5 * np.log(2 * np.pi))
     for _ in range(4 if dt == np.float64 else 3):
         lf = log_ndtr(x)
         # d/dx log Phi(x) = pdf(x) / Phi(x) = exp(log pdf - log Phi)
-        slope = lax.exp(ops.subtract(ops.subtract(ops.multiply(c(-0.5), ops.multiply(x, x)),
+        slope = lax.exp(jnp.subtract(jnp.subtract(jnp.multiply(c(-0.5), jnp.multiply(x, x)),
                                                   half_log_2pi), lf))
-        x = ops.subtract(x, ops.true_divide(ops.subtract(lf, log_q), slope))
-    x = _where(ops.equal(q, c(0.5)), ops.multiply(x, c(0)), x)
-    x = _where(ops.equal(q, c(0)), ops.add(ops.multiply(x, c(0)), c(-np.inf)), x)
+        x = jnp.subtract(x, jnp.true_divide(jnp.subtract(lf, log_q), slope))
+    x = _where(jnp.equal(q, c(0.5)), jnp.multiply(x, c(0)), x)
+    x = _where(jnp.equal(q, c(0)), jnp.add(jnp.multiply(x, c(0)), c(-np.inf)), x)
     x = _where(upper_half, lax.neg(x), x)
-    bad = ops.bitwise_or(ops.less(p, c(0)), ops.greater(p, c(1)))
-    return _where(ops.bitwise_or(bad, ops.not_equal(p, p)), ops.add(ops.multiply(x, c(0)),
+    bad = jnp.bitwise_or(jnp.less(p, c(0)), jnp.greater(p, c(1)))
+    return _where(jnp.bitwise_or(bad, jnp.not_equal(p, p)), jnp.add(jnp.multiply(x, c(0)),
                                                                     c(np.nan)), x)
 
 
 # --- reductions -------------------------------------------------------------------------------
 
 
-@_lane(static_argnames=("axis", "keepdims", "return_sign"))
+@_eager_function(static_argnames=("axis", "keepdims", "return_sign"))
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
     """log(sum(b * exp(a))) along `axis`, computed stably (shifted by the maximum).
 
@@ -267,40 +269,41 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     returns ``(log|sum|, sign)``; otherwise a negative sum gives NaN. `where` masks out
     elements. The result's dtype is `a`'s (promoted to inexact)."""
     if where is not None:
-        a = ops.where(where, a, 0)
+        a = jnp.where(where, a, 0)
     if b is not None:
         a, b = _inexact(a, b)
-        a = ops.where(ops.not_equal(b, _c(b, 0)), a, _c(a, -np.inf))
-        a, b = ops._promote_shapes(a, b)
+        a = jnp.where(jnp.not_equal(b, _c(b, 0)), a, _c(a, -np.inf))
+        a, b = prom.promote_shapes(a, b)
     else:
         (a,) = _inexact(a)
-    aval = ops.aval_of(a)
+    aval = prom.aval_of(a)
     nd = aval.ndim
-    dims = ops.axes_tuple(axis, nd)
-    masked = a if where is None else ops.where(where, a, _c(a, -np.inf))
+    dims = prom.axes_tuple(axis, nd)
+    masked = a if where is None else jnp.where(where, a, _c(a, -np.inf))
     if dtypes.is_complex(aval.dtype):
         masked_real = lax.real(masked)
     else:
         masked_real = masked
-    amax = ops.max(masked_real, axis=dims, keepdims=True) if dims else masked_real
-    amax = lax.stop_gradient(ops.where(lax.is_finite(amax), amax, _c(amax, 0)))
-    exp_a = lax.exp(ops.subtract(a, lax.convert_element_type(amax, aval.dtype)))
+    amax = (jnp.max(masked_real, axis=dims, keepdims=True, initial=-np.inf) if dims
+            else masked_real)
+    amax = lax.stop_gradient(jnp.where(lax.is_finite(amax), amax, _c(amax, 0)))
+    exp_a = lax.exp(jnp.subtract(a, lax.convert_element_type(amax, aval.dtype)))
     if b is not None:
-        exp_a = ops.multiply(exp_a, b)
+        exp_a = jnp.multiply(exp_a, b)
     if where is not None:
-        exp_a = ops.where(where, exp_a, _c(exp_a, 0))
-    sumexp = ops.sum(exp_a, axis=dims, keepdims=True) if dims else exp_a
+        exp_a = jnp.where(where, exp_a, _c(exp_a, 0))
+    sumexp = jnp.sum(exp_a, axis=dims, keepdims=True) if dims else exp_a
     sign = lax.sign(sumexp)
     if return_sign or not dtypes.is_complex(aval.dtype):
         sumexp = lax.abs(sumexp)
-    out = ops.add(lax.log(sumexp), lax.convert_element_type(amax, ops.aval_of(sumexp).dtype))
+    out = jnp.add(lax.log(sumexp), lax.convert_element_type(amax, prom.aval_of(sumexp).dtype))
     if not keepdims:
         out = lax.squeeze(out, dims)
         sign = lax.squeeze(sign, dims)
     if return_sign:
         return out, sign
     if b is not None and not dtypes.is_complex(aval.dtype):
-        out = ops.where(ops.less(sign, _c(sign, 0)), _c(out, np.nan), out)
+        out = jnp.where(jnp.less(sign, _c(sign, 0)), _c(out, np.nan), out)
     return out
 
 

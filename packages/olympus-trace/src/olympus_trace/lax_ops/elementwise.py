@@ -1,0 +1,196 @@
+"""Wrappers of the elementwise primitives (`olympus_ir.prims.elementwise`): unary and binary
+arithmetic, comparisons, conversions, selection and clamping.
+
+Operands must already agree in dtype (no promotion here); Python scalars are accepted
+and take the dtype of the other operands, as JAX's lax does.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from olympus_ir import dtypes
+from olympus_ir import primitives as P
+
+from ..core import Tracer, bind, get_aval
+
+__all__ = [
+    "neg", "sign", "floor", "ceil", "is_finite", "exp", "exp2", "log", "log1p", "expm1",
+    "tanh", "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+    "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "square", "erf", "erfc", "erf_inv", "lgamma",
+    "digamma", "abs", "real", "imag", "conj", "bitwise_not", "population_count", "clz",
+    "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_arithmetic",
+    "shift_right_logical", "complex", "eq", "ne", "lt", "le", "gt", "ge", "round",
+    "integer_pow", "convert_element_type", "bitcast_convert_type", "select_n", "select",
+    "clamp", "stop_gradient", "reduce_precision", "copy",
+]
+
+_PY_SCALARS = (bool, int, float, builtins.complex)
+
+
+def _scalar_like(x: Any, dt: np.dtype, weak: bool):
+    """A Python scalar `x` as a constant of dtype `dt` (kept as a Python scalar if weak).
+    An int converted to a narrower integer type wraps around, as XLA's conversion (and so
+    JAX: ``uint8_array + 300``) does."""
+    if weak:
+        if dtypes.is_bool(dt):
+            return bool(x)
+        if dtypes.is_complex(dt):
+            return builtins.complex(x)
+        if dtypes.is_inexact(dt):
+            return float(x)
+        return int(x)
+    if type(x) is int and dt.kind in "iu":
+        return np.array(x).astype(dt)[()]
+    return np.array(x, dtype=dt)[()]
+
+
+def _lax_args(*args):
+    """Give Python scalars the dtype of the array operands (weak stays weak)."""
+    arrays = [a for a in args if not isinstance(a, _PY_SCALARS)]
+    if len(arrays) == len(args):
+        return args
+    if not arrays:
+        return args
+    dt = get_aval(arrays[0]).dtype
+    weak = all(get_aval(a).weak_type for a in arrays)
+    return tuple(
+        _scalar_like(a, dt, weak) if isinstance(a, _PY_SCALARS) else a
+        for a in args
+    )
+
+
+def _unary(prim):
+    def op(x, **params):
+        return bind(prim, x, **params)
+
+    op.__name__ = prim.name
+    return op
+
+
+def _binary(prim):
+    def op(x, y):
+        return bind(prim, *_lax_args(x, y))
+
+    op.__name__ = prim.name
+    return op
+
+
+neg = _unary(P.neg_p)
+sign = _unary(P.sign_p)
+floor = _unary(P.floor_p)
+ceil = _unary(P.ceil_p)
+is_finite = _unary(P.is_finite_p)
+exp = _unary(P.exp_p)
+exp2 = _unary(P.exp2_p)
+log = _unary(P.log_p)
+log1p = _unary(P.log1p_p)
+expm1 = _unary(P.expm1_p)
+tanh = _unary(P.tanh_p)
+logistic = _unary(P.logistic_p)
+sin = _unary(P.sin_p)
+cos = _unary(P.cos_p)
+tan = _unary(P.tan_p)
+asin = _unary(P.asin_p)
+acos = _unary(P.acos_p)
+atan = _unary(P.atan_p)
+sinh = _unary(P.sinh_p)
+cosh = _unary(P.cosh_p)
+asinh = _unary(P.asinh_p)
+acosh = _unary(P.acosh_p)
+atanh = _unary(P.atanh_p)
+sqrt = _unary(P.sqrt_p)
+rsqrt = _unary(P.rsqrt_p)
+cbrt = _unary(P.cbrt_p)
+square = _unary(P.square_p)
+erf = _unary(P.erf_p)
+erfc = _unary(P.erfc_p)
+erf_inv = _unary(P.erf_inv_p)
+lgamma = _unary(P.lgamma_p)
+digamma = _unary(P.digamma_p)
+abs = _unary(P.abs_p)  # noqa: A001
+real = _unary(P.real_p)
+imag = _unary(P.imag_p)
+conj = _unary(P.conj_p)
+bitwise_not = _unary(P.not_p)
+population_count = _unary(P.population_count_p)
+clz = _unary(P.clz_p)
+copy = _unary(P.copy_p)  # not in jax.lax: olympus.numpy's array(copy=True)
+
+add = _binary(P.add_p)
+sub = _binary(P.sub_p)
+mul = _binary(P.mul_p)
+div = _binary(P.div_p)
+rem = _binary(P.rem_p)
+pow = _binary(P.pow_p)  # noqa: A001
+max = _binary(P.max_p)  # noqa: A001
+min = _binary(P.min_p)  # noqa: A001
+atan2 = _binary(P.atan2_p)
+nextafter = _binary(P.nextafter_p)
+bitwise_and = _binary(P.and_p)
+bitwise_or = _binary(P.or_p)
+bitwise_xor = _binary(P.xor_p)
+shift_left = _binary(P.shift_left_p)
+shift_right_arithmetic = _binary(P.shift_right_arithmetic_p)
+shift_right_logical = _binary(P.shift_right_logical_p)
+complex = _binary(P.complex_p)  # noqa: A001
+eq = _binary(P.eq_p)
+ne = _binary(P.ne_p)
+lt = _binary(P.lt_p)
+le = _binary(P.le_p)
+gt = _binary(P.gt_p)
+ge = _binary(P.ge_p)
+
+
+def round(x, rounding_method=0):  # noqa: A001
+    return bind(P.round_p, x, rounding_method=int(rounding_method))
+
+
+def integer_pow(x, y: int):
+    return bind(P.integer_pow_p, x, y=int(y))
+
+
+def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
+    return bind(P.reduce_precision_p, operand, exponent_bits=int(exponent_bits),
+                mantissa_bits=int(mantissa_bits))
+
+
+def convert_element_type(x, new_dtype, weak_type: bool = False):
+    """Convert `x` to `new_dtype`; a no-op (no equation) when nothing changes."""
+    new_dtype = dtypes.canonicalize_dtype(new_dtype)
+    if isinstance(x, _PY_SCALARS) and not isinstance(x, Tracer):
+        return _scalar_like(x, new_dtype, weak_type)
+    aval = get_aval(x)
+    if aval.dtype == new_dtype and aval.weak_type == weak_type:
+        return x
+    if not isinstance(x, Tracer) and isinstance(x, (np.ndarray, np.generic)):
+        return np.asarray(x, dtype=new_dtype)
+    return bind(P.convert_element_type_p, x, new_dtype=new_dtype, weak_type=bool(weak_type))
+
+
+def bitcast_convert_type(x, new_dtype):
+    return bind(P.bitcast_convert_type_p, x, new_dtype=dtypes.dtype(new_dtype))
+
+
+def select_n(which, *cases):
+    return bind(P.select_n_p, which, *cases)
+
+
+def select(pred, on_true, on_false):
+    """`on_true` where `pred` else `on_false` (lax.select's argument order)."""
+    return bind(P.select_n_p, pred, on_false, on_true)
+
+
+def clamp(lo, x, hi):
+    lo, x, hi = _lax_args(lo, x, hi)
+    return bind(P.clamp_p, lo, x, hi)
+
+
+def stop_gradient(x):
+    if isinstance(x, _PY_SCALARS):
+        return x
+    return bind(P.stop_gradient_p, x)

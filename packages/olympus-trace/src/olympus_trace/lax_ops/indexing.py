@@ -1,0 +1,176 @@
+"""Wrappers of the indexing primitives (`olympus_ir.prims.indexing`): `dynamic_slice`,
+`dynamic_update_slice`, and XLA's gather and scatter family with explicit dimension
+numbers, as JAX's lax exposes them. The index vector is the last dimension of the indices.
+
+``mode`` is a `GatherScatterMode` or one of ``"clip"``, ``"fill"``/``"drop"``,
+``"promise_in_bounds"``; None means fill (gather) or drop (scatter) out-of-bounds windows,
+as in JAX. A filling gather uses `fill_value`, by default NaN for inexact dtypes, the
+minimum of signed and the maximum of unsigned integers, and True for bool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from olympus_ir import dtypes
+from olympus_ir import primitives as P
+from olympus_ir.prims.indexing import (
+    GatherDimensionNumbers,
+    GatherScatterMode,
+    ScatterDimensionNumbers,
+)
+
+from ..core import bind, get_aval
+from ..promotion import to_operand
+from .elementwise import neg
+
+__all__ = ["dynamic_slice", "dynamic_update_slice", "GatherDimensionNumbers",
+           "GatherScatterMode", "ScatterDimensionNumbers", "gather", "scatter", "scatter_add",
+           "scatter_max", "scatter_min", "scatter_mul", "scatter_sub", "default_fill",
+           "gather_bind", "scatter_bind"]
+
+
+def dynamic_slice(x, start_indices, slice_sizes):
+    return bind(P.dynamic_slice_p, x, *start_indices,
+                slice_sizes=tuple(int(s) for s in slice_sizes))
+
+
+def dynamic_update_slice(x, update, start_indices):
+    return bind(P.dynamic_update_slice_p, x, update, *start_indices)
+
+
+def _operand(name: str, what: str, x: Any) -> Any:
+    x = to_operand(x)
+    if isinstance(x, (bool, int, float, complex)):
+        x = np.asarray(x, dtypes.python_scalar_dtype(x))
+    try:
+        get_aval(x)
+    except TypeError:
+        raise TypeError(f"{name}: {what} must be an array, got {type(x).__name__}") from None
+    return x
+
+
+def _indices(name: str, x: Any) -> Any:
+    x = _operand(name, "indices", x)
+    aval = get_aval(x)
+    if not dtypes.is_integer(aval.dtype):
+        raise TypeError(f"{name}: indices must have an integer dtype, got {aval.dtype.name}")
+    if aval.ndim == 0:
+        raise TypeError(f"{name}: indices must have rank >= 1 (the last dimension is the index "
+                        f"vector), got a scalar")
+    return x
+
+
+def default_fill(dt: np.dtype) -> Any:
+    """What a filling gather puts in out-of-bounds windows unless told (as JAX)."""
+    if dtypes.is_inexact(dt):
+        return np.nan
+    if dtypes.is_signed_int(dt):
+        return int(np.iinfo(dt).min)
+    if dtypes.is_unsigned_int(dt):
+        return int(np.iinfo(dt).max)
+    return True
+
+
+def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers,
+           slice_sizes: Sequence[int], *, unique_indices: bool = False,
+           indices_are_sorted: bool = False, mode: str | GatherScatterMode | None = None,
+           fill_value=None):
+    """XLA's gather: for each index vector in `start_indices` (its last dimension), the
+    `slice_sizes` window of `operand` starting there, laid out by `dimension_numbers`."""
+    if not isinstance(dimension_numbers, GatherDimensionNumbers):
+        raise TypeError(f"gather: dimension_numbers must be a GatherDimensionNumbers, got "
+                        f"{type(dimension_numbers).__name__}")
+    operand = _operand("gather", "operand", operand)
+    start_indices = _indices("gather", start_indices)
+    parsed = GatherScatterMode.from_any(mode)
+    dt = get_aval(operand).dtype
+    fv = None
+    if parsed == GatherScatterMode.FILL_OR_DROP:
+        fv = default_fill(dt) if fill_value is None else fill_value
+        if not dtypes.is_inexact(dt) or not isinstance(fv, (bool, int, float)):
+            fv = np.array(fv).astype(dt).item()
+    return gather_bind(operand, start_indices,
+                       GatherDimensionNumbers(*map(tuple, dimension_numbers)),
+                       tuple(int(s) for s in slice_sizes),
+                       indices_are_sorted=bool(indices_are_sorted),
+                       unique_indices=bool(unique_indices), mode=parsed, fill_value=fv)
+
+
+def gather_bind(operand, start_indices, dimension_numbers, slice_sizes, *,
+                indices_are_sorted, unique_indices, mode, fill_value):
+    """The gather equation of `gather` once its arguments are checked and canonical: arrays,
+    a `GatherDimensionNumbers` of int tuples, a tuple of int `slice_sizes`, bools, a
+    `GatherScatterMode` and the resolved `fill_value` (None unless `mode` fills), bound as
+    given. olympus.numpy's indexing, which builds exactly these, calls it directly (an
+    eager hot path)."""
+    return bind(P.gather_p, operand, start_indices, dimension_numbers=dimension_numbers,
+                slice_sizes=slice_sizes, indices_are_sorted=indices_are_sorted,
+                unique_indices=unique_indices, mode=mode, fill_value=fill_value)
+
+
+def _scatter(prim, name: str, operand, scatter_indices, updates, dimension_numbers, *,
+             indices_are_sorted: bool, unique_indices: bool, mode):
+    if not isinstance(dimension_numbers, ScatterDimensionNumbers):
+        raise TypeError(f"{name}: dimension_numbers must be a ScatterDimensionNumbers, got "
+                        f"{type(dimension_numbers).__name__}")
+    operand = _operand(name, "operand", operand)
+    scatter_indices = _indices(name, scatter_indices)
+    updates = _operand(name, "updates", updates)
+    a, u = get_aval(operand), get_aval(updates)
+    if a.dtype != u.dtype:
+        raise TypeError(f"{name}: updates must have the operand's dtype {a.dtype.name}, got "
+                        f"{u.dtype.name}")
+    return bind(prim, operand, scatter_indices, updates,
+                dimension_numbers=ScatterDimensionNumbers(*map(tuple, dimension_numbers)),
+                indices_are_sorted=bool(indices_are_sorted),
+                unique_indices=bool(unique_indices), mode=GatherScatterMode.from_any(mode))
+
+
+_SCATTER_PRIMS = {"set": P.scatter_p, "add": P.scatter_add_p, "mul": P.scatter_mul_p,
+                  "min": P.scatter_min_p, "max": P.scatter_max_p}
+
+
+def scatter_bind(kind, operand, scatter_indices, updates, dimension_numbers, *,
+                 indices_are_sorted, unique_indices, mode):
+    """The scatter equation (`kind`: "set", "add", "mul", "min" or "max") of the scatter
+    wrappers once their arguments are checked and canonical: arrays of one dtype, a
+    `ScatterDimensionNumbers` of int tuples, bools and a `GatherScatterMode`, bound as
+    given. olympus.numpy's indexing, which builds exactly these, calls it directly (an
+    eager hot path)."""
+    return bind(_SCATTER_PRIMS[kind], operand, scatter_indices, updates,
+                dimension_numbers=dimension_numbers, indices_are_sorted=indices_are_sorted,
+                unique_indices=unique_indices, mode=mode)
+
+
+def _make_scatter(prim, name: str, what: str) -> Callable:
+    def f(operand, scatter_indices, updates, dimension_numbers: ScatterDimensionNumbers, *,
+          indices_are_sorted: bool = False, unique_indices: bool = False,
+          mode: str | GatherScatterMode | None = None):
+        return _scatter(prim, name, operand, scatter_indices, updates, dimension_numbers,
+                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                        mode=mode)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = (f"XLA's scatter: `operand` with the windows that `dimension_numbers` maps "
+                 f"from `scatter_indices` {what} `updates`.")
+    return f
+
+
+scatter = _make_scatter(P.scatter_p, "scatter", "replaced by")
+scatter_add = _make_scatter(P.scatter_add_p, "scatter_add", "plus")
+scatter_mul = _make_scatter(P.scatter_mul_p, "scatter_mul", "times")
+scatter_min = _make_scatter(P.scatter_min_p, "scatter_min", "combined by minimum with")
+scatter_max = _make_scatter(P.scatter_max_p, "scatter_max", "combined by maximum with")
+
+
+def scatter_sub(operand, scatter_indices, updates, dimension_numbers, *,
+                indices_are_sorted: bool = False, unique_indices: bool = False, mode=None):
+    """XLA's scatter with subtraction: a scatter_add of the negated updates."""
+    updates = _operand("scatter_sub", "updates", updates)
+    return scatter_add(operand, scatter_indices, neg(updates), dimension_numbers,
+                       indices_are_sorted=indices_are_sorted, unique_indices=unique_indices,
+                       mode=mode)

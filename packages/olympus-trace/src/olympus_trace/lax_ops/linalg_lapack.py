@@ -1,0 +1,122 @@
+"""Wrappers of the `linalg_lapack` family (`olympus_ir.prims.linalg_lapack`): the matrix
+decompositions and triangular solve with JAX's ``jax.lax.linalg`` signatures (on batches of
+matrices in the trailing two dimensions; on CPU they run LAPACK), the FFT and `top_k`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from olympus_ir import dtypes
+from olympus_ir import primitives as P
+from olympus_ir.prims.linalg_lapack import FftType
+
+from ..core import bind, get_aval
+from ..promotion import broadcast_shapes, broadcast_to
+from .elementwise import add, conj, div
+from .shape_ops import transpose
+
+__all__ = ["cholesky", "triangular_solve", "lu", "qr", "eigh", "eig", "svd", "symmetrize",
+           "fft", "FftType", "top_k"]
+
+
+def _H(x):
+    nd = get_aval(x).ndim
+    xt = transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+    return conj(xt) if dtypes.is_complex(get_aval(x).dtype) else xt
+
+
+def symmetrize(x):
+    """``(x + x^H) / 2``."""
+    return div(add(x, _H(x)), np.asarray(2, get_aval(x).dtype))
+
+
+def cholesky(x, *, symmetrize_input: bool = True):
+    """The lower Cholesky factor; NaNs where `x` is not positive definite."""
+    if symmetrize_input:
+        x = symmetrize(x)
+    return bind(P.cholesky_p, x)
+
+
+def _broadcast_batch(a, b):
+    sa, sb = get_aval(a).shape, get_aval(b).shape
+    batch = broadcast_shapes(sa[:-2], sb[:-2])
+    return (broadcast_to(a, batch + sa[-2:]), broadcast_to(b, batch + sb[-2:]))
+
+
+def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
+                     transpose_a: bool = False, conjugate_a: bool = False,
+                     unit_diagonal: bool = False):
+    """Solve ``op(a) x = b`` (left side) or ``x op(a) = b`` for triangular `a`."""
+    a, b = _broadcast_batch(a, b)
+    return bind(P.triangular_solve_p, a, b, left_side=bool(left_side), lower=bool(lower),
+                transpose_a=bool(transpose_a), conjugate_a=bool(conjugate_a),
+                unit_diagonal=bool(unit_diagonal))
+
+
+def lu(x):
+    """``(lu, pivots, permutation)`` with ``x[permutation] = L U``."""
+    return tuple(bind(P.lu_p, x))
+
+
+def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
+    if pivoting:
+        raise NotImplementedError("qr: pivoting=True is not supported.")
+    return tuple(bind(P.qr_p, x, full_matrices=bool(full_matrices), pivoting=False))
+
+
+def eigh(x, *, lower: bool = True, symmetrize_input: bool = True,
+         sort_eigenvalues: bool = True, subset_by_index=None):
+    """``(v, w)``: eigenvectors (columns) and ascending eigenvalues of Hermitian `x`."""
+    if symmetrize_input:
+        x = symmetrize(x)
+    v, w = bind(P.eigh_p, x, lower=bool(lower), sort_eigenvalues=bool(sort_eigenvalues),
+                subset_by_index=subset_by_index)
+    return v, w
+
+
+def eig(x, *, compute_left_eigenvectors: bool = True,
+        compute_right_eigenvectors: bool = True, use_magma=None):
+    """``[w, vl, vr]`` (``vl`` / ``vr`` only when asked for): the complex eigenvalues of
+    square matrices `x` (in LAPACK's order) and their left (``vl^H x = diag(w) vl^H``) and
+    right (``x vr = vr diag(w)``) eigenvectors as unit-norm columns."""
+    shape = get_aval(x).shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise ValueError(f"eig: argument x must be a (batch of) square matrices, got shape "
+                         f"{shape}.")
+    return list(bind(P.eig_p, x, compute_left_eigenvectors=bool(compute_left_eigenvectors),
+                     compute_right_eigenvectors=bool(compute_right_eigenvectors),
+                     use_magma=use_magma))
+
+
+def svd(x, *, full_matrices: bool = True, compute_uv: bool = True, subset_by_index=None,
+        algorithm=None):
+    """``(u, s, vh)``, or `s` alone without `compute_uv`."""
+    outs = bind(P.svd_p, x, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv),
+                subset_by_index=subset_by_index, algorithm=algorithm)
+    if compute_uv:
+        s, u, vt = outs
+        return u, s, vt
+    return outs[0]
+
+
+# --- fft, top_k ---------------------------------------------------------------------------------
+
+
+def fft(x, fft_type: Any, fft_lengths: Sequence[int]):
+    """``lax.fft``: `fft_type` is an `FftType` or its name ('FFT', 'IFFT', 'RFFT',
+    'IRFFT')."""
+    if isinstance(fft_type, str):
+        fft_type = FftType[fft_type.upper()]
+    return bind(P.fft_p, x, fft_type=FftType(fft_type),
+                fft_lengths=tuple(int(n) for n in fft_lengths))
+
+
+def top_k(operand, k: int):
+    """The `k` largest entries along the last axis (descending) and their int32 indices."""
+    k = int(k)
+    if k < 0:
+        raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
+    return list(bind(P.top_k_p, operand, k=k))

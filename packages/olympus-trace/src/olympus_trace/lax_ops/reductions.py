@@ -1,0 +1,40 @@
+"""Wrappers of the reductions (`olympus_ir.prims.reductions`): sum, product, max, min and
+the logical reductions over sorted axes, argmax and argmin."""
+
+from __future__ import annotations
+
+from olympus_ir import dtypes
+from olympus_ir import primitives as P
+
+from ..core import bind
+
+__all__ = ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or",
+           "reduce_xor", "argmax", "argmin"]
+
+
+def _reduce(prim):
+    def op(x, axes):
+        axes = tuple(sorted(int(a) for a in axes))
+        return bind(prim, x, axes=axes, out_sharding=None)
+
+    op.__name__ = prim.name
+    return op
+
+
+reduce_sum = _reduce(P.reduce_sum_p)
+reduce_prod = _reduce(P.reduce_prod_p)
+reduce_max = _reduce(P.reduce_max_p)
+reduce_min = _reduce(P.reduce_min_p)
+reduce_and = _reduce(P.reduce_and_p)
+reduce_or = _reduce(P.reduce_or_p)
+reduce_xor = _reduce(P.reduce_xor_p)
+
+
+def argmax(x, axis: int, index_dtype):
+    return bind(P.argmax_p, x, axes=(int(axis),),
+                index_dtype=dtypes.canonicalize_dtype(index_dtype))
+
+
+def argmin(x, axis: int, index_dtype):
+    return bind(P.argmin_p, x, axes=(int(axis),),
+                index_dtype=dtypes.canonicalize_dtype(index_dtype))

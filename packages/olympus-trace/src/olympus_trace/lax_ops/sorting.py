@@ -1,0 +1,32 @@
+"""Wrappers of `sort` (`olympus_ir.prims.sorting`): `sort` of one array or several
+together (lexicographically by the first `num_keys`), and `sort_key_val`."""
+
+from __future__ import annotations
+
+from olympus_ir import primitives as P
+
+from ..core import bind, get_aval
+
+__all__ = ["sort", "sort_key_val"]
+
+
+def _shape(x):
+    return get_aval(x).shape
+
+
+def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1):
+    """Sort one array, or several together (lexicographically by the first `num_keys`)."""
+    single = not isinstance(operand, (list, tuple))
+    ops = [operand] if single else list(operand)
+    nd = len(_shape(ops[0]))
+    if nd == 0:
+        raise TypeError("sort requires operands of rank >= 1")
+    dimension = int(dimension) % nd
+    outs = bind(P.sort_p, *ops, dimension=dimension, is_stable=bool(is_stable),
+                num_keys=int(num_keys))
+    return outs[0] if single else tuple(outs)
+
+
+def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
+    k, v = sort((keys, values), dimension, is_stable, 1)
+    return k, v

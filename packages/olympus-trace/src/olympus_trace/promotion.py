@@ -1,0 +1,186 @@
+"""NumPy's type promotion and broadcasting applied to operands: what every NumPy-semantics
+operation (a tracer's ``x + 1`` among them) does before it binds a primitive.
+
+Operands are tracers, device arrays, NumPy values or Python scalars. Python scalars are
+weakly typed (``f32_array + 1.0`` stays float32), as in JAX; the lattice itself is
+`olympus_ir.dtypes.result_type`. The NumPy functions and array methods built on these
+helpers live in ``olympus.numpy``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import numpy as np
+
+from olympus_ir import dtypes
+
+from . import lax_ops as lax
+from .core import get_aval
+
+__all__ = [
+    "PY_SCALARS", "is_python_scalar", "aval_of", "to_operand", "promote_dtypes",
+    "promote_dtypes_inexact", "broadcast_shapes", "broadcast_to", "promote_shapes",
+    "canonicalize_axis", "axes_tuple",
+]
+
+PY_SCALARS = (bool, int, float, complex)
+
+
+def is_python_scalar(x) -> bool:
+    return type(x) in PY_SCALARS
+
+
+def aval_of(x):
+    """The abstract value of an operand (lists and tuples as NumPy would read them)."""
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x)
+    return get_aval(x)
+
+
+def to_operand(x):
+    """`x` as an operand: lists and tuples become NumPy arrays, NumPy values get their
+    canonical dtype (float64 -> float32 without x64), anything else must be array-like."""
+    t = type(x)
+    if t is list or t is tuple:
+        arr = np.asarray(x)
+        if arr.dtype == object:
+            raise TypeError(f"Cannot convert {x!r} to an array: elements are not numbers.")
+        return arr.astype(dtypes.canonicalize_dtype(arr.dtype))
+    if isinstance(x, np.ndarray):
+        dt = dtypes.canonicalize_dtype(x.dtype)
+        return x if x.dtype == dt else x.astype(dt)
+    if isinstance(x, np.generic):
+        dt = dtypes.canonicalize_dtype(x.dtype)
+        return x if x.dtype == dt else np.array(x, dtype=dt)[()]
+    get_aval(x)  # a TypeError for non-arrays
+    return x
+
+
+def _promoted_without_lattice(args):
+    """The common case without the promotion lattice: the array operands share one dtype
+    and weak type, and each Python scalar converts to that dtype as NumPy/JAX promotion
+    would (a float beside floats, an int beside integers or floats, a bool beside bools).
+    Returns the promoted operands, or None when the lattice is needed."""
+    key = None
+    for a in args:
+        t = type(a)
+        if t in PY_SCALARS:
+            continue
+        if not hasattr(t, "aval"):
+            return None
+        aval = a.aval
+        if key is None:
+            key = (aval.dtype, aval.weak_type)
+        elif key[0] != aval.dtype or key[1] != aval.weak_type:
+            return None
+    if key is None:
+        return None
+    dt, weak = key
+    out = []
+    for a in args:
+        t = type(a)
+        if t in PY_SCALARS:
+            kind = dt.kind
+            if t is float:
+                ok = kind in "fcV"  # "V": bfloat16 and the other ml_dtypes floats
+            elif t is int:
+                ok = kind in "iufcV"
+            elif t is bool:
+                ok = kind == "b"
+            else:
+                ok = kind == "c"
+            if not ok:
+                return None
+            a = lax.convert_element_type(a, dt, weak)
+        out.append(a)
+    return out
+
+
+def promote_dtypes(*args):
+    """`args` as operands converted to their common (weak-type-aware) result type."""
+    fast = _promoted_without_lattice(args)
+    if fast is not None:
+        return fast
+    args = [to_operand(a) for a in args]
+    if len(args) < 2:
+        return args
+    dt, weak = dtypes.result_type(*[a if type(a) in PY_SCALARS else aval_of(a)
+                                    for a in args], return_weak_type_flag=True)
+    return [lax.convert_element_type(a, dt, weak) for a in args]
+
+
+def promote_dtypes_inexact(*args):
+    """Like `promote_dtypes`, with an integer or boolean result type replaced by the
+    default float (JAX's rule for true division and transcendental functions)."""
+    args = [to_operand(a) for a in args]
+    dt, weak = dtypes.result_type(*[a if type(a) in PY_SCALARS else aval_of(a)
+                                    for a in args], return_weak_type_flag=True)
+    if not dtypes.is_inexact(dt):
+        dt = dtypes.default_float()
+    return [lax.convert_element_type(a, dt, weak) for a in args]
+
+
+def broadcast_shapes(*shapes):
+    """The shape `shapes` broadcast to (NumPy's rules), or ValueError."""
+    ndim = builtins.max((len(s) for s in shapes), default=0)
+    out = []
+    for i in range(ndim):
+        sizes = {s[i - ndim + len(s)] for s in shapes if i - ndim + len(s) >= 0}
+        sizes.discard(1)
+        if len(sizes) > 1:
+            raise ValueError(
+                "Incompatible shapes for broadcasting: shapes="
+                + str([tuple(s) for s in shapes])
+            )
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def broadcast_to(x, shape):
+    """`x` broadcast to `shape`: size-1 dims that grow are squeezed, then one
+    broadcast_in_dim (as JAX does)."""
+    shape = tuple(int(d) for d in shape)
+    aval = aval_of(x)
+    if aval.shape == shape:
+        return x
+    nlead = len(shape) - aval.ndim
+    if nlead < 0 or builtins.any(d not in (1, s) for d, s in zip(aval.shape, shape[nlead:])):
+        raise ValueError(f"Incompatible shapes for broadcasting: {aval.shape} and requested "
+                         f"shape {shape}")
+    keep = [i for i, (d, s) in enumerate(zip(aval.shape, shape[nlead:])) if d == s]
+    x = lax.squeeze(x, [i for i in range(aval.ndim) if i not in keep])
+    return lax.broadcast_in_dim(x, shape, tuple(nlead + i for i in keep))
+
+
+def promote_shapes(*args):
+    """Non-scalar operands broadcast to their common shape; rank-0 operands stay as they
+    are (the elementwise primitives take them beside any shape)."""
+    shapes = [aval_of(a).shape for a in args]
+    nonscalar = {s for s in shapes if s != ()}
+    if len(nonscalar) <= 1:
+        return list(args)
+    shape = broadcast_shapes(*shapes)
+    return [a if s == () or s == shape else broadcast_to(a, shape) for a, s in zip(args, shapes)]
+
+
+def canonicalize_axis(axis: int, ndim: int) -> int:
+    """`axis` in ``range(ndim)`` (negative counts from the end), or ValueError."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if ndim else axis
+
+
+def axes_tuple(axis, ndim: int) -> tuple:
+    """`axis` (None, an int or a sequence) as a tuple of canonical axes, in the order
+    given."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(canonicalize_axis(a, ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"duplicate value in 'axis': {axis}")
+        return axes
+    return (canonicalize_axis(axis, ndim),)
