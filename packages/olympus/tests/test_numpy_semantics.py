@@ -132,6 +132,31 @@ def test_integer_floor_divide_and_remainder_by_array(numpy_eval):
     np.testing.assert_array_equal(rem, x % y)
 
 
+@pytest.mark.parametrize("dtype", ["int32", "int8", "uint32"])
+def test_integer_floor_divide_and_remainder_by_zero_match_jax(numpy_eval, dtype):
+    """Issue 17: integer division by zero gives what JAX returns (recorded from reference
+    JAX 0.10.2 in its own process): x // 0 is XLA's x / 0 (-1, or all ones unsigned) minus
+    one where x != 0 for signed types, and x % 0 is 0; the same eagerly, under jit and in
+    divmod."""
+    signed = dtype != "uint32"
+    x = np.array([-3, 0, 5] if signed else [3, 0, 5], dtype)
+    zero = np.zeros((), dtype)
+    want_fd = np.array([-2, -1, -2] if signed else [np.iinfo(dtype).max] * 3, dtype)
+    fd, rem = numpy_eval(lambda a, z: (a // z, a % z), x, zero)
+    np.testing.assert_array_equal(fd, want_fd)
+    np.testing.assert_array_equal(rem, np.zeros(3, dtype))
+    q, r = jnp.divmod(jnp.asarray(x), jnp.asarray(zero))
+    np.testing.assert_array_equal(q, want_fd)
+    np.testing.assert_array_equal(r, np.zeros(3, dtype))
+
+
+def test_floor_divide_of_weak_values_is_weak():
+    """Weakly typed operands give a weakly typed quotient, integer and float (JAX's)."""
+    for out, want in ((0 // jnp.asarray(3), 0), (jnp.floor_divide(jnp.asarray(7), 2), 3),
+                      (jnp.floor_divide(jnp.asarray(7.0), 2.0), 3.0)):
+        assert out.weak_type and float(out) == want
+
+
 def test_float_floor_divide_and_remainder(numpy_eval):
     x, y = floats(30) * 5, floats(30)
     fd, rem = numpy_eval(lambda a, b: (a // b, a % b), x, y)

@@ -296,7 +296,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
                 keepdims=keepdims)
     n = uf.subtract(n, _creation.astype(ensure_arraylike("var", correction), real_comp))
     s = sum(c, axis=axis, dtype=real_comp, keepdims=keepdims, where=where)
-    return lax.convert_element_type(uf.true_divide(s, n), dtype, False)
+    out = lax.convert_element_type(uf.true_divide(s, n), dtype, False)
+    # No degrees of freedom left (ddof >= count): nan, as in JAX (not inf or -0).
+    return _indexing.where(uf.greater(n, 0), out, np.nan)
 
 
 @_eager_function(static_argnames=("axis", "dtype", "out", "ddof", "keepdims", "correction"))

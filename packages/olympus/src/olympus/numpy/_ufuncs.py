@@ -294,7 +294,8 @@ def _float_divmod(x1, x2):
     div = lax.div(lax.sub(x1, mod), x2)
     fix = _sign_fix(mod, x2)
     mod = lax.select(fix, lax.add(mod, x2), mod)
-    div = lax.select(fix, lax.sub(div, np.array(1, _dt(div))[()]), div)
+    div = lax.select(fix, lax.sub(div, lax.convert_element_type(1, _dt(div),
+                                                                aval_of(div).weak_type)), div)
     return lax.round(div, 1), mod
 
 
@@ -311,8 +312,13 @@ def floor_divide(x1, x2, /):
         q = lax.div(x1, x2)
         if dtypes.is_unsigned_int(dt):
             return q
-        # Round toward -inf: one less where the signs differ and there is a remainder.
-        return lax.select(_sign_fix(lax.rem(x1, x2), x2), lax.sub(q, np.array(1, dt)[()]), q)
+        # Round toward -inf: one less where the signs differ and there is a remainder. The
+        # signs of x1 and x2 (not of the remainder) decide, so x // 0 is XLA's x / 0 minus
+        # one for x != 0 (-2), as JAX returns.
+        fix = lax.bitwise_and(lax.ne(lax.sign(x1), lax.sign(x2)),
+                              lax.ne(lax.rem(x1, x2), _zero(x2)))
+        return lax.select(fix, lax.sub(q, lax.convert_element_type(1, dt, aval_of(q).weak_type)),
+                          q)
     q = _float_divmod(x1, x2)[0]
     # Division by zero gives x1 / x2 (+-inf, or NaN for 0 / 0), as in NumPy.
     return _where(lax.eq(x2, _zero(x2)), lax.div(x1, x2), q)
