@@ -95,7 +95,10 @@ def _remember(calls: _Calls, key, call) -> None:
                 owner.pop(old_key, None)
 
 
-def _normalize_static(fun, static_argnums, static_argnames):
+def _normalize_static(fun, static_argnums, static_argnames, kind="static"):
+    """(argnums, argnames) of the static (or, with kind="donate", donated) arguments, each
+    completed from the other through the signature; out-of-range entries raise JAX's
+    error naming `kind`."""
     if static_argnums is None:
         static_argnums = ()
     elif isinstance(static_argnums, int):
@@ -115,17 +118,15 @@ def _normalize_static(fun, static_argnums, static_argnames):
         for i in static_argnums:
             if not -len(positional) <= i < len(positional):
                 raise ValueError(
-                    f"jitted function has static_argnums={static_argnums}, but only accepts "
+                    f"Jitted function has {kind}_argnums={static_argnums}, but only accepts "
                     f"{len(positional)} positional arguments."
                 )
     if not any(p.kind == p.VAR_KEYWORD for p in params):
         names_ok = {p.name for p in params if p.kind != p.VAR_POSITIONAL}
-        for name in static_argnames:
-            if name not in names_ok:
-                raise ValueError(
-                    f"jitted function has static_argnames={static_argnames}, but the "
-                    f"function has no parameter named {name!r}."
-                )
+        bad = {name for name in static_argnames if name not in names_ok}
+        if bad:
+            raise ValueError(f"Jitted function has invalid argnames {bad} in {kind}_argnames. "
+                             "Function does not take these args.")
     for name in static_argnames:
         if name in positional and positional.index(name) not in static_argnums:
             static_argnums += (positional.index(name),)
@@ -302,7 +303,7 @@ class Jitted:
         donate_argnames = (donate_argnames,) if isinstance(donate_argnames, str) else tuple(
             donate_argnames or ())
         self._donate_argnums, self._donate_argnames = _normalize_static(
-            fun, donate_argnums, donate_argnames)
+            fun, donate_argnums, donate_argnames, "donate")
         self._keep_unused = keep_unused
         self._options = (self._static_argnums, self._static_argnames, self._donate_argnums,
                          self._donate_argnames, bool(keep_unused))
@@ -333,6 +334,15 @@ class Jitted:
         return (self._options, _dtype_config.enable_x64, tree, tuple(statics),
                 tuple(sorted(kw_static)), *map(_leaf_sig, leaves)), leaves
 
+    def _check_statics(self, args, kwargs):
+        nums, names = self._static_argnums, self._static_argnames
+        for i, a in enumerate(args):
+            if i in nums or (i - len(args)) in nums:
+                _hashable_static(a, i)
+        for k, v in kwargs.items():
+            if k in names:
+                _hashable_static(v, k)
+
     def _specialize(self, args, kwargs, in_avals=None):
         key, leaves = self._signature(args, kwargs)
         if in_avals is not None:
@@ -356,6 +366,8 @@ class Jitted:
     def cache_miss(self, *args, **kwargs):
         """Called by the C++ fast path: returns (outputs, fast-path data or None)."""
         if type(trace_ctx.trace) is not EvalTrace or config.olympus_disable_jit:
+            # Inlined into the enclosing trace: static arguments must still be hashable.
+            self._check_statics(args, kwargs)
             return self._fun(*args, **kwargs), None, False
         outs, call = self._compiled_call(args, kwargs)
         return outs, call.fastpath_data(), False
@@ -385,7 +397,7 @@ def _hashable_static(v, where):
     except TypeError as e:
         raise ValueError(
             "Non-hashable static arguments are not supported. An error occurred while trying "
-            f"to hash an object of type {type(v)}, {v}. The error was:\nTypeError: {e}"
+            f"to hash an object of type {type(v)}, {v}. The error was:\nTypeError: {e}\n"
         ) from None
     return v
 
