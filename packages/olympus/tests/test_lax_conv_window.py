@@ -407,6 +407,36 @@ def test_sort_multi_operand_num_keys():
     np.testing.assert_array_equal(np.asarray(lax.sort(x, dimension=0)), np.sort(x, axis=0))
 
 
+
+def test_reduce_and_sort_reject_out_of_range_axes():
+    """Issue 17: out-of-range axes raise (they passed silently), with reference JAX
+    0.10.2's types and messages; lax.reduce takes no negative axes, lax.sort does."""
+    import re
+
+    x = np.ones((2, 3), np.float32)
+    for run, msg in (
+            (lambda: lax.reduce(x, 0.0, lax.add, (2,)),
+             "reduction axes (2,) contains out-of-bounds indices for float32[2,3]."),
+            (lambda: lax.reduce(x, 0.0, lax.add, (-1,)),
+             "reduction axes (-1,) contains out-of-bounds indices for float32[2,3]."),
+            (lambda: olympus.jit(lambda x: lax.reduce(x, 0.0, lax.add, (5,)))(x),
+             "reduction axes (5,) contains out-of-bounds indices for float32[2,3]."),
+            (lambda: lax.reduce(x, 0.0, lax.add, (0, 0)),
+             "duplicate value in 'axes' of reduction: (0, 0)"),
+            (lambda: lax.reduce(x, np.zeros(2, np.float32), lax.add, (0,)),
+             "reduce found non-scalar initial value: [(2,)]"),
+            (lambda: lax.sort(x, dimension=2), "axis 2 is out of bounds for array of dimension 2"),
+            (lambda: lax.sort(x, dimension=-3),
+             "axis -3 is out of bounds for array of dimension 2"),
+            (lambda: lax.sort((x[0], x[0]), dimension=1),
+             "axis 1 is out of bounds for array of dimension 1"),
+            (lambda: lax.sort(np.float32(1)), "axis -1 is out of bounds for array of dimension 0")):
+        with pytest.raises(ValueError, match=re.escape(msg)):
+            run()
+    np.testing.assert_array_equal(lax.sort(x, dimension=-1), x)
+    np.testing.assert_array_equal(lax.reduce(np.float32(2), 0.0, lax.add, ()), 2.0)
+
+
 @pytest.mark.parametrize("name,np_fn", [
     ("cumsum", np.cumsum), ("cumprod", np.cumprod), ("cummax", np.maximum.accumulate),
     ("cummin", np.minimum.accumulate),
