@@ -148,6 +148,13 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):  #
         out = _put(_py_base(object)(object)) if dt is None else \
             _put(_py_to_numpy(_py_base(object)(object), dt))
     elif hasattr(object, "__array__"):
+        from ..random._prng import PRNGKeyArray
+
+        if isinstance(object, PRNGKeyArray):  # typed keys stay keys (not NumPy data)
+            if dt is not None:
+                raise TypeError(f"Cannot convert a PRNG key array to dtype {dt}; use "
+                                "olympus.random.key_data to get its raw data.")
+            return object
         return array(np.asarray(object), dtype, copy, order, ndmin, device=device)
     else:
         raise TypeError(f"Unexpected input type for array: {type(object)}")
