@@ -215,6 +215,36 @@ def test_conv_shape_errors():
         lax.conv(x, np.zeros((3, 4, 2), np.float32), (1, 1), "VALID")
 
 
+def test_conv_bad_dimension_numbers_messages():
+    """Issue 17: bad string dimension_numbers get JAX 0.10.2's TypeErrors (recorded from
+    reference JAX in its own process), not "substring not found"."""
+    import re
+
+    x, w = np.ones((1, 1, 4, 4), np.float32), np.ones((1, 1, 2, 2), np.float32)
+    for dn, msg in (
+            (("NCHX", "OIHW", "NCHW"), "convolution dimension_numbers elements must each have "
+             "the same set of spatial characters, got ('NCHX', 'OIHW', 'NCHW')."),
+            (("NCH", "OIHW", "NCHW"), "convolution dimension_numbers[0] must have len equal "
+             "to the ndim of lhs and rhs, got 3 for lhs and rhs shapes (1, 1, 4, 4) and "
+             "(1, 1, 2, 2)."),
+            (("NCHW", "OIHH", "NCHW"), "convolution dimension_numbers[1] cannot have "
+             "duplicate characters, got OIHH."),
+            (("NHHW", "OIHW", "NCHW"), "convolution dimension_numbers[0] must contain the "
+             "characters 'N' and 'C' exactly once, got NHHW."),
+            (((0, 1, 2, 3),) * 3, "convolution dimension_numbers elements must be strings, "
+             "got (<class 'tuple'>, <class 'tuple'>, <class 'tuple'>)."),
+            ("NCHW", "convolution dimension_numbers must be tuple/list or None, got "
+             "<class 'str'>."),
+            (("NCHW", "OIHW"), "convolution dimension_numbers list/tuple must be length 3, "
+             "got 2.")):
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            lax.conv_general_dilated(x, w, (1, 1), "VALID", dimension_numbers=dn)
+    out = lax.conv_general_dilated(np.ones((1, 4, 4, 1), np.float32),
+                                   np.ones((2, 2, 1, 3), np.float32), (1, 1), "VALID",
+                                   dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    np.testing.assert_array_equal(out, np.full((1, 3, 3, 3), 4.0, np.float32))
+
+
 def test_conv_transpose_is_the_input_gradient():
     """conv_transpose(transpose_kernel=True) of a strided conv's cotangent is its VJP."""
     x = rng.standard_normal((1, 8, 8, 2)).astype(np.float32)
