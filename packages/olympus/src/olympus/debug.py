@@ -16,6 +16,7 @@ through unchanged. `ordered` is accepted for JAX compatibility: every call is or
 
 from __future__ import annotations
 
+import string
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -48,11 +49,35 @@ def callback(callback: Callable[..., Any], *args: Any, ordered: bool = False,
     lax_ops.debug_callback(*dyn, callback=_flat_callback, effect=effect)
 
 
+class _FormatChecker(string.Formatter):
+    """Checks a format string against the arguments without formatting any value."""
+
+    def format_field(self, value, format_spec):
+        return ""
+
+    def check_unused_args(self, used_args, args, kwargs):
+        unused = [a for i, a in enumerate(args) if i not in used_args]
+        unused_kw = [k for k in kwargs if k not in used_args]
+        if unused:
+            raise ValueError(f"Unused positional arguments to `olympus.debug.print`: {unused}")
+        if unused_kw:
+            raise ValueError(
+                f"Unused keyword arguments to `olympus.debug.print`: {unused_kw}. You may be "
+                "passing an f-string (i.e, `f\"{x}\"`) into `olympus.debug.print` and instead "
+                "should pass in a regular string.")
+
+
+_FORMAT_CHECKER = _FormatChecker()
+
+
 def print(fmt: str, *args: Any, ordered: bool = False, **kwargs: Any) -> None:  # noqa: A001
     """Print ``fmt.format(*args, **kwargs)`` when the program runs (values as numpy
     arrays), followed by a newline, to ``sys.stdout``; flushed."""
     if not isinstance(fmt, str):
         raise TypeError(f"debug.print: fmt must be a str, got {type(fmt).__name__}")
+    # At trace time, as JAX does: a missing field raises (KeyError / IndexError) now, not
+    # as a runtime error inside the compiled program; unused arguments raise ValueError.
+    _FORMAT_CHECKER.format(fmt, *args, **kwargs)
 
     def _print(*a, **kw):
         sys.stdout.write(fmt.format(*a, **kw) + "\n")
