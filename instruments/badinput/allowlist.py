@@ -19,7 +19,8 @@ class Allowed:
 
 _HUGE = Allowed(
     jax="aborts the process (SIGABRT in XLA: overflow in static extent product)",
-    olympus="aborts too today (known.KNOWN_CRASHES); must raise a Python error naming the shape",
+    olympus="ValueError: array of shape ... and dtype ... is too big (raised when the type is "
+            "made, before calling into XLA)",
     why="JAX crashes; a clean error is what issue 17 asks for")
 
 ALLOWED: dict[str, Allowed] = {

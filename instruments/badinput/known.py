@@ -8,12 +8,7 @@ session fails on them whatever this file says; only the smoke subset marks them 
 
 from __future__ import annotations
 
-KNOWN_CRASHES: dict[str, str] = {
-    "numpy.zeros_huge_shape": "issue 17: jnp.zeros((2**62, 2**62)) aborts the process "
-    "(SIGABRT in XLA: overflow in static extent product); check shape products in Python",
-    "numpy.zeros_huge_1d": "the same for jnp.zeros((2**62,))",
-    "numpy.ones_product_overflows_int64": "the same for jnp.ones((2**40, 2**40, 2**40))",
-}
+KNOWN_CRASHES: dict[str, str] = {}
 
 KNOWN_OPEN: dict[str, str] = {
     "checkpoint.bad_policy": "JAX returns a value; Olympus raises NotImplementedError",

@@ -249,3 +249,14 @@ def test_python_scalars_out_of_the_requested_integer_range_raise():
     np.testing.assert_array_equal(jnp.array(np.array([-1]), dtype=jnp.uint8), [255])
     np.testing.assert_array_equal(jnp.array([1, -1], dtype=bool), [True, True])
     np.testing.assert_array_equal(jnp.array([1.5, -2.5], dtype=jnp.int32), [1, -2])
+
+
+def test_creating_an_array_too_big_for_xla_raises_instead_of_aborting():
+    """Issue 17: jnp.zeros((2**62, 2**62)) aborted the process inside XLA (as it does in
+    JAX 0.10.2); it raises a ValueError before calling into C++, eagerly and under jit."""
+    with pytest.raises(ValueError, match="is too big"):
+        jnp.zeros((2**62, 2**62))
+    with pytest.raises(ValueError, match="is too big"):
+        jnp.ones((2**40, 2**40, 2**40))
+    with pytest.raises(ValueError, match="is too big"):
+        olympus.jit(lambda x: jnp.broadcast_to(x, (2**62,)))(1.0)
