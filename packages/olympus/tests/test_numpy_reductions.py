@@ -323,3 +323,12 @@ def test_gradients():
     check(g, (x == x.max()).astype(np.float32))
     g = olympus.grad(lambda v: jnp.sum(jnp.median(v, axis=1)))(x)
     check(g, (x == np.median(x, axis=1, keepdims=True)).astype(np.float32))
+
+
+def test_integer_dtype_mean_divides_integers():
+    """Found by the fuzzer: with an integer `dtype=` the sum and the division are integer
+    (JAX's lax.div; values recorded from reference JAX 0.10.2), not rounded floats."""
+    x = jnp.array([1073741824, -2], jnp.int32)
+    out = jnp.mean(x, dtype=jnp.int32)
+    assert out.dtype == np.int32 and int(out) == 536870911
+    assert int(jnp.mean(jnp.array([3.7, 4.9]), dtype=jnp.int32)) == 3

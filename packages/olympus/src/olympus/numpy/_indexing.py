@@ -246,7 +246,7 @@ def _dynamic_scalar_getitem(x, idx):
             starts.append(lax.select(lax.lt(j, 0), lax.add(j, n), j))
         sizes.append(1)
         int_dims.append(d)
-    x = lax.dynamic_slice(x, starts, sizes)
+    x = lax.dynamic_slice(x, starts, sizes, allow_negative_indices=False)
     return lax.squeeze(x, int_dims)
 
 

@@ -250,7 +250,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         n = sum(_where_mask("mean", where, aval.shape), axis=axis, dtype=comp,
                 keepdims=keepdims)
     s = sum(a, axis=axis, dtype=comp, keepdims=keepdims, where=where)
-    return lax.convert_element_type(uf.true_divide(s, n), result_dtype, False)
+    # Divided in the computation dtype (an integer `dtype=` divides integers, as JAX does).
+    return lax.convert_element_type(lax.div(s, n), result_dtype, False)
 
 
 def _var_types(a_dtype, dtype):

@@ -682,7 +682,7 @@ def roll(a, shift, axis=None):
         doubled = lax.concatenate([a, a], ax)
         starts = [np.array(0, idt)[()]] * nd
         starts[ax] = lax.sub(np.array(n, idt)[()], s)
-        a = lax.dynamic_slice(doubled, starts, _shape(a))
+        a = lax.dynamic_slice(doubled, starts, _shape(a), allow_negative_indices=False)
     return a
 
 
