@@ -126,7 +126,8 @@ def fuzz(session: nox.Session) -> None:
 def badinput(session: nox.Session) -> None:
     """The whole bad-input corpus, one process per case, judged against reference JAX's
     recorded outcomes; `nox -s badinput -- --differential` also runs every case on JAX
-    0.10.2 in its own virtualenv. Fails on any crash, hang or divergence not allow-listed."""
+    0.10.2 in its own virtualenv. Fails on any crash, hang, or divergence neither allow-listed
+    nor listed as known (open), and on stale entries of either list."""
     _install_packages(session, ALL_PACKAGES)
     session.run("python", "-m", "instruments.badinput.runner", *session.posargs)
 
