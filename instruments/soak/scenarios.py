@@ -194,10 +194,15 @@ def new_shapes(lib, units: int, capacity: int = EVICTING_CAPACITY) -> dict:
     jnp = lib.numpy
     keep = 64
     if lib.__name__ == "olympus":
+        from jaxlib import _jax
+
         from olympus._src import jit as jit_mod
         from olympus_runtime import compiler
 
+        # Both signature caches: the Python one and the C++ fast path's (which holds each
+        # signature's executable too), so that new shapes evict old ones.
         jit_mod.CACHE_CAPACITY = capacity
+        jit_mod._cpp_cache = _jax.PjitFunctionCache(capacity)
         keep = compiler.KEEP_RECENT
     f = lib.jit(lambda x: (x * 3.0).sum())
     warm = max(capacity + keep + 10, units // 10)
