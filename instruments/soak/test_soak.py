@@ -9,16 +9,8 @@ import pytest
 
 from instruments.soak import soak
 
-NEW_SHAPES_OPEN = pytest.mark.xfail(
-    strict=True, reason="soak: with the signature cache shrunk so it evicts, each new shape "
-    "still grows RSS by ~430 KB (1,000 shapes: +370 MB); clearing every cache and "
-    "malloc_trim leave ~60% of it held")
 
-
-@pytest.mark.parametrize("scenario", [
-    "jit_calls", "eager_ops", "fresh_lambdas",
-    pytest.param("new_shapes", marks=NEW_SHAPES_OPEN),
-])
+@pytest.mark.parametrize("scenario", ["jit_calls", "eager_ops", "fresh_lambdas", "new_shapes"])
 def test_rss_and_live_buffers_stay_within_bounds(scenario):
     extra = ("8",) if scenario == "new_shapes" else ()
     result = soak.run_scenario(sys.executable, "olympus", scenario, soak.SMALL[scenario],
@@ -35,10 +27,9 @@ def test_threads_get_right_values():
     assert result["traces"] > 0 and result["compiles"] > 0  # the counters do count
 
 
-@pytest.mark.xfail(strict=False, reason="soak: a race: when 8 threads make an eager op's "
-                   "first call together, its lane can be traced and compiled twice (about "
-                   "one run in two); non-strict because a run may miss the race")
 def test_threads_compile_each_signature_once():
+    """Racing first calls from 8 threads trace and compile each signature once (the eager
+    lane that could compile twice is gone since issue 16: an eager op is a cached jit)."""
     many, one = soak.run_threads(sys.executable, "olympus", soak.SMALL["threads"],
                                  soak.SMALL_TIMEOUT)
     assert not soak.judge("threads", many, one)
