@@ -39,7 +39,7 @@ PACKAGE_SESSIONS = {
     ),
 }
 ALL_PACKAGES = ["olympus-ir", "olympus-trace", "olympus-lower", "olympus-runtime", "olympus"]
-TEST_SESSIONS = [*PACKAGE_SESSIONS, "integration", "multiprocess"]
+TEST_SESSIONS = [*PACKAGE_SESSIONS, "integration", "multiprocess", "instruments"]
 
 
 def _install_packages(session: nox.Session, dirs: list[str], *extra: str) -> None:
@@ -109,6 +109,46 @@ def multiprocess(session: nox.Session) -> None:
     _pytest(session, "multiprocess", ["multiprocess-tests"], "-p", "no:cacheprovider")
 
 
+@nox.session
+def instruments(session: nox.Session) -> None:
+    """The instruments at their small sizes (part of `nox -s tests`): a few hundred fuzzed
+    programs, the bad-input smoke subset, the soak scenarios in seconds. The full sizes are
+    the `fuzz`, `badinput` and `soak` sessions."""
+    _install_packages(session, ALL_PACKAGES, *TEST_DEPS, "pytest-xdist>=3")
+    _pytest(session, "instruments", ["instruments"], "-p", "no:cacheprovider",
+            *PARALLEL_OPTIONS[:2], "--dist=load")
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """Differential fuzzing of olympus.numpy / olympus.lax (eager, jit, vmap, grad) against
+    NumPy with JAX's recorded type rules, plus the regression tests of what it found.
+    Size: `nox -s fuzz -- --programs 10000` (or $OLYMPUS_FUZZ_PROGRAMS; default 300);
+    `--fuzz-seed N` explores other programs; `--fuzz-report PATH` writes every mismatch."""
+    _install_packages(session, ALL_PACKAGES, *TEST_DEPS, "pytest-xdist>=3")
+    _pytest(session, "fuzz", ["instruments/fuzz"], "-p", "no:cacheprovider",
+            *PARALLEL_OPTIONS[:2], "--dist=load")
+
+
+@nox.session
+def badinput(session: nox.Session) -> None:
+    """The whole bad-input corpus, one process per case, judged against reference JAX's
+    recorded outcomes; `nox -s badinput -- --differential` also runs every case on JAX
+    0.10.2 in its own virtualenv. Fails on any crash, hang, or divergence neither allow-listed
+    nor listed as known (open), and on stale entries of either list."""
+    _install_packages(session, ALL_PACKAGES)
+    session.run("python", "-m", "instruments.badinput.runner", *session.posargs)
+
+
+@nox.session
+def soak(session: nox.Session) -> None:
+    """RSS and live buffers over 10^5 jitted calls, 10^4 eager ops, 2,000 fresh jitted
+    lambdas and 1,000 new shapes, and 8 threads x 10^4 mixed calls, each in a fresh
+    process, against stated bounds; `nox -s soak -- --jax` runs reference JAX alongside."""
+    _install_packages(session, ALL_PACKAGES)
+    session.run("python", "-m", "instruments.soak.soak", *session.posargs)
+
+
 @nox.session(python=False, requires=TEST_SESSIONS)
 def tests(session: nox.Session) -> None:
     """Run every test session (the default) and print a summary of their results."""
@@ -142,8 +182,7 @@ def lint(session: nox.Session) -> None:
     JAX API coverage report (informational: it fails only below a given --min-percent)."""
     session.install("ruff==0.17.6")
     session.run("ruff", "check", "packages", "integration-tests", "multiprocess-tests",
-                "scripts", "noxfile.py",
-                *session.posargs)
+                "instruments", "scripts", "noxfile.py", *session.posargs)
     _install_packages(session, ALL_PACKAGES)
     session.run("python", "scripts/api_coverage.py")
 

@@ -287,3 +287,18 @@ def test_scalar_type_of():
     assert dtypes.scalar_type_of(np.int8(3)) is int
     assert dtypes.scalar_type_of(1.5) is float
     assert dtypes.scalar_type_of(np.complex64(1j)) is complex
+
+
+def test_a_type_too_big_for_xla_is_refused_when_made():
+    """Issue 17: a static shape whose byte size does not fit in a signed 64-bit count aborts
+    the process inside XLA (JAX 0.10.2 included); the type is refused with a ValueError
+    before anything calls into C++. The largest representable size is still a type."""
+    import re
+
+    for shape, dt in (((2**62, 2**62), np.float32), ((2**62,), np.float32),
+                      ((2**40, 2**40, 2**40), np.float32), ((2**63,), np.bool_)):
+        with pytest.raises(ValueError, match=re.escape(
+                f"array of shape {shape} and dtype {np.dtype(dt).name} is too big")):
+            ShapedArray(shape, dt)
+    assert ShapedArray((2**63 - 1,), np.int8).shape == (2**63 - 1,)
+    assert ShapedArray((2**61 - 1,), np.float32).size == 2**61 - 1

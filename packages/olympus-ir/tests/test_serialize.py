@@ -119,7 +119,7 @@ def test_closed_round_trip_with_consts():
 
 def test_weak_types_suffixes_dropvars_and_literal_outputs():
     a = Var(ShapedArray((2,), np.float32, weak_type=True), suffix="'")
-    d1, d2 = DropVar(ShapedArray((2,), np.float32, True)), DropVar(ShapedArray((2,), np.bool_))
+    d1, d2 = DropVar(ShapedArray((2,), np.float32, True)), DropVar(ShapedArray((2,), np.bool_, True))
     b = Var(ShapedArray((2,), np.float32, True))
     lit = Literal(2.5, ShapedArray((), np.float32, weak_type=True))
     j = Olympuspr([], [a], [b, Literal(True, ShapedArray((), np.bool_)), a], [

@@ -128,6 +128,30 @@ def test_preferred_element_type():
                  atol=1e-4)
 
 
+def test_mixed_operand_dtypes_without_preferred_type():
+    """Issue 17: operands of different dtypes give the higher-precision dtype (JAX 0.10.2's
+    dot_general rule: int32 x float32 is float32, uint8 x int8 is int8, bfloat16 x float16
+    is bfloat16), each operand converted to it before the dot."""
+    a = rng.integers(-3, 4, (3, 4)).astype(np.int32)
+    f = rng.uniform(-1, 1, (4, 2)).astype(np.float32)
+    u = rng.integers(0, 4, (3, 4)).astype(np.uint8)
+    s = rng.integers(-3, 4, (4, 2)).astype(np.int8)
+    h = rng.uniform(-1, 1, (3, 4)).astype(bf16)
+    g = rng.uniform(-1, 1, (4, 2)).astype(np.float16)
+    b = Builder()
+    va, vf, vu, vs, vh, vg = (b.arg(x.shape, x.dtype) for x in (a, f, u, s, h, g))
+    dn = (((1,), (0,)), ((), ()))
+    outs = [b.eqn(P.dot_general_p, x, y, dimension_numbers=dn)
+            for x, y in ((va, vf), (vu, vs), (vh, vg))]
+    _, (af, us, hg) = run(b.build(outs), a, f, u, s, h, g)
+    assert (af.dtype, us.dtype, hg.dtype) == (np.float32, np.int8, bf16)
+    assert_close(af, a.astype(np.float64) @ f.astype(np.float64), np.float32, rtol=1e-5,
+                 atol=1e-5)
+    np.testing.assert_array_equal(us, (u.astype(np.int8) @ s).astype(np.int8))
+    assert_close(hg, h.astype(np.float64) @ g.astype(bf16).astype(np.float64), bf16,
+                 rtol=2e-2, atol=2e-2)
+
+
 def test_dot_general_complex_and_f64(x64):
     c = (rng.uniform(-1, 1, (2, 3)) + 1j * rng.uniform(-1, 1, (2, 3))).astype(np.complex64)
     d = rng.uniform(-1, 1, (3, 3))

@@ -617,6 +617,21 @@ def test_ties_and_safe_derivatives():
     assert r["abs_complex0"] == 0.0
 
 
+def test_abs_derivative_at_zero_is_one():
+    """Issue 17: d|x|/dx is 1 at x == 0 and -1 at nan (JAX 0.10.2's rule: the tangent where
+    x >= 0, else its negation; recorded from reference JAX in its own process)."""
+    import olympus.numpy as jnp
+
+    g = olympus.grad(jnp.abs)
+    assert float(g(0.0)) == 1.0 and float(g(-0.0)) == 1.0
+    assert float(g(-2.0)) == -1.0 and float(g(3.0)) == 1.0 and float(g(np.nan)) == -1.0
+    np.testing.assert_array_equal(olympus.vmap(g)(np.array([-1.0, 0.0, 1.0], np.float32)),
+                                  [-1.0, 1.0, 1.0])
+    _, t = olympus.jvp(jnp.abs, (np.array([0.0, -1.0], np.float32),),
+                       (np.array([2.0, 2.0], np.float32),))
+    np.testing.assert_array_equal(t, [2.0, -2.0])
+
+
 def test_cumlogsumexp_stable():
     g = _fast(_grad_sum(lambda x: bind(P.cumlogsumexp_p, x, axis=0, reverse=False)),
               np.array([1000.0, -1000.0, 1001.0]))

@@ -455,6 +455,53 @@ def test_weak_carry_becomes_strong():
     assert out.dtype == np.float32 and float(out) == 3.0
 
 
+def _typed(x, value, dtype, weak):
+    assert (x.dtype, bool(x.weak_type)) == (np.dtype(dtype), weak), (x.dtype, x.weak_type)
+    np.testing.assert_array_equal(np.asarray(x), np.asarray(value, dtype))
+
+
+def test_weak_initial_carry_is_promoted_to_the_body_type():
+    """Issue 17: a carry started from a Python scalar (weakly typed) and updated to another
+    dtype is promoted (strongly) to the promotion of the two, as JAX does (the values,
+    dtypes and weak types are reference JAX 0.10.2's, run in its own process)."""
+    _typed(lax.fori_loop(0, 3, lambda i, c: c + 0.5, 0), 1.5, "float32", False)
+    _typed(lax.while_loop(lambda c: c < 2, lambda c: c + 0.5, 0), 2.0, "float32", False)
+    carry, ys = lax.scan(lambda c, x: (c + 0.5, c), 0, None, length=3)
+    _typed(carry, 1.5, "float32", False)
+    _typed(ys, [0.0, 0.5, 1.0], "float32", False)
+    # a weak int32 carry meeting int8 xs becomes int8
+    carry, ys = lax.scan(lambda c, x: (c * x, c), jnp.asarray(1), jnp.array([2, 3], jnp.int8))
+    _typed(carry, 6, "int8", False)
+    _typed(ys, [1, 2], "int8", False)
+    _typed(lax.while_loop(lambda c: c < 3, lambda c: c + jnp.int8(1), 0), 3, "int8", False)
+    # a weak float carry meeting float16 xs becomes float16; an int one stays weak float32
+    _typed(lax.scan(lambda c, x: (c + x, None), 0.0, jnp.ones(3, jnp.float16))[0], 3.0,
+           "float16", False)
+    _typed(lax.scan(lambda c, x: (c + x, None), 0.0, jnp.ones(3, jnp.int32))[0], 3.0,
+           "float32", True)
+    # traced bounds (a while loop) too
+    _typed(olympus.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c + 0.5, 0))(3), 1.5,
+           "float32", False)
+    # a strongly typed carry still must keep its type
+    with pytest.raises(TypeError, match="identical types"):
+        lax.while_loop(lambda c: c < 3, lambda c: c + 0.5, jnp.int32(0))
+
+
+def test_fori_loop_counter_and_weak_carries_match_jax():
+    """With static bounds the counter starts from a Python int (weakly typed), so a weak
+    carry stays weak; traced weak bounds keep it weak too; bounds of different strong types
+    raise (reference JAX 0.10.2's values and message)."""
+    _typed(lax.fori_loop(0, 3, lambda i, c: c + i, 0), 3, "int32", True)
+    _typed(lax.fori_loop(0, 3, lambda i, c: i, 0), 2, "int32", True)
+    _typed(lax.fori_loop(0, 3, lambda i, c: c + i, jnp.int32(0)), 3, "int32", False)
+    _typed(lax.fori_loop(0.0, 3.0, lambda i, c: c + i, 0.0), 3.0, "float32", True)
+    _typed(olympus.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c + i, 0))(4), 6, "int32",
+           True)
+    with pytest.raises(TypeError, match="lower and upper arguments to fori_loop must have "
+                                        "equal types, got int8 and int32"):
+        lax.fori_loop(jnp.int8(0), jnp.int32(3), lambda i, c: c + 1, 0)
+
+
 # --- autodiff ---------------------------------------------------------------------------------
 
 

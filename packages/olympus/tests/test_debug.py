@@ -517,3 +517,22 @@ def test_breakpoint_quit_and_eager(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
     with pytest.raises(SystemExit):
         _with_breakpoint(jnp.float32(0.5))
+
+
+def test_print_checks_its_format_at_trace_time():
+    """Issue 17: a bad format key is a KeyError when `debug.print` is called (traced), not a
+    runtime error from inside the compiled program; unused arguments are a ValueError
+    (JAX 0.10.2's types and wording, recorded from reference JAX in its own process)."""
+    import re
+
+    with pytest.raises(KeyError, match="'y'"):
+        olympus.jit(lambda x: olympus.debug.print("{y}", x=x))(1.0)
+    with pytest.raises(KeyError, match="'y'"):
+        olympus.debug.print("{y}", x=1.0)
+    with pytest.raises(IndexError):
+        olympus.debug.print("{} {}", 1.0)
+    with pytest.raises(ValueError, match=re.escape(
+            "Unused positional arguments to `olympus.debug.print`: [2.0]")):
+        olympus.debug.print("{}", 1.0, 2.0)
+    with pytest.raises(ValueError, match="Unused keyword arguments to `olympus.debug.print`"):
+        olympus.debug.print("{x}", x=1.0, y=2.0)

@@ -292,6 +292,40 @@ def test_unhashable_static_argument_raises_value_error():
         jn(jnp.arange(6), shape=[3, 2])
 
 
+def test_unhashable_static_argument_raises_inside_other_transformations():
+    """Issue 17: a jit inlined into vmap, grad or an outer jit still refuses an unhashable
+    static argument, with JAX's message (recorded from reference JAX 0.10.2)."""
+    jf = olympus.jit(lambda x, s: x, static_argnums=1)
+    want = ("Non-hashable static arguments are not supported. An error occurred while trying "
+            "to hash an object of type <class 'list'>, [1]. The error was:\n"
+            "TypeError: unhashable type: 'list'\n")
+    for run in (lambda: olympus.vmap(jf, in_axes=(0, None))(jnp.ones(3), [1]),
+                lambda: olympus.grad(jf)(1.0, [1]),
+                lambda: olympus.jit(lambda x: jf(x, [1]))(1.0),
+                lambda: olympus.vmap(lambda x: olympus.jit(lambda x, s: x, static_argnames="s")(
+                    x, s=[1]))(jnp.ones(3))):
+        with pytest.raises(ValueError) as e:
+            run()
+        assert str(e.value) == want
+    check(olympus.vmap(jf, in_axes=(0, None))(jnp.ones(3), (1,)), np.ones(3), np.float32)
+
+
+def test_out_of_range_static_and_donated_argument_numbers():
+    """JAX's messages name the option that is out of range (issue 17: donate_argnums
+    named static_argnums)."""
+    for kw, text in ((dict(static_argnums=3), "static_argnums=(3,)"),
+                     (dict(static_argnums=-3), "static_argnums=(-3,)"),
+                     (dict(donate_argnums=3), "donate_argnums=(3,)")):
+        with pytest.raises(ValueError) as e:
+            olympus.jit(lambda x: x, **kw)
+        assert str(e.value) == (f"Jitted function has {text}, but only accepts 1 positional "
+                                "arguments.")
+    with pytest.raises(ValueError) as e:
+        olympus.jit(lambda x: x, donate_argnames="y")
+    assert str(e.value) == ("Jitted function has invalid argnames {'y'} in donate_argnames. "
+                            "Function does not take these args.")
+
+
 def test_hash_equal_static_values_share_a_cache_entry():
     class Cfg:
         def __init__(self, k):

@@ -215,6 +215,36 @@ def test_conv_shape_errors():
         lax.conv(x, np.zeros((3, 4, 2), np.float32), (1, 1), "VALID")
 
 
+def test_conv_bad_dimension_numbers_messages():
+    """Issue 17: bad string dimension_numbers get JAX 0.10.2's TypeErrors (recorded from
+    reference JAX in its own process), not "substring not found"."""
+    import re
+
+    x, w = np.ones((1, 1, 4, 4), np.float32), np.ones((1, 1, 2, 2), np.float32)
+    for dn, msg in (
+            (("NCHX", "OIHW", "NCHW"), "convolution dimension_numbers elements must each have "
+             "the same set of spatial characters, got ('NCHX', 'OIHW', 'NCHW')."),
+            (("NCH", "OIHW", "NCHW"), "convolution dimension_numbers[0] must have len equal "
+             "to the ndim of lhs and rhs, got 3 for lhs and rhs shapes (1, 1, 4, 4) and "
+             "(1, 1, 2, 2)."),
+            (("NCHW", "OIHH", "NCHW"), "convolution dimension_numbers[1] cannot have "
+             "duplicate characters, got OIHH."),
+            (("NHHW", "OIHW", "NCHW"), "convolution dimension_numbers[0] must contain the "
+             "characters 'N' and 'C' exactly once, got NHHW."),
+            (((0, 1, 2, 3),) * 3, "convolution dimension_numbers elements must be strings, "
+             "got (<class 'tuple'>, <class 'tuple'>, <class 'tuple'>)."),
+            ("NCHW", "convolution dimension_numbers must be tuple/list or None, got "
+             "<class 'str'>."),
+            (("NCHW", "OIHW"), "convolution dimension_numbers list/tuple must be length 3, "
+             "got 2.")):
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            lax.conv_general_dilated(x, w, (1, 1), "VALID", dimension_numbers=dn)
+    out = lax.conv_general_dilated(np.ones((1, 4, 4, 1), np.float32),
+                                   np.ones((2, 2, 1, 3), np.float32), (1, 1), "VALID",
+                                   dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    np.testing.assert_array_equal(out, np.full((1, 3, 3, 3), 4.0, np.float32))
+
+
 def test_conv_transpose_is_the_input_gradient():
     """conv_transpose(transpose_kernel=True) of a strided conv's cotangent is its VJP."""
     x = rng.standard_normal((1, 8, 8, 2)).astype(np.float32)
@@ -405,6 +435,36 @@ def test_sort_multi_operand_num_keys():
     np.testing.assert_array_equal(np.asarray(vals), np.argsort(k2, kind="stable"))
     x = rng.standard_normal((3, 4)).astype(np.float32)
     np.testing.assert_array_equal(np.asarray(lax.sort(x, dimension=0)), np.sort(x, axis=0))
+
+
+
+def test_reduce_and_sort_reject_out_of_range_axes():
+    """Issue 17: out-of-range axes raise (they passed silently), with reference JAX
+    0.10.2's types and messages; lax.reduce takes no negative axes, lax.sort does."""
+    import re
+
+    x = np.ones((2, 3), np.float32)
+    for run, msg in (
+            (lambda: lax.reduce(x, 0.0, lax.add, (2,)),
+             "reduction axes (2,) contains out-of-bounds indices for float32[2,3]."),
+            (lambda: lax.reduce(x, 0.0, lax.add, (-1,)),
+             "reduction axes (-1,) contains out-of-bounds indices for float32[2,3]."),
+            (lambda: olympus.jit(lambda x: lax.reduce(x, 0.0, lax.add, (5,)))(x),
+             "reduction axes (5,) contains out-of-bounds indices for float32[2,3]."),
+            (lambda: lax.reduce(x, 0.0, lax.add, (0, 0)),
+             "duplicate value in 'axes' of reduction: (0, 0)"),
+            (lambda: lax.reduce(x, np.zeros(2, np.float32), lax.add, (0,)),
+             "reduce found non-scalar initial value: [(2,)]"),
+            (lambda: lax.sort(x, dimension=2), "axis 2 is out of bounds for array of dimension 2"),
+            (lambda: lax.sort(x, dimension=-3),
+             "axis -3 is out of bounds for array of dimension 2"),
+            (lambda: lax.sort((x[0], x[0]), dimension=1),
+             "axis 1 is out of bounds for array of dimension 1"),
+            (lambda: lax.sort(np.float32(1)), "axis -1 is out of bounds for array of dimension 0")):
+        with pytest.raises(ValueError, match=re.escape(msg)):
+            run()
+    np.testing.assert_array_equal(lax.sort(x, dimension=-1), x)
+    np.testing.assert_array_equal(lax.reduce(np.float32(2), 0.0, lax.add, ()), 2.0)
 
 
 @pytest.mark.parametrize("name,np_fn", [

@@ -125,3 +125,22 @@ def test_bad_arguments_raise_clear_errors():
         lax.scatter(x, np.array([[0]], np.int32), np.ones((1, 5), np.int32), SROWS)
     with pytest.raises(ValueError, match="Unknown gather mode"):
         lax.gather(x, np.array([[0]], np.int32), ROWS, (1, 5), mode="wrap")
+
+
+def test_dynamic_slice_negative_starts_count_from_the_end():
+    """Found by the fuzzer: a negative start counts from the end of its dimension before
+    XLA clamps (JAX's lax.dynamic_slice / dynamic_update_slice; values recorded from
+    reference JAX 0.10.2), static or traced; unsigned starts are left alone."""
+    np.testing.assert_array_equal(lax.dynamic_slice(jnp.arange(5), (-1,), (2,)), [3, 4])
+    np.testing.assert_array_equal(
+        lax.dynamic_slice(jnp.array([0, 4], jnp.uint8), (-1,), (1,)), [4])
+    f = olympus.jit(lambda x, i: lax.dynamic_slice(x, (i,), (2,)))
+    np.testing.assert_array_equal(f(jnp.arange(5), -2), [3, 4])
+    np.testing.assert_array_equal(f(jnp.arange(5), 1), [1, 2])
+    np.testing.assert_array_equal(lax.dynamic_update_slice(jnp.zeros(5), jnp.ones(2), (-1,)),
+                                  [0, 0, 0, 1, 1])
+    np.testing.assert_array_equal(
+        olympus.vmap(lambda i: lax.dynamic_slice(jnp.arange(5), (i,), (2,)))(
+            jnp.array([-1, 0, 2])), [[3, 4], [0, 1], [2, 3]])
+    np.testing.assert_array_equal(
+        lax.dynamic_slice(jnp.arange(5), (-1,), (2,), allow_negative_indices=False), [0, 1])

@@ -635,3 +635,13 @@ def test_complex_variance_scaling(distribution):
     if distribution == "truncated_normal":
         mean_sq = (1 - 5 * math.exp(-4.0)) / -math.expm1(-4.0)
         assert r.max() <= 2 * math.sqrt(var / mean_sq) * (1 + 1e-6)
+
+
+def test_relu_of_a_weak_value_is_weak():
+    """Found by the fuzzer: relu keeps a weakly typed input weak (JAX 0.10.2's result),
+    NaN propagating, gradient 0 at 0."""
+    out = nn.relu(jnp.asarray(3.0))
+    assert out.weak_type and float(out) == 3.0
+    assert nn.relu(jnp.asarray(-3.0)).weak_type and not nn.relu(jnp.float32(2)).weak_type
+    assert np.isnan(float(nn.relu(jnp.asarray(float("nan")))))
+    assert float(olympus.grad(nn.relu)(0.0)) == 0.0

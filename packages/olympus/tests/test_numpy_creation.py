@@ -220,3 +220,43 @@ def test_whole_array_comparisons():
     check(jnp.array_equiv(np.ones((2, 3)), np.ones(2)), np.False_)
     check(jnp.isin(np.arange(6).reshape(2, 3), np.array([1, 4, 9])),
           np.isin(np.arange(6).reshape(2, 3), [1, 4, 9]))
+
+
+def test_python_scalars_out_of_the_requested_integer_range_raise():
+    """Issue 17: Python numbers are converted to the requested dtype directly (NumPy's
+    checks), not wrapped through int64: JAX 0.10.2's exception types and messages, recorded
+    from reference JAX in its own process."""
+    import re
+
+    for make, err, msg in (
+            (lambda: jnp.array(-1, dtype=jnp.uint8), OverflowError,
+             "Python integer -1 out of bounds for uint8"),
+            (lambda: jnp.array(300, dtype=jnp.int8), OverflowError,
+             "Python integer 300 out of bounds for int8"),
+            (lambda: jnp.asarray([-1, 2], dtype=jnp.uint32), OverflowError,
+             "Python integer -1 out of bounds for uint32"),
+            (lambda: jnp.array([[1, 256]], dtype=jnp.uint8), OverflowError,
+             "Python integer 256 out of bounds for uint8"),
+            (lambda: jnp.array(float("inf"), dtype=jnp.int32), OverflowError,
+             "cannot convert float infinity to integer"),
+            (lambda: jnp.array(float("nan"), dtype=jnp.int32), ValueError,
+             "cannot convert float NaN to integer"),
+            (lambda: jnp.uint8(-1), OverflowError, "Python integer -1 out of bounds for uint8")):
+        with pytest.raises(err, match=re.escape(msg)):
+            make()
+    # in range, NumPy arrays (which wrap, as in JAX) and bools are unchanged
+    assert int(jnp.array(255, dtype=jnp.uint8)) == 255
+    np.testing.assert_array_equal(jnp.array(np.array([-1]), dtype=jnp.uint8), [255])
+    np.testing.assert_array_equal(jnp.array([1, -1], dtype=bool), [True, True])
+    np.testing.assert_array_equal(jnp.array([1.5, -2.5], dtype=jnp.int32), [1, -2])
+
+
+def test_creating_an_array_too_big_for_xla_raises_instead_of_aborting():
+    """Issue 17: jnp.zeros((2**62, 2**62)) aborted the process inside XLA (as it does in
+    JAX 0.10.2); it raises a ValueError before calling into C++, eagerly and under jit."""
+    with pytest.raises(ValueError, match="is too big"):
+        jnp.zeros((2**62, 2**62))
+    with pytest.raises(ValueError, match="is too big"):
+        jnp.ones((2**40, 2**40, 2**40))
+    with pytest.raises(ValueError, match="is too big"):
+        olympus.jit(lambda x: jnp.broadcast_to(x, (2**62,)))(1.0)

@@ -340,3 +340,18 @@ def test_traced_methods():
                            A.repeat(2), A.take(3), A.round(), np.array([1, 2]), A,
                            np.zeros_like(A))):
         check(g, w)
+
+
+def test_integer_index_into_an_empty_axis_raises_index_error():
+    """An integer index into a zero-size axis has nothing to clamp into: IndexError with JAX
+    0.10.2's message (recorded in its own process), static or traced, eager or jitted."""
+    import re
+
+    for run, axis in ((lambda: jnp.ones((0, 3))[0], 0), (lambda: jnp.ones((0, 3))[-1], 0),
+                      (lambda: olympus.jit(lambda x: x[0])(jnp.ones((0, 3))), 0),
+                      (lambda: jnp.ones((3, 0))[:, 0], 1),
+                      (lambda: jnp.ones((0, 3))[jnp.int32(0)], 0)):
+        with pytest.raises(IndexError, match=re.escape(
+                f"index is out of bounds for axis {axis} with size 0")):
+            run()
+    assert jnp.ones((0, 3))[:, 1].shape == (0,)

@@ -320,7 +320,19 @@ def test_lax_linalg_lu_and_errors():
     with pytest.raises(TypeError):
         jnp.linalg.det([[1.0, 2.0], [3.0, 4.0]])
     nan = jnp.linalg.cholesky(-np.eye(2, dtype=np.float32))
-    assert np.isnan(np.asarray(nan)).all()
+    np.testing.assert_array_equal(nan, [[np.nan, 0.0], [np.nan, np.nan]])
+
+
+def test_cholesky_of_a_non_positive_definite_matrix_keeps_the_zero_triangle():
+    """Issue 17: a failed factorization is nan in the lower triangle and 0 above it (the
+    transpose for upper=True), per matrix of a batch, as reference JAX 0.10.2 returns."""
+    bad, good = np.array([[1.0, 2.0], [2.0, 1.0]]), np.array([[4.0, 2.0], [2.0, 3.0]])
+    np.testing.assert_array_equal(jnp.linalg.cholesky(bad), [[np.nan, 0.0], [np.nan, np.nan]])
+    both = jnp.linalg.cholesky(np.stack([bad, good]).astype(np.float32), upper=True)
+    np.testing.assert_array_equal(both[0], [[np.nan, np.nan], [0.0, np.nan]])
+    _close(both[1], np.linalg.cholesky(good).T, 1e-6, 1e-6)
+    np.testing.assert_array_equal(olympus.jit(lax.linalg.cholesky)(bad.astype(np.float32)),
+                                  [[np.nan, 0.0], [np.nan, np.nan]])
 
 
 # --- derivatives --------------------------------------------------------------------------------

@@ -250,6 +250,21 @@ def test_var_std_options():
         jnp.var(x, ddof=1, correction=1)
 
 
+def test_var_std_with_ddof_at_least_the_count_are_nan():
+    """Issue 17: no degrees of freedom left gives nan (JAX 0.10.2's values, recorded in its
+    own process), not inf (ddof == n) or -0.0 (empty), with or without `where`, jitted."""
+    outs = [jnp.std(jnp.arange(3.0), ddof=3), jnp.std(jnp.arange(3.0), ddof=4),
+            jnp.var(jnp.ones((0,)), ddof=1), jnp.var(jnp.ones((1,)), ddof=1),
+            jnp.var(jnp.arange(4), ddof=4),
+            jnp.var(jnp.arange(4.0), where=np.array([True, False, False, False]), ddof=1),
+            olympus.jit(lambda x: jnp.var(x, ddof=3))(jnp.ones(3))]
+    for out in outs:
+        assert out.dtype == np.float32 and np.isnan(float(out))
+    assert jnp.var(jnp.ones(3, jnp.float16), ddof=3).dtype == np.float16
+    np.testing.assert_array_equal(jnp.var(jnp.ones((2, 3)), axis=1, ddof=3), [np.nan] * 2)
+    check(jnp.var(jnp.arange(4.0), ddof=3), np.float32(5.0), dtype=np.float32)
+
+
 def test_errors():
     x = jnp.ones((2, 3))
     with pytest.raises(ValueError, match="axis 2 is out of bounds for array of dimension 2"):
@@ -308,3 +323,12 @@ def test_gradients():
     check(g, (x == x.max()).astype(np.float32))
     g = olympus.grad(lambda v: jnp.sum(jnp.median(v, axis=1)))(x)
     check(g, (x == np.median(x, axis=1, keepdims=True)).astype(np.float32))
+
+
+def test_integer_dtype_mean_divides_integers():
+    """Found by the fuzzer: with an integer `dtype=` the sum and the division are integer
+    (JAX's lax.div; values recorded from reference JAX 0.10.2), not rounded floats."""
+    x = jnp.array([1073741824, -2], jnp.int32)
+    out = jnp.mean(x, dtype=jnp.int32)
+    assert out.dtype == np.int32 and int(out) == 536870911
+    assert int(jnp.mean(jnp.array([3.7, 4.9]), dtype=jnp.int32)) == 3

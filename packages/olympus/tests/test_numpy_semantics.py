@@ -10,7 +10,7 @@ import pytest
 
 import olympus
 import olympus.numpy as jnp
-from olympus import make_olympuspr
+from olympus import lax, make_olympuspr
 
 RNG = np.random.default_rng(0)
 
@@ -130,6 +130,31 @@ def test_integer_floor_divide_and_remainder_by_array(numpy_eval):
     fd, rem = numpy_eval(lambda a, b: (a // b, a % b), x, y)
     np.testing.assert_array_equal(fd, x // y)
     np.testing.assert_array_equal(rem, x % y)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int8", "uint32"])
+def test_integer_floor_divide_and_remainder_by_zero_match_jax(numpy_eval, dtype):
+    """Issue 17: integer division by zero gives what JAX returns (recorded from reference
+    JAX 0.10.2 in its own process): x // 0 is XLA's x / 0 (-1, or all ones unsigned) minus
+    one where x != 0 for signed types, and x % 0 is 0; the same eagerly, under jit and in
+    divmod."""
+    signed = dtype != "uint32"
+    x = np.array([-3, 0, 5] if signed else [3, 0, 5], dtype)
+    zero = np.zeros((), dtype)
+    want_fd = np.array([-2, -1, -2] if signed else [np.iinfo(dtype).max] * 3, dtype)
+    fd, rem = numpy_eval(lambda a, z: (a // z, a % z), x, zero)
+    np.testing.assert_array_equal(fd, want_fd)
+    np.testing.assert_array_equal(rem, np.zeros(3, dtype))
+    q, r = jnp.divmod(jnp.asarray(x), jnp.asarray(zero))
+    np.testing.assert_array_equal(q, want_fd)
+    np.testing.assert_array_equal(r, np.zeros(3, dtype))
+
+
+def test_floor_divide_of_weak_values_is_weak():
+    """Weakly typed operands give a weakly typed quotient, integer and float (JAX's)."""
+    for out, want in ((0 // jnp.asarray(3), 0), (jnp.floor_divide(jnp.asarray(7), 2), 3),
+                      (jnp.floor_divide(jnp.asarray(7.0), 2.0), 3.0)):
+        assert out.weak_type and float(out) == want
 
 
 def test_float_floor_divide_and_remainder(numpy_eval):
@@ -362,3 +387,32 @@ def test_reshape_errors():
     with pytest.raises(ValueError, match="cannot select an axis to squeeze out which has size "
                                          "not equal to one"):
         make_olympuspr(lambda a: a.squeeze(0))(floats(2, 1))
+
+
+def test_weak_types_of_comparisons_predicates_rint_and_power_match_jax():
+    """Found by the fuzzer (instruments/fuzz): the weak types JAX 0.10.2 gives (recorded in
+    its own process). Elementwise results are weak exactly when every operand is, also when
+    the dtype changes (comparisons, isfinite, isnan); rint of a weak int is a strong float;
+    a float base with an integer-array exponent keeps the base's dtype, strong."""
+    a, i = jnp.asarray(1.0), jnp.asarray(3)
+    for out in (a < 2.0, jnp.less(a, a), jnp.equal(i, 3), lax.eq(a, a), jnp.isfinite(a),
+                jnp.isnan(a)):
+        assert out.dtype == np.bool_ and out.weak_type
+    assert not jnp.isinf(a).weak_type and not (a < jnp.float32(2)).weak_type
+    assert not jnp.rint(jnp.asarray(4)).weak_type and jnp.rint(jnp.asarray(4.5)).weak_type
+    out = jnp.power(jnp.asarray(2.0), jnp.array([1, 2], jnp.uint16))
+    assert out.dtype == np.float32 and not out.weak_type
+    np.testing.assert_array_equal(out, [2.0, 4.0])
+    assert jnp.power(jnp.array([2.0], jnp.float16), jnp.array([3])).dtype == np.float16
+
+
+def test_integer_power_uses_six_exponent_bits_like_jax():
+    """JAX's integer power reads the exponent's low six bits in two's complement (so
+    3 ** -1 in int8 is 3 ** 63 = -85) and gives 0 ** y == 0 for y != 0 (recorded values)."""
+    base = jnp.array([3, 2, 0, 5], jnp.int8)
+    out = jnp.power(base, jnp.array([-1, 100, -128, 65], jnp.int8))
+    np.testing.assert_array_equal(out, np.array([-85, 0, 0, 5], np.int8))
+    out = jnp.power(jnp.array([1, -1, 2, 0]), jnp.array([-3, -3, -1, 0]))
+    np.testing.assert_array_equal(out, [1, -1, 0, 1])
+    np.testing.assert_array_equal(jnp.array([2], jnp.uint8) ** jnp.array([7], jnp.uint8), [128])
+    np.testing.assert_array_equal(jnp.arange(4) ** jnp.array([0, 1, 2, 3]), [1, 1, 4, 27])

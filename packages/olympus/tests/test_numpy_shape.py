@@ -274,3 +274,19 @@ def test_gradients(k):
         num[i] = (np.sum(fn(np, x + d) * w, dtype=np.float64)
                   - np.sum(fn(np, x - d) * w, dtype=np.float64)) / 2
     check(g, num.astype(np.float32), rtol=1e-5)
+
+
+def test_tile_with_a_float_count_raises():
+    """Issue 17: a float count is refused (it passed, truncated), with reference JAX
+    0.10.2's type and message (which names the tiled shape), recorded in its own process."""
+    import re
+
+    for a, reps, got in ((jnp.ones(2), 2.5, "(np.float64(5.0),)"),
+                         (jnp.ones((2, 3)), 1.5, "(np.float64(2.0), np.float64(4.5))"),
+                         (jnp.ones((2, 3)), (2, 1.0), "(np.float64(4.0), np.float64(3.0))"),
+                         (jnp.ones(2), np.float32(2), "(np.float64(4.0),)")):
+        with pytest.raises(TypeError, match=re.escape(
+                f"Shapes must be 1D sequences of concrete values of integer type, got {got}.")):
+            jnp.tile(a, reps)
+    np.testing.assert_array_equal(jnp.tile(jnp.arange(2), np.array([2])), [0, 1, 0, 1])
+    np.testing.assert_array_equal(jnp.tile(jnp.arange(2), True), [0, 1])

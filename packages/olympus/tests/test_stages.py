@@ -105,9 +105,20 @@ def test_args_info_records_weak_types():
     assert out.weak_type is True
 
 
-def test_traced_object_is_not_callable():
-    with pytest.raises(TypeError, match="not callable"):
-        olympus.jit(f).trace(1, 2)(1, 2)
+def test_traced_object_is_callable_like_jaxs():
+    """Issue 17: a Traced evaluates its olympuspr on the dynamic arguments, op by op (JAX's
+    Traced.__call__; values and weak types recorded from reference JAX 0.10.2)."""
+    t = olympus.jit(lambda x, y: x * y).trace(1.0, 2.0)
+    out = t(1.0, 2.0)
+    assert float(out) == 2.0 and out.dtype == np.float32 and out.weak_type
+    out = olympus.jit(lambda x: x * 2).trace(1.0)(jnp.float32(3.0))
+    assert float(out) == 6.0 and not out.weak_type
+    assert float(olympus.grad(t)(1.0, 2.0)) == 2.0
+    assert float(olympus.jit(t)(3.0, 2.0)) == 6.0
+    s = olympus.jit(lambda x, k: x * k, static_argnums=1).trace(1.0, 3)
+    assert float(s(2.0)) == 6.0  # the static argument was fixed at trace time
+    with pytest.raises(TypeError, match="takes arguments of structure"):
+        t(1.0)
 
 
 def test_trace_accepts_shape_dtype_structs_and_duck_typed_objects():

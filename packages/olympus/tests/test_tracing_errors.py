@@ -323,3 +323,21 @@ def test_shape_errors_surface_from_the_numpy_functions():
     with pytest.raises(TypeError, match=r"cannot reshape array of shape \(3,\) \(size 3\) "
                                         r"into shape \(2, 2\) \(size 4\)"):
         make_olympuspr(lambda x: x.reshape(2, 2))(np.ones(3, np.float32))
+
+
+def test_item_and_tolist_of_a_tracer_are_concretization_errors():
+    """Issue 17: `.item()` / `.tolist()` under jit raise ConcretizationTypeError with JAX
+    0.10.2's wording (recorded from reference JAX in its own process)."""
+    import olympus
+
+    with pytest.raises(ConcretizationTypeError) as e:
+        olympus.jit(lambda x: x.item())(jnp.ones(1))
+    lines = str(e.value).splitlines()
+    assert lines[0] == ("Abstract tracer value encountered where concrete value is expected: "
+                        "traced array with shape float32[1]")
+    assert lines[1] == "This occurred in the item() method of olympus.Array"
+    with pytest.raises(ConcretizationTypeError) as e:
+        olympus.jit(lambda x: x.tolist())(jnp.ones(2))
+    assert str(e.value).splitlines()[1] == ("The tolist() method was called on traced array "
+                                            "with shape float32[2].")
+    assert jnp.ones(2).tolist() == [1.0, 1.0] and jnp.ones(1).item() == 1.0

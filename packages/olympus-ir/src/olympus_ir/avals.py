@@ -35,6 +35,19 @@ def canonicalize_shape(shape: Any, what: str = "shape") -> tuple[int, ...]:
     return tuple(out)
 
 
+#: The largest byte size XLA can represent (a signed 64-bit count): a bigger static shape
+#: aborts the process inside XLA ("overflow in static extent product"), so it is refused
+#: here, when the type is made, before anything calls into C++.
+_MAX_BYTES = 2**63 - 1
+
+
+def _too_big(shape, dtype):
+    raise ValueError(
+        f"array of shape {shape} and dtype {dtype.name} is too big: its "
+        f"{math.prod(shape)} elements of {dtype.itemsize} bytes exceed the largest size an "
+        f"array can have ({_MAX_BYTES} bytes).")
+
+
 class ShapedArray:
     """An array type: shape, dtype, and whether the dtype is weak (from a Python scalar)."""
 
@@ -46,6 +59,8 @@ class ShapedArray:
         self.dtype = dtypes.dtype(dtype) if not isinstance(dtype, np.dtype) else dtype
         self.weak_type = bool(weak_type)
         self._hash = None
+        if math.prod(self.shape) * self.dtype.itemsize > _MAX_BYTES:
+            _too_big(self.shape, self.dtype)
 
     @property
     def ndim(self) -> int:

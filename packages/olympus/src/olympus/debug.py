@@ -107,15 +107,26 @@ class _FormatChecker(string.Formatter):
     def convert_field(self, value: Any, conversion: str | None) -> Any:
         return value
 
+    def check_unused_args(self, used_args, args, kwargs):
+        unused = [a for i, a in enumerate(args) if i not in used_args]
+        unused_kw = [k for k in kwargs if k not in used_args]
+        if unused:
+            raise ValueError(f"Unused positional arguments to `olympus.debug.print`: {unused}")
+        if unused_kw:
+            raise ValueError(
+                f"Unused keyword arguments to `olympus.debug.print`: {unused_kw}. You may be "
+                "passing an f-string (i.e, `f\"{x}\"`) into `olympus.debug.print` and "
+                "instead should pass in a regular string.")
+
 
 def _print_fn(fmt: str, *, ordered: bool, skip_format_check: bool,
               record: logging.LogRecord | None):
     def emit(*args: Any, **kwargs: Any) -> None:
         if not isinstance(fmt, str):
             raise TypeError(f"debug.print: fmt must be a str, got {type(fmt).__name__}")
-        if not skip_format_check:  # a bad format fails when traced, not when run
-            _FormatChecker().format(fmt, *args, **kwargs)
         placeholders = any(f is not None for _, f, _, _ in string.Formatter().parse(fmt))
+        if not skip_format_check and placeholders:  # fails when traced, not when run
+            _FormatChecker().format(fmt, *args, **kwargs)
         if not placeholders and kwargs:
             raise ValueError("Format without placeholders should not have kwargs.")
         printopts = np.get_printoptions()

@@ -97,8 +97,10 @@ def _elementwise_rule(name, kind, out_dtype=None):
         dt = _same_dtypes(name, avals)
         _check_kind(name, avals, kind)
         out = dt if out_dtype is None else out_dtype(dt)
-        weak = all(a.weak_type for a in avals)
-        return ShapedArray(shape, out, weak and out == dt)
+        # Weak exactly when every operand is, whatever the result dtype (JAX's rule: a
+        # comparison or is_finite of weak values is a weak bool, real() of a weak complex a
+        # weak float).
+        return ShapedArray(shape, out, all(a.weak_type for a in avals))
 
     rule.__name__ = f"{name}_shape_rule"
     return rule

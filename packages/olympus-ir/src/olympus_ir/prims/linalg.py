@@ -9,6 +9,8 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+import numpy as np
+
 from .. import dtypes
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
@@ -114,16 +116,16 @@ def dot_general_shape_rule(lhs, rhs, *, dimension_numbers, precision=None,
             "dot_general requires contracting dimensions to have the same shape, got "
             f"{lcs} and {rcs}."
         )
-    if lhs.dtype != rhs.dtype and preferred_element_type is None:
-        raise TypeError(
-            "dot_general requires operands of the same dtype, got "
-            f"{lhs.dtype.name} and {rhs.dtype.name}."
-        )
-    shape = lbs + _free(lhs.shape, lc, lb) + _free(rhs.shape, rc, rb)
+    out = _result_dtype(lhs.dtype, rhs.dtype)
     if preferred_element_type is not None:
-        out = dtypes.dtype(preferred_element_type)
-    else:
-        out = lhs.dtype
+        pet = dtypes.dtype(preferred_element_type)
+        if (pet != out and not dtypes.is_float(out) and not dtypes.is_complex(out)
+                and _bit_width(pet) < _bit_width(out)):
+            raise TypeError(
+                "`preferred_element_type` must not be narrower than the original type, got "
+                f"preferred_element_type of {pet} for result type of {out}.")
+        out = pet
+    shape = lbs + _free(lhs.shape, lc, lb) + _free(rhs.shape, rc, rb)
     return ShapedArray(shape, out, lhs.weak_type and rhs.weak_type)
 
 
@@ -136,3 +138,30 @@ def _dot_general_printed(eqn):
     (lc, rc), (lb, rb) = eqn.params["dimension_numbers"]
     params["dimension_numbers"] = ((list(lc), list(rc)), (list(lb), list(rb)))
     return params
+
+
+def _bit_width(dt) -> int:
+    if dt == np.bool_:
+        return 1
+    return dtypes.finfo(dt).bits if dtypes.is_inexact(dt) else dtypes.iinfo(dt).bits
+
+
+def _precision_key(dt) -> tuple:
+    """Orders dtypes as XLA's HigherPrecisionType does (and JAX's dot_general): complex over
+    real, then exponent range, mantissa, bit width, and signed over unsigned."""
+    real = dtypes.finfo(dt).dtype if dtypes.is_complex(dt) else dt
+    fl = dtypes.is_float(real)
+    return (dtypes.is_complex(dt), dtypes.finfo(real).maxexp if fl else -1,
+            dtypes.finfo(real).nmant if fl else -1, _bit_width(real),
+            not dtypes.is_unsigned_int(real))
+
+
+def _result_dtype(a, b):
+    """dot_general of mixed operand dtypes gives the higher-precision one (no promotion
+    lattice: uint8 x int8 is int8, bfloat16 x float16 is bfloat16), as in JAX."""
+    if a == b:
+        return a
+    ka, kb = _precision_key(a), _precision_key(b)
+    if ka == kb:
+        raise TypeError(f"lax.dot_general argument type error: {a}, {b}")
+    return a if ka > kb else b

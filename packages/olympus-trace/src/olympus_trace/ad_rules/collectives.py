@@ -68,7 +68,7 @@ def _all_gather_transpose(ct, x, *, axis_name, axis_size, axis=0, tiled=False):
     starts[axis] = lax.mul(me, np.array(block, idx_dt))
     sizes = list(shape)
     sizes[axis] = block
-    part = lax.dynamic_slice(total, starts, sizes)
+    part = lax.dynamic_slice(total, starts, sizes, allow_negative_indices=False)
     return [lax.reshape(part, x.aval.shape)]
 
 

@@ -126,7 +126,10 @@ def _abs_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
     y = lax.abs(x)
     if not dtypes.is_complex(get_aval(x).dtype):
-        return y, lax.mul(t, lax.sign(x))
+        # t where x >= 0, else -t: the derivative at 0 is taken as 1 (JAX's choice), not
+        # sign(0) = 0.
+        zero = lax.broadcast_in_dim(scalar(0, x), get_aval(x).shape, ())
+        return y, lax.select(lax.ge(x, zero), t, lax.neg(t))
     # d|z| = Re(conj(z) dz) / |z|, taken as 0 at z == 0.
     zero = lax.broadcast_in_dim(scalar(0, y), get_aval(y).shape, ())
     one = lax.broadcast_in_dim(scalar(1, y), get_aval(y).shape, ())

@@ -26,17 +26,33 @@ def _shape(x):
     return get_aval(x).shape
 
 
-def _spec_from_string(spec: str, kind: str) -> tuple[int, ...]:
-    """'NHWC' -> (batch, feature, spatial...) positions; kernel 'HWIO' -> (O, I, spatial)."""
-    if kind == "rhs":
-        first, second = "O", "I"
-    else:
-        first, second = "N", "C"
-    if first not in spec or second not in spec:
-        raise ValueError(f"conv dimension spec {spec!r} must contain {first!r} and "
-                         f"{second!r}.")
-    spatial = [i for i, c in enumerate(spec) if c not in (first, second)]
-    return (spec.index(first), spec.index(second)) + tuple(spatial)
+def _check_string_specs(specs, lhs_shape, rhs_shape) -> None:
+    """JAX's checks of three string specs, in its order and words: lengths, the two
+    non-spatial letters exactly once, no duplicates, one set of spatial letters."""
+    for i, spec in enumerate(specs):
+        if len(spec) != len(lhs_shape):
+            raise TypeError(f"convolution dimension_numbers[{i}] must have len equal to the "
+                            f"ndim of lhs and rhs, got {len(spec)} for lhs and rhs shapes "
+                            f"{tuple(lhs_shape)} and {tuple(rhs_shape)}.")
+    pairs = (("N", "C"), ("O", "I"), ("N", "C"))
+    for i, (a, b) in enumerate(pairs):
+        if not specs[i].count(a) == specs[i].count(b) == 1:
+            raise TypeError(f"convolution dimension_numbers[{i}] must contain the characters "
+                            f"'{a}' and '{b}' exactly once, got {specs[i]}.")
+        if len(specs[i]) != len(set(specs[i])):
+            raise TypeError(f"convolution dimension_numbers[{i}] cannot have duplicate "
+                            f"characters, got {specs[i]}.")
+    spatial = [set(spec) - set(pair) for spec, pair in zip(specs, pairs)]
+    if not spatial[0] == spatial[1] == spatial[2]:
+        raise TypeError("convolution dimension_numbers elements must each have the same set "
+                        f"of spatial characters, got {tuple(specs)}.")
+
+
+def _spec_from_string(spec: str, pair: tuple[str, str], rhs: str) -> tuple[int, ...]:
+    """'NHWC' -> (batch, feature, spatial...) positions, the spatial dimensions in the order
+    the kernel spec `rhs` lists them ('HWIO' -> (O, I, H, W))."""
+    spatial = [spec.index(c) for c in rhs if c not in "OI"]
+    return (spec.index(pair[0]), spec.index(pair[1])) + tuple(spatial)
 
 
 def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
@@ -51,23 +67,20 @@ def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimen
         return ConvDimensionNumbers(iota, iota, iota)
     if isinstance(dimension_numbers, ConvDimensionNumbers):
         return ConvDimensionNumbers(*(tuple(int(d) for d in s) for s in dimension_numbers))
+    if not isinstance(dimension_numbers, (list, tuple)):
+        raise TypeError("convolution dimension_numbers must be tuple/list or None, got "
+                        f"{type(dimension_numbers)}.")
     if len(dimension_numbers) != 3:
-        raise TypeError("convolution dimension_numbers must be a ConvDimensionNumbers or a "
-                        f"tuple of three specs, got {dimension_numbers!r}.")
+        raise TypeError("convolution dimension_numbers list/tuple must be length 3, got "
+                        f"{len(dimension_numbers)}.")
+    if not all(isinstance(s, str) for s in dimension_numbers):
+        raise TypeError("convolution dimension_numbers elements must be strings, got "
+                        f"{tuple(map(type, dimension_numbers))}.")
     lhs, rhs, out = dimension_numbers
-    if all(isinstance(s, str) for s in (lhs, rhs, out)):
-        for s in (lhs, rhs, out):
-            if len(s) != nd:
-                raise TypeError(f"convolution dimension spec {s!r} must have {nd} letters.")
-        lhs_spec = _spec_from_string(lhs, "lhs")
-        rhs_spec = _spec_from_string(rhs, "rhs")
-        out_spec = _spec_from_string(out, "out")
-        # Spatial dimensions pair up in the order the rhs spec lists them.
-        rhs_sp = [c for c in rhs if c not in "OI"]
-        lhs_spec = lhs_spec[:2] + tuple(lhs.index(c) for c in rhs_sp)
-        out_spec = out_spec[:2] + tuple(out.index(c) for c in rhs_sp)
-        return ConvDimensionNumbers(lhs_spec, rhs_spec, out_spec)
-    return ConvDimensionNumbers(*(tuple(int(d) for d in s) for s in dimension_numbers))
+    _check_string_specs((lhs, rhs, out), lhs_shape, rhs_shape)
+    return ConvDimensionNumbers(_spec_from_string(lhs, ("N", "C"), rhs),
+                                _spec_from_string(rhs, ("O", "I"), rhs),
+                                _spec_from_string(out, ("N", "C"), rhs))
 
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding):

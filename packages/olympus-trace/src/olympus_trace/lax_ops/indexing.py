@@ -25,7 +25,7 @@ from olympus_ir.prims.indexing import (
 
 from ..core import bind, get_aval
 from ..promotion import to_operand
-from .elementwise import neg
+from .elementwise import add, lt, neg, select
 
 __all__ = ["dynamic_slice", "dynamic_update_slice", "GatherDimensionNumbers",
            "GatherScatterMode", "ScatterDimensionNumbers", "gather", "scatter", "scatter_add",
@@ -33,13 +33,43 @@ __all__ = ["dynamic_slice", "dynamic_update_slice", "GatherDimensionNumbers",
            "gather_bind", "scatter_bind"]
 
 
-def dynamic_slice(x, start_indices, slice_sizes):
-    return bind(P.dynamic_slice_p, x, *start_indices,
-                slice_sizes=tuple(int(s) for s in slice_sizes))
+def dynamic_slice(x, start_indices, slice_sizes, *, allow_negative_indices=True):
+    """The window of `slice_sizes` at `start_indices`; as in JAX a negative start counts
+    from the end of its dimension first, then XLA clamps the window into range."""
+    starts = _wrap_negative(x, start_indices, allow_negative_indices)
+    return bind(P.dynamic_slice_p, x, *starts, slice_sizes=tuple(int(s) for s in slice_sizes))
 
 
-def dynamic_update_slice(x, update, start_indices):
-    return bind(P.dynamic_update_slice_p, x, update, *start_indices)
+def dynamic_update_slice(x, update, start_indices, *, allow_negative_indices=True):
+    """`x` with `update` written at `start_indices` (negative starts as in dynamic_slice)."""
+    starts = _wrap_negative(x, start_indices, allow_negative_indices)
+    return bind(P.dynamic_update_slice_p, x, update, *starts)
+
+
+def _wrap_negative(x, starts, allow):
+    """Start indices with negative ones counted from the end of their dimension: static
+    ones in Python, traced signed ones with a select (unsigned ones cannot be negative)."""
+    starts = list(starts)
+    if allow is False:
+        return starts
+    shape = get_aval(x).shape
+    if len(starts) != len(shape):
+        return starts  # the shape rule reports the mismatch
+    allow = [allow] * len(starts) if isinstance(allow, bool) else list(allow)
+    out = []
+    for i, d, ok in zip(starts, shape, allow):
+        if not ok:
+            out.append(i)
+        elif isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)):
+            out.append(i + d if i < 0 else i)
+        else:
+            dt = get_aval(i).dtype
+            if dtypes.is_unsigned_int(dt) or not dtypes.is_integer(dt):
+                out.append(i)  # non-integer starts: the shape rule's error
+            else:
+                d_i = np.array(d, dt)[()]
+                out.append(select(lt(i, np.array(0, dt)[()]), add(i, d_i), i))
+    return out
 
 
 def _operand(name: str, what: str, x: Any) -> Any:

@@ -15,8 +15,8 @@ from olympus_ir.prims.linalg_lapack import FftType
 
 from ..core import bind, get_aval
 from ..promotion import broadcast_shapes, broadcast_to
-from .elementwise import add, conj, div
-from .shape_ops import transpose
+from .elementwise import add, conj, div, select
+from .shape_ops import broadcast_in_dim, transpose
 
 __all__ = ["cholesky", "triangular_solve", "lu", "qr", "eigh", "eig", "svd", "symmetrize",
            "fft", "FftType", "top_k"]
@@ -37,7 +37,18 @@ def cholesky(x, *, symmetrize_input: bool = True):
     """The lower Cholesky factor; NaNs where `x` is not positive definite."""
     if symmetrize_input:
         x = symmetrize(x)
-    return bind(P.cholesky_p, x)
+    return _tril(bind(P.cholesky_p, x))
+
+
+def _tril(x):
+    """The lower triangle of each matrix, zeros above: a failed factorization is NaN only
+    where a factor has entries (JAX's result), not in its upper triangle."""
+    aval = get_aval(x)
+    n, m = aval.shape[-2:]
+    mask = broadcast_in_dim(np.tri(n, m, dtype=bool), aval.shape,
+                            (aval.ndim - 2, aval.ndim - 1))
+    zero = broadcast_in_dim(np.zeros((), aval.dtype), aval.shape, ())
+    return select(mask, x, zero)
 
 
 def _broadcast_batch(a, b):

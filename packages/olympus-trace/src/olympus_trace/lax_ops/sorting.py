@@ -19,9 +19,10 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
     single = not isinstance(operand, (list, tuple))
     ops = [operand] if single else list(operand)
     nd = len(_shape(ops[0]))
-    if nd == 0:
-        raise TypeError("sort requires operands of rank >= 1")
-    dimension = int(dimension) % nd
+    dimension = int(dimension)
+    if not -nd <= dimension < nd:
+        raise ValueError(f"axis {dimension} is out of bounds for array of dimension {nd}")
+    dimension %= nd
     outs = bind(P.sort_p, *ops, dimension=dimension, is_stable=bool(is_stable),
                 num_keys=int(num_keys))
     return outs[0] if single else tuple(outs)

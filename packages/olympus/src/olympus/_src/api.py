@@ -181,11 +181,14 @@ class _Pullback:
         for c, a in zip(ct_leaves, out_avals):
             ca = get_aval(c) if not (isinstance(c, np.ndarray) and c.dtype == dtypes.float0) \
                 else ad.tangent_aval(a)
-            if ca.shape != a.shape:
+            want = ad.tangent_aval(a)
+            if ca.shape != a.shape or (dtypes.is_inexact(want.dtype) and
+                                       dtypes.canonicalize_dtype(ca.dtype) != want.dtype):
                 raise ValueError(
-                    f"Shape of cotangent input to vjp pullback function {ca.shape} must be "
-                    f"the same as the shape of corresponding primal input {a.shape}."
-                )
+                    "unexpected OLYMPUS type (e.g. shape/dtype) for argument to VJP function: "
+                    f"got {_type_str(ca)}, but expected {_type_str(want)} because the "
+                    "corresponding output of the differentiated function had OLYMPUS type "
+                    f"{_type_str(a)}")
         ct_leaves = [ad.Zero(ad.tangent_aval(a)) if isinstance(c, np.ndarray) and
                      c.dtype == dtypes.float0 else c for c, a in zip(ct_leaves, out_avals)]
         cts = lin.transpose(ct_leaves, residuals)
@@ -195,6 +198,11 @@ class _Pullback:
 
     def __repr__(self) -> str:
         return "<vjp pullback>"
+
+
+def _type_str(aval) -> str:
+    """``float32[2,3]``: JAX's spelling of a type in its messages."""
+    return f"{aval.dtype.name}[{','.join(map(str, aval.shape))}]"
 
 
 def vjp(fun: Callable, *primals, has_aux: bool = False):

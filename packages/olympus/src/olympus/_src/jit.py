@@ -106,7 +106,10 @@ def _remember(calls: _Calls, key, call) -> None:
                 owner.pop(old_key, None)
 
 
-def _normalize_static(fun, static_argnums, static_argnames):
+def _normalize_static(fun, static_argnums, static_argnames, kind="static"):
+    """(argnums, argnames) of the static (or, with kind="donate", donated) arguments, each
+    completed from the other through the signature; out-of-range entries raise JAX's
+    error naming `kind`."""
     if static_argnums is None:
         static_argnums = ()
     elif isinstance(static_argnums, int):
@@ -126,17 +129,15 @@ def _normalize_static(fun, static_argnums, static_argnames):
         for i in static_argnums:
             if not -len(positional) <= i < len(positional):
                 raise ValueError(
-                    f"jitted function has static_argnums={static_argnums}, but only accepts "
+                    f"Jitted function has {kind}_argnums={static_argnums}, but only accepts "
                     f"{len(positional)} positional arguments."
                 )
     if not any(p.kind == p.VAR_KEYWORD for p in params):
         names_ok = {p.name for p in params if p.kind != p.VAR_POSITIONAL}
-        for name in static_argnames:
-            if name not in names_ok:
-                raise ValueError(
-                    f"jitted function has static_argnames={static_argnames}, but the "
-                    f"function has no parameter named {name!r}."
-                )
+        bad = {name for name in static_argnames if name not in names_ok}
+        if bad:
+            raise ValueError(f"Jitted function has invalid argnames {bad} in {kind}_argnames. "
+                             "Function does not take these args.")
     for name in static_argnames:
         if name in positional and positional.index(name) not in static_argnums:
             static_argnums += (positional.index(name),)
@@ -396,7 +397,7 @@ class Jitted:
         donate_argnames = (donate_argnames,) if isinstance(donate_argnames, str) else tuple(
             donate_argnames or ())
         self._donate_argnums, self._donate_argnames = _normalize_static(
-            fun, donate_argnums, donate_argnames)
+            fun, donate_argnums, donate_argnames, "donate")
         self._keep_unused = keep_unused
         self._in_shardings = _placement.normalize_shardings(in_shardings, "in_shardings")
         self._out_shardings = _placement.normalize_shardings(out_shardings, "out_shardings")
@@ -442,6 +443,15 @@ class Jitted:
                 config.jit_key, tree, tuple(statics),
                 tuple(sorted(kw_static)), *map(_leaf_sig, leaves)), leaves
 
+    def _check_statics(self, args, kwargs):
+        nums, names = self._static_argnums, self._static_argnames
+        for i, a in enumerate(args):
+            if i in nums or (i - len(args)) in nums:
+                _hashable_static(a, i)
+        for k, v in kwargs.items():
+            if k in names:
+                _hashable_static(v, k)
+
     def _specialize(self, args, kwargs, in_avals=None):
         key, leaves = self._signature(args, kwargs)
         if in_avals is not None:
@@ -477,6 +487,8 @@ class Jitted:
     def cache_miss(self, *args, **kwargs):
         """Called by the C++ fast path: returns (outputs, fast-path data or None)."""
         if type(trace_ctx.trace) is not EvalTrace or config.olympus_disable_jit:
+            # Inlined into the enclosing trace: static arguments must still be hashable.
+            self._check_statics(args, kwargs)
             return self._fun(*args, **kwargs), None, False
         outs, call = self._compiled_call(args, kwargs)
         if config.check_special:  # every call checked: no C++ fast path
@@ -511,7 +523,7 @@ def _hashable_static(v, where):
     except TypeError as e:
         raise ValueError(
             "Non-hashable static arguments are not supported. An error occurred while trying "
-            f"to hash an object of type {type(v)}, {v}. The error was:\nTypeError: {e}"
+            f"to hash an object of type {type(v)}, {v}. The error was:\nTypeError: {e}\n"
         ) from None
     return v
 

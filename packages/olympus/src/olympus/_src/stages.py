@@ -99,6 +99,21 @@ class Traced(Stage):
     def lower(self) -> Lowered:
         return Lowered(self._meta, self._meta.lower())
 
+    def __call__(self, *args, **kwargs):
+        """Evaluate the traced olympuspr on the dynamic arguments (static ones were fixed at
+        trace time), as JAX's `Traced` does: each equation runs in the current trace, so
+        outside any trace op by op, inside another transformation inlined."""
+        from olympus_trace.olympuspr_utils import eval_olympuspr
+
+        leaves, tree = tree_util.tree_flatten((args, kwargs))
+        if tree != self._meta.in_tree:
+            raise TypeError(
+                f"A Traced object for {self.fun_name} takes arguments of structure "
+                f"{self._meta.in_tree} (its dynamic arguments), got {tree}.")
+        closed = self._meta.closed
+        outs = eval_olympuspr(closed.olympuspr, closed.consts, *leaves)
+        return tree_util.tree_unflatten(self._meta.out_tree, outs)
+
 
 class Lowered(Stage):
     """A function lowered to StableHLO: `.as_text()`, then `.compile()`."""

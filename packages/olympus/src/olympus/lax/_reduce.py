@@ -168,9 +168,19 @@ def reduce(operands, init_values, computation, dimensions):
             raise NotImplementedError("reduce over several operands is not supported.")
         return [reduce(operands[0], init_values[0], computation, dimensions)]
     x = operands
-    dt = get_aval(x).dtype
+    aval = get_aval(x)
+    dt = aval.dtype
     nd = len(_shape(x))
-    dims = tuple(sorted(int(d) % nd if nd else int(d) for d in dimensions))
+    if np.ndim(init_values) != 0:
+        raise ValueError(f"reduce found non-scalar initial value: [{np.shape(init_values)}]")
+    given = tuple(int(d) for d in dimensions)
+    if len(set(given)) != len(given):
+        raise ValueError(f"duplicate value in 'axes' of reduction: {given}")
+    if any(not 0 <= d < nd for d in given):
+        # JAX's lax.reduce takes no negative axes either.
+        raise ValueError(f"reduction axes {given} contains out-of-bounds indices for "
+                         f"{dt.name}[{','.join(map(str, aval.shape))}].")
+    dims = tuple(sorted(given))
     name = _monoid_of(computation, dt)
     if name in ("add", "mul") and dt == np.bool_:
         name = "or" if name == "add" else "and"

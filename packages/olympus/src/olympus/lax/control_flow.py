@@ -150,20 +150,35 @@ def _carry_type_error(what, tree, in_avals, out_avals, out_tree):
     )
 
 
+def _promoted_carry(a, b):
+    """The carry type to trace again with when the initial carry `a` is weakly typed and the
+    body returns `b`: strong `b` if only the weak type differs, else (JAX's rule for a
+    Python scalar started carry, e.g. an int updated to a float) the strong promotion of
+    the two, the same shape. None when `a` stays."""
+    if not a.weak_type or a.shape != b.shape:
+        return None
+    if a.dtype == b.dtype:
+        return None if b.weak_type else b
+    return a.update(dtype=dtypes.result_type(a, b), weak_type=False)
+
+
 def _strengthen(in_avals, out_avals):
-    """The carry types to trace again with: strong where the input was weak and the output
-    strong (`_weaken_to` converts the values to match)."""
-    return [b if a.weak_type and not b.weak_type and (a.shape, a.dtype) == (b.shape, b.dtype)
-            else a for a, b in zip(in_avals, out_avals)]
+    """The carry types to trace again with (`_promoted_carry`); `_weaken_to` converts the
+    initial values to match."""
+    return [_promoted_carry(a, b) or a for a, b in zip(in_avals, out_avals)]
 
 
-def _weaken_to(leaves, in_avals, out_avals):
-    """Where the body's output is strongly typed but the input is weak, make the input
-    strong too (JAX's rule), so the loop's carry type is stable."""
+def _needs_promotion(in_avals, out_avals):
+    return any(_promoted_carry(a, b) is not None for a, b in zip(in_avals, out_avals))
+
+
+def _weaken_to(leaves, in_avals, traced_avals):
+    """Convert the initial carry values whose types were promoted (`_strengthen`) to the
+    types the loop body was traced with, so the loop's carry type is stable."""
     out = []
-    for x, a, b in zip(leaves, in_avals, out_avals):
-        if a.weak_type and not b.weak_type and (a.shape, a.dtype) == (b.shape, b.dtype):
-            x = lax_ops.convert_element_type(x, a.dtype, False)
+    for x, a, t in zip(leaves, in_avals, traced_avals):
+        if (a.dtype, a.weak_type) != (t.dtype, t.weak_type):
+            x = lax_ops.convert_element_type(x, t.dtype, t.weak_type)
         out.append(x)
     return out
 
@@ -178,7 +193,7 @@ def while_loop(cond_fun, body_fun, init_val):
     cond, cond_consts, body, body_consts = cached_trace(
         body_fun, ("while_loop", tree, avals0),
         lambda: _trace_while(cond_fun, body_fun, avals0, tree, args_tree), others=(cond_fun,))
-    leaves = _weaken_to(leaves, avals0, body.out_avals)
+    leaves = _weaken_to(leaves, avals0, body.in_avals[len(body_consts):])
     outs = bind(while_p, *cond_consts, *body_consts, *leaves, cond_olympuspr=cond,
                 body_olympuspr=body, cond_nconsts=len(cond_consts),
                 body_nconsts=len(body_consts))
@@ -188,7 +203,7 @@ def while_loop(cond_fun, body_fun, init_val):
 def _trace_while(cond_fun, body_fun, avals, tree, args_tree):
     """((cond, cond consts, body, body consts), all consts) for a carry of types `avals`
     (`tree` is the carry's structure, `args_tree` that of the one-argument tuple)."""
-    for _ in range(2):
+    for attempt in range(2):
         body, body_consts, body_tree = _trace_flat(lambda v: body_fun(v), args_tree,
                                                    list(avals), "while_loop body")
         body_out = body.out_avals
@@ -197,8 +212,7 @@ def _trace_while(cond_fun, body_fun, avals, tree, args_tree):
                 "body_fun output and input must have identical types, got\n"
                 f"{body_tree}\nand\n{tree}."
             )
-        if _avals_match(avals, body_out) and [a.weak_type for a in avals] != [
-                b.weak_type for b in body_out]:
+        if attempt == 0 and _needs_promotion(avals, body_out):
             avals = _strengthen(avals, body_out)
             continue
         break
@@ -244,7 +258,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     conv, consts, y_tree = cached_trace(
         f, key, lambda: _trace_scan(f, init_tree, xs_tree, c_avals0, x_avals))
     n_c = len(c_avals0)
-    init_leaves = _weaken_to(init_leaves, c_avals0, conv.out_avals[:n_c])
+    init_leaves = _weaken_to(init_leaves, c_avals0,
+                             conv.in_avals[len(consts):len(consts) + n_c])
     outs = bind(scan_p, *consts, *init_leaves, *xs_leaves, olympuspr=conv, length=length,
                 reverse=bool(reverse), num_consts=len(consts), num_carry=n_c,
                 linear=(False,) * (len(consts) + n_c + len(xs_leaves)),
@@ -258,7 +273,7 @@ def _trace_scan(f, init_tree, xs_tree, c_avals, x_avals):
     """((body olympuspr with its consts as leading inputs, consts, ys tree), consts)."""
     carry_out_tree = []
     n_c = len(c_avals)
-    for _ in range(2):
+    for attempt in range(2):
 
         def body(*flat):
             # Traced right away, within this iteration of the retry loop.
@@ -285,8 +300,7 @@ def _trace_scan(f, init_tree, xs_tree, c_avals, x_avals):
                 f"{c_tree}"
             )
         c_out = closed.out_avals[:n_c]
-        if _avals_match(c_avals, c_out) and [a.weak_type for a in c_avals] != [
-                b.weak_type for b in c_out]:
+        if attempt == 0 and _needs_promotion(c_avals, c_out):
             c_avals = _strengthen(c_avals, c_out)
             continue
         break
@@ -304,21 +318,34 @@ def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """
     from olympus_trace.core import Tracer
 
+    if not callable(body_fun):
+        raise TypeError("lax.fori_loop: body_fun argument should be callable.")
+    lo_a, hi_a = abstractify(lower), abstractify(upper)
+    dt = lo_a.dtype
+    if lo_a.dtype != hi_a.dtype:
+        # Like JAX: a weakly typed integer bound (a Python int) adopts the other's type.
+        dt = None
+        if dtypes.is_signed_int(lo_a.dtype) and dtypes.is_signed_int(hi_a.dtype):
+            if lo_a.weak_type and not hi_a.weak_type:
+                dt = hi_a.dtype
+            elif hi_a.weak_type and not lo_a.weak_type:
+                dt = lo_a.dtype
+        if dt is None:
+            raise TypeError("lower and upper arguments to fori_loop must have equal types, "
+                            f"got {lo_a.dtype.name} and {hi_a.dtype.name}")
     concrete = not isinstance(lower, Tracer) and not isinstance(upper, Tracer)
     if concrete:
         lo, hi = int(lower), int(upper)
-        dt = abstractify(lower).dtype if not isinstance(lower, int) else dtypes.default_int()
-
-        i0 = np.asarray(lo, dt)[()]
+        # The counter starts from a Python int, so it is weakly typed (as in JAX).
         step = memo_wrapper("fori_loop scan", body_fun, _fori_scan_step)
-        (_, out), _ = scan(step, (i0, init_val), None, length=max(hi - lo, 0),
+        (_, out), _ = scan(step, (lo, init_val), None, length=max(hi - lo, 0),
                            unroll=unroll or 1)
         return out
 
-    lo_a, hi_a = abstractify(lower), abstractify(upper)
-    dt = dtypes.promote_types(lo_a.dtype, hi_a.dtype)
-    lower = lax_ops.convert_element_type(lower, dt)
-    upper = lax_ops.convert_element_type(upper, dt)
+    if lo_a.dtype != dt:
+        lower = lax_ops.convert_element_type(lower, dt)
+    if hi_a.dtype != dt:
+        upper = lax_ops.convert_element_type(upper, dt)
     body_fn = memo_wrapper("fori_loop while", body_fun, _fori_while_body)
     return while_loop(_fori_while_cond, body_fn, (lower, upper, init_val))[2]
 

@@ -47,9 +47,16 @@ def _c(x, v):
     return np.asarray(v, prom.aval_of(x).dtype)
 
 
+def _weak_c(x, v):
+    """`v` as a constant of x's dtype and weak type (what a Python scalar gives in JAX's
+    definitions), so a weakly typed input keeps a weakly typed result."""
+    a = prom.aval_of(x)
+    return lax.convert_element_type(v, a.dtype, a.weak_type)
+
+
 def _zero_keep_nan(x):
     """0 where x is a number and x itself where it is NaN (so NaN propagates, like max)."""
-    return jnp.where(jnp.equal(x, x), _c(x, 0), x)
+    return jnp.where(jnp.equal(x, x), _weak_c(x, 0), x)
 
 
 def identity(x):
@@ -60,7 +67,7 @@ def identity(x):
 def relu(x):
     """max(x, 0), with gradient 0 at x == 0 (as JAX)."""
     x = _arr(x)
-    return jnp.where(jnp.greater(x, _c(x, 0)), x, _zero_keep_nan(x))
+    return jnp.where(jnp.greater(x, _c(x, 0)), x, _zero_keep_nan(x))  # weak if x is
 
 
 @_eager_function()

@@ -162,7 +162,15 @@ def _to_device(self, device, *, stream=None):
 
 
 def _item(self, *args):
-    return np.asarray(concrete_or_error(None, self, "The error arose in item().")).item(*args)
+    return np.asarray(concrete_or_error(
+        None, self, "This occurred in the item() method of olympus.Array")).item(*args)
+
+
+def _tolist(self):
+    shape = f"{self.aval.dtype.name}[{','.join(map(str, self.aval.shape))}]"
+    return np.asarray(concrete_or_error(
+        None, self, f"The tolist() method was called on traced array with shape {shape}.")
+    ).tolist()
 
 
 def _flat(self):
@@ -198,7 +206,7 @@ PROPERTIES = {
     "real": uf.real, "imag": uf.imag, "at": _indexing._at, "flat": _flat,
 }
 #: Tracers only (Array has its own, reading the concrete value).
-TRACER_ONLY = {"item": _item}
+TRACER_ONLY = {"item": _item, "tolist": _tolist}
 
 
 def _defer(fn, swap):

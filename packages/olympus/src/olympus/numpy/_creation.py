@@ -68,6 +68,14 @@ def _python_default(arr: np.ndarray) -> np.dtype:
     raise TypeError(f"Cannot convert a value of dtype {arr.dtype} to an array.")
 
 
+def _py_to_numpy(obj, dt):
+    """Python scalars (or sequences of them) as a NumPy array of the requested dtype,
+    converted by NumPy directly: a Python int out of the dtype's range raises OverflowError,
+    a float inf or nan to an integer type OverflowError / ValueError (as in JAX), instead of
+    wrapping through int64."""
+    return np.asarray(obj, dtype=dt)
+
+
 def _py_base(v):
     for t in _PY:
         if isinstance(v, t):
@@ -99,7 +107,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):  #
         if copy and isinstance(out, Array) and out is object:
             out = lax.copy(out)
     elif type(object) in _PY:
-        out = _put(object) if dt is None else _put(np.asarray(object).astype(dt))
+        out = _put(object) if dt is None else _put(_py_to_numpy(object, dt))
     elif isinstance(object, (np.ndarray, np.generic)):
         arr = np.asarray(object)
         if dt is None:
@@ -131,13 +139,22 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):  #
                         if not (type(v) in _PY or isinstance(v, (np.ndarray, np.generic))):
                             raise TypeError(f"Cannot convert element {v!r} to an array.")
                     dt = dtypes.result_type(*leaves)
-            out = _put(arr.astype(dt), device)
+                out = _put(arr.astype(dt), device)
+            else:
+                out = _put(_py_to_numpy(object, dt), device)
             device = None
     elif isinstance(object, (builtins.bool, int, float, complex)):
         # Subclasses of Python scalars (e.g. IntEnum members): as their base type.
         out = _put(_py_base(object)(object)) if dt is None else \
-            _put(np.asarray(object).astype(dt))
+            _put(_py_to_numpy(_py_base(object)(object), dt))
     elif hasattr(object, "__array__"):
+        from ..random._prng import PRNGKeyArray
+
+        if isinstance(object, PRNGKeyArray):  # typed keys stay keys (not NumPy data)
+            if dt is not None:
+                raise TypeError(f"Cannot convert a PRNG key array to dtype {dt}; use "
+                                "olympus.random.key_data to get its raw data.")
+            return object
         return array(np.asarray(object), dtype, copy, order, ndmin, device=device)
     else:
         raise TypeError(f"Unexpected input type for array: {type(object)}")

@@ -245,6 +245,8 @@ def _dynamic_scalar_getitem(x, idx):
             starts.append(np.array(start, idt)[()])
             sizes.append(builtins.max(0, stop - start))
             continue
+        if n == 0:  # nothing to clamp into (JAX's error, static or traced index)
+            raise IndexError(f"index is out of bounds for axis {d} with size 0")
         if _is_static_int(i) and -n <= int(i) < n:
             starts.append(np.array(int(i) % n, idt)[()])
         else:  # traced, or static and out of range: wrapped once, then clamped by XLA
@@ -252,7 +254,7 @@ def _dynamic_scalar_getitem(x, idx):
             starts.append(lax.select(lax.lt(j, 0), lax.add(j, n), j))
         sizes.append(1)
         int_dims.append(d)
-    x = lax.dynamic_slice(x, starts, sizes)
+    x = lax.dynamic_slice(x, starts, sizes, allow_negative_indices=False)
     return lax.squeeze(x, int_dims)
 
 

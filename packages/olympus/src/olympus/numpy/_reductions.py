@@ -250,7 +250,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         n = sum(_where_mask("mean", where, aval.shape), axis=axis, dtype=comp,
                 keepdims=keepdims)
     s = sum(a, axis=axis, dtype=comp, keepdims=keepdims, where=where)
-    return lax.convert_element_type(uf.true_divide(s, n), result_dtype, False)
+    # Divided in the computation dtype (an integer `dtype=` divides integers, as JAX does).
+    return lax.convert_element_type(lax.div(s, n), result_dtype, False)
 
 
 def _var_types(a_dtype, dtype):
@@ -296,7 +297,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
                 keepdims=keepdims)
     n = uf.subtract(n, _creation.astype(ensure_arraylike("var", correction), real_comp))
     s = sum(c, axis=axis, dtype=real_comp, keepdims=keepdims, where=where)
-    return lax.convert_element_type(uf.true_divide(s, n), dtype, False)
+    out = lax.convert_element_type(uf.true_divide(s, n), dtype, False)
+    # No degrees of freedom left (ddof >= count): nan, as in JAX (not inf or -0).
+    return _indexing.where(uf.greater(n, 0), out, np.nan)
 
 
 @_eager_function(static_argnames=("axis", "dtype", "out", "ddof", "keepdims", "correction"))

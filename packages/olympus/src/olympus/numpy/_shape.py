@@ -520,11 +520,17 @@ def tile(A, reps):
     A = ensure_arraylike("tile", A)
     rv = concrete_or_error(reps, "The error arose in the 'reps' argument of "
                                  "olympus.numpy.tile.")
-    reps = tuple(int(r) for r in np.atleast_1d(rv))
+    reps = tuple(np.atleast_1d(rv).tolist())
     shape = _shape(A)
     d = builtins.max(len(reps), len(shape))
     shape = (1,) * (d - len(shape)) + shape
     reps = (1,) * (d - len(reps)) + reps
+    if not builtins.all(isinstance(r, (int, builtins.bool)) for r in reps):
+        # JAX's error names the tiled shape it could not build.
+        got = tuple(np.float64(s * r) for s, r in zip(shape, reps))
+        raise TypeError("Shapes must be 1D sequences of concrete values of integer type, "
+                        f"got {got}.")
+    reps = tuple(int(r) for r in reps)
     if builtins.any(r < 0 for r in reps):
         raise ValueError(f"negative dimensions are not allowed: reps={reps}")
     if isinstance(A, (int, float, bool, complex)):
@@ -682,7 +688,7 @@ def roll(a, shift, axis=None):
         doubled = lax.concatenate([a, a], ax)
         starts = [np.array(0, idt)[()]] * nd
         starts[ax] = lax.sub(np.array(n, idt)[()], s)
-        a = lax.dynamic_slice(doubled, starts, _shape(a))
+        a = lax.dynamic_slice(doubled, starts, _shape(a), allow_negative_indices=False)
     return a
 
 

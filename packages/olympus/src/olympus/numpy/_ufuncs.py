@@ -299,7 +299,8 @@ def _float_divmod(x1, x2):
     div = lax.div(lax.sub(x1, mod), x2)
     fix = _sign_fix(mod, x2)
     mod = lax.select(fix, lax.add(mod, x2), mod)
-    div = lax.select(fix, lax.sub(div, np.array(1, _dt(div))[()]), div)
+    div = lax.select(fix, lax.sub(div, lax.convert_element_type(1, _dt(div),
+                                                                aval_of(div).weak_type)), div)
     return lax.round(div, 1), mod
 
 
@@ -316,8 +317,13 @@ def floor_divide(x1, x2, /):
         q = lax.div(x1, x2)
         if dtypes.is_unsigned_int(dt):
             return q
-        # Round toward -inf: one less where the signs differ and there is a remainder.
-        return lax.select(_sign_fix(lax.rem(x1, x2), x2), lax.sub(q, np.array(1, dt)[()]), q)
+        # Round toward -inf: one less where the signs differ and there is a remainder. The
+        # signs of x1 and x2 (not of the remainder) decide, so x // 0 is XLA's x / 0 minus
+        # one for x != 0 (-2), as JAX returns.
+        fix = lax.bitwise_and(lax.ne(lax.sign(x1), lax.sign(x2)),
+                              lax.ne(lax.rem(x1, x2), _zero(x2)))
+        return lax.select(fix, lax.sub(q, lax.convert_element_type(1, dt, aval_of(q).weak_type)),
+                          q)
     q = _float_divmod(x1, x2)[0]
     # Division by zero gives x1 / x2 (+-inf, or NaN for 0 / 0), as in NumPy.
     return _where(lax.eq(x2, _zero(x2)), lax.div(x1, x2), q)
@@ -370,29 +376,20 @@ def divmod(x1, x2, /):  # noqa: A001
 
 
 def _pow_int_int(x1, x2):
-    """Integer power by repeated squaring over the exponent's bits (negative exponents give
-    0 except for bases 1 and -1, as with XLA's integer division)."""
+    """Integer power by repeated squaring over the exponent's low six bits, as JAX computes
+    it (more bits would overflow any base > 1): a negative exponent is read in two's
+    complement (3 ** -1 in int8 is 3 ** 63), and 0 ** y is 0 for y != 0."""
     shape = prom.broadcast_shapes(aval_of(x1).shape, aval_of(x2).shape)
     x1, x2 = prom.broadcast_to(x1, shape), prom.broadcast_to(x2, shape)
     dt = _dt(x1)
-    bits = dt.itemsize * 8
-    one = np.array(1, dt)[()]
-    zero = np.array(0, dt)[()]
-    neg = lax.lt(x2, zero) if dtypes.is_signed_int(dt) else None
-    e = x2 if neg is None else lax.select(neg, lax.neg(x2), x2)
-    acc = prom.broadcast_to(one, shape)
-    base = x1
-    for i in range(bits):
-        bit = lax.ne(lax.bitwise_and(e, one), zero)
-        acc = lax.select(bit, lax.mul(acc, base), acc)
-        if i == bits - 1:
-            break
-        base = lax.mul(base, base)
-        e = lax.shift_right_logical(e, one)
-    if neg is not None:
-        # x ** -n: 1 for x == 1, +-1 for x == -1, else 0 (integer division of 1 by x ** n).
-        inv = lax.div(one, lax.select(lax.eq(acc, zero), prom.broadcast_to(one, shape), acc))
-        acc = lax.select(neg, inv, acc)
+    weak = aval_of(x1).weak_type and aval_of(x2).weak_type
+    zero = prom.broadcast_to(lax.convert_element_type(0, dt, weak), shape)
+    one = prom.broadcast_to(lax.convert_element_type(1, dt, weak), shape)
+    acc = lax.select(lax.bitwise_and(lax.eq(x1, zero), lax.ne(x2, zero)), zero, one)
+    for _ in range(6):
+        acc = lax.select(lax.ne(lax.bitwise_and(x2, one), zero), lax.mul(acc, x1), acc)
+        x1 = lax.mul(x1, x1)
+        x2 = lax.shift_right_logical(x2, one)
     return acc
 
 
@@ -407,6 +404,12 @@ def power(x1, x2, /):
             x1 = lax.convert_element_type(x1, dtypes.default_int(), aval_of(x1).weak_type)
         if not prom.is_python_scalar(x1) or isinstance(x1, int):
             return lax.integer_pow(x1, int(x2))
+    if dtypes.is_inexact(_dt(x1)) and _is_int(_dt(x2)):
+        # A float or complex base with an integer exponent: the base's dtype (JAX applies
+        # lax.pow without promoting), weak only if both operands are.
+        d1, x2_weak = _dt(x1), aval_of(x2).weak_type
+        x1, x2 = _shapes(x1, lax.convert_element_type(x2, d1, x2_weak))
+        return lax.pow(x1, x2)
     x1, x2 = promote_dtypes(x1, x2)
     dt = _dt(x1)
     if dt == dtypes.bool_:
@@ -689,7 +692,8 @@ def rint(x, /):
     x = ensure_arraylike("rint", x)
     dt = _dt(x)
     if _is_intlike(dt):
-        return lax.convert_element_type(x, dtypes.default_float(), aval_of(x).weak_type)
+        # A strong float even for a weak int (JAX's result).
+        return lax.convert_element_type(x, dtypes.default_float(), False)
     if dtypes.is_complex(dt):
         return lax.complex(lax.round(lax.real(x), 1), lax.round(lax.imag(x), 1))
     return lax.round(x, 1)

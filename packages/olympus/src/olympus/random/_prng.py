@@ -199,6 +199,16 @@ class PRNGKeyArray(_rt.ArrayBase):
 
     __hash__ = None  # arrays are unhashable
 
+    def __array__(self, dtype=None, copy=None):
+        """Key arrays are not numbers: refuse, as JAX does (`key_data` gives the raw data);
+        under a trace the tracer's own conversion error."""
+        if isinstance(self._base, Tracer):
+            return self._base.__array__(dtype) if copy is None else self._base.__array__(
+                dtype, copy)
+        raise TypeError("OLYMPUS array with PRNGKey dtype cannot be converted to a NumPy array. "
+                        "Use olympus.random.key_data(arr) if you wish to extract the underlying "
+                        "integer array.")
+
     def block_until_ready(self):
         if hasattr(self._base, "block_until_ready"):
             self._base.block_until_ready()

@@ -1,0 +1,1 @@
+"""The bad-input corpus (`cases`), its per-case subprocess (`child`) and runner (`runner`)."""
