@@ -155,19 +155,9 @@ def host_callback_wrapper(callback: Callable, avals_in: Sequence[ShapedArray],
 @register_lowering(debug_callback_p)
 def _debug_callback_lowering(ctx, *args, callback, effect, token=False):
     avals_in = ctx.avals_in[1:] if token else ctx.avals_in
-    index = ctx.register_host_callback(host_callback_wrapper(callback, avals_in, token))
     result_types = [mu.aval_to_ir_type(TOKEN_AVAL)] if token else []
-    op = hlo.CustomCallOp(
-        result_types, list(args),
-        call_target_name=ir.StringAttr.get(_CALLBACK_TARGET),
-        has_side_effect=ir.BoolAttr.get(True),
-        backend_config=ir.StringAttr.get(""),
-        api_version=ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
-    )
-    ui64 = ir.IntegerType.get_unsigned(64)
-    op.attributes["mhlo.backend_config"] = ir.DictAttr.get(
-        {"index": ir.IntegerAttr.get(ui64, index)})
-    return list(op.results)
+    return _emit_callback(ctx, host_callback_wrapper(callback, avals_in, token), args,
+                          result_types, side_effect=True)
 
 
 def _emit_callback(ctx, host, args, result_types, side_effect: bool):
