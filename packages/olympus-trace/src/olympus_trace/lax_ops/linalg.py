@@ -11,12 +11,12 @@ from ..core import bind, get_aval
 __all__ = ["Precision", "dot_general", "dot", "set_default_precision", "default_precision"]
 
 #: The precision a matmul or convolution without one gets (``olympus_default_matmul_precision``
-#: maps onto it): None, or a (lhs, rhs) pair of precision names.
+#: maps onto it): None, or a (lhs, rhs) pair of `Precision`.
 _default_precision: tuple | None = None
-_PRECISION_OF_CONFIG = {"default": "DEFAULT", "bfloat16": "DEFAULT", "high": "HIGH",
-                        "tensorfloat32": "HIGH", "highest": "HIGHEST", "float32": "HIGHEST",
-                        "F32_F32_F32": "HIGHEST", "BF16_BF16_F32": "DEFAULT",
-                        "TF32_TF32_F32": "HIGH"}
+#: The dot-algorithm names of that option that stand for a precision level; JAX's precision
+#: names (``float32``, ``tensorfloat32``, ``bfloat16``, ...) are `Precision`'s own.
+_ALGORITHM_LEVELS = {"F32_F32_F32": Precision.HIGHEST, "BF16_BF16_F32": Precision.DEFAULT,
+                     "TF32_TF32_F32": Precision.HIGH}
 
 
 def set_default_precision(name: str | None) -> None:
@@ -24,8 +24,13 @@ def set_default_precision(name: str | None) -> None:
     levels as JAX's canonicalization does (``float32`` -> HIGHEST, ``tensorfloat32`` ->
     HIGH, ``bfloat16`` -> DEFAULT); the other algorithm names leave matmuls unchanged."""
     global _default_precision
-    level = None if name is None else _PRECISION_OF_CONFIG.get(name)
-    _default_precision = None if level is None else (Precision[level],) * 2
+    level = None if name is None else _ALGORITHM_LEVELS.get(name)
+    if level is None and name is not None:
+        try:
+            level = Precision(name)
+        except ValueError:  # an algorithm name without a precision level
+            level = None
+    _default_precision = None if level is None else (level, level)
 
 
 def default_precision(precision):
