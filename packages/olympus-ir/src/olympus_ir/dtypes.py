@@ -19,6 +19,8 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from .shape_poly import DimExpr
+
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 
 bool_ = np.dtype(np.bool_)
@@ -90,7 +92,7 @@ def dtype(x: Any) -> np.dtype:
         return _FROM_SHORT[x]
     if x is bool or isinstance(x, bool):
         return bool_
-    if x is int or isinstance(x, int):
+    if x is int or isinstance(x, int) or x is DimExpr or isinstance(x, DimExpr):
         return int64
     if x is float or isinstance(x, float):
         return float64
@@ -339,7 +341,7 @@ def promote_types(a: Any, b: Any) -> np.dtype:
 
 
 _PYTHON_SCALAR_TYPES = {bool: (bool_, False), int: (int64, True), float: (float64, True),
-                        complex: (complex128, True)}
+                        complex: (complex128, True), DimExpr: (int64, True)}
 
 
 def _dtype_and_weakness(x: Any) -> tuple[np.dtype, bool]:

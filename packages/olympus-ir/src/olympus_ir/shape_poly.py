@@ -28,7 +28,7 @@ from typing import Any
 __all__ = [
     "DimExpr", "SymbolicScope", "InconclusiveDimensionOperation", "UnexpectedDimVar",
     "is_symbolic_dim", "is_constant_dim", "is_constant_shape", "is_dim", "max_dim", "min_dim",
-    "symbolic_shape", "dim_vars", "evaluate_dim", "definitely_equal", "set_dim_as_value",
+    "symbolic_shape", "dim_vars", "to_dim", "evaluate_dim", "definitely_equal", "set_dim_as_value",
 ]
 
 
@@ -751,6 +751,11 @@ def is_constant_dim(d: Any) -> bool:
         return True
     except Exception:
         return False
+
+
+def to_dim(d: Any):
+    """``int(d)``, but a symbolic dimension stays as it is (for shape parameters)."""
+    return d if type(d) is DimExpr else int(d)
 
 
 def is_dim(d: Any) -> bool:

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from olympus_ir import dtypes
+from olympus_ir.shape_poly import to_dim
 
 from . import lax_ops as lax
 from .core import get_aval
@@ -168,7 +169,7 @@ def broadcast_shapes(*shapes):
 def broadcast_to(x, shape):
     """`x` broadcast to `shape`: size-1 dims that grow are squeezed, then one
     broadcast_in_dim (as JAX does)."""
-    shape = tuple(int(d) for d in shape)
+    shape = tuple(to_dim(d) for d in shape)
     aval = aval_of(x)
     if aval.shape == shape:
         return x

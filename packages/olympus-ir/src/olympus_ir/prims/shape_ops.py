@@ -245,3 +245,13 @@ def iota_shape_rule(*, dtype, shape, dimension, sharding=None):
             f"iota dimension must be in range [0, {len(shape)}), got dimension={dimension}."
         )
     return ShapedArray(shape, dt)
+
+
+dim_as_value_p = new_primitive("dim_as_value")
+
+
+@def_shape_rule(dim_as_value_p)
+def dim_as_value_shape_rule(*, dim):
+    """A symbolic dimension as a value: a weakly typed scalar of the default int type (its
+    value is known only at run time, from the arguments' shapes)."""
+    return ShapedArray((), dtypes.default_int(), weak_type=True)

@@ -20,6 +20,7 @@ from olympus_ir import dtypes
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer
+from olympus_ir.shape_poly import DimExpr
 
 from . import _creation
 from . import _ufuncs as uf
@@ -48,7 +49,7 @@ def canonicalize_shape(shape, what="shape") -> tuple:
     """A shape argument as a tuple of Python ints (TypeError for traced values)."""
     if isinstance(shape, (Tracer,)) and aval_of(shape).ndim == 0:
         shape = (shape,)
-    elif isinstance(shape, (int, np.integer)) or (
+    elif isinstance(shape, (int, np.integer, DimExpr)) or (
             hasattr(shape, "ndim") and getattr(shape, "ndim", 1) == 0):
         shape = (shape,)
     try:
@@ -57,7 +58,7 @@ def canonicalize_shape(shape, what="shape") -> tuple:
         dims = None
     if dims is not None and not builtins.any(isinstance(d, Tracer) for d in dims):
         try:
-            return tuple(operator.index(d) for d in dims)
+            return tuple(d if type(d) is DimExpr else operator.index(d) for d in dims)
         except TypeError:
             pass
     got = shape if dims is None else dims
