@@ -800,11 +800,13 @@ def dim_vars(e) -> set[str]:
 
 
 def evaluate_dim(e, env: dict, *, add=operator.add, mul=operator.mul,
-                 floordiv=operator.floordiv, mod=operator.mod, maximum=max, minimum=min):
+                 floordiv=operator.floordiv, mod=operator.mod, maximum=None, minimum=None):
     """The value of ``e`` with variables bound by ``env``; the operations may be given to
     evaluate into something other than ints (e.g. IR values at lowering)."""
     if not isinstance(e, DimExpr):
         return e
+    maximum = max_dim if maximum is None else maximum
+    minimum = min_dim if minimum is None else minimum
     total = None
     for t, c in e.terms:
         v = None
