@@ -43,8 +43,9 @@ class InconclusiveDimensionOperation(Exception):
         "Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
         "#comparison-of-symbolic-dimensions-is-partially-supported\nfor more details.\n")
 
-    def __init__(self, message: str):
-        super().__init__(f"{message}{self._HELP}")
+    def __init__(self, message: str, *, help_text: bool = True):
+        # JAX's comparison errors carry the help text; its shape-size errors do not.
+        super().__init__(f"{message}{self._HELP}" if help_text else message)
 
 
 class UnexpectedDimVar(Exception):

@@ -219,7 +219,7 @@ def slice_shape_rule(x, *, start_indices, limit_indices, strides=None):
         raise TypeError(f"slice strides must have length {n}, got {strides}.")
     shape = []
     for s, lim, st, d in zip(start_indices, limit_indices, strides, x.shape):
-        if not 0 <= s <= lim <= d:
+        if not (d >= lim and s >= 0 and lim >= s):  # JAX's order (symbolic dims' errors)
             raise TypeError(
                 "slice indices must satisfy 0 <= start <= limit <= shape, got start_indices "
                 f"{tuple(start_indices)}, limit_indices {tuple(limit_indices)} for operand "

@@ -10,7 +10,7 @@ from olympus_ir import primitives as P
 from olympus_ir import shape_poly
 from olympus_ir.shape_poly import to_dim
 
-from ..core import bind, get_aval
+from ..core import EvalTrace, bind, current_trace, get_aval
 
 __all__ = [
     "broadcast_in_dim", "broadcast", "reshape", "transpose", "squeeze", "expand_dims",
@@ -99,6 +99,10 @@ def dim_as_value(dim):
     equation whose value the lowering computes from the arguments' shapes."""
     if not shape_poly.is_symbolic_dim(dim):
         return dim
+    if isinstance(current_trace(), EvalTrace):
+        raise NotImplementedError(
+            "Evaluation rule for 'dim_as_value' is not implemented. It seems that you are "
+            "using shape polymorphism outside olympus.export.")
     return bind(P.dim_as_value_p, dim=dim)
 
 

@@ -20,7 +20,7 @@ from olympus_ir import dtypes
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer
-from olympus_ir.shape_poly import DimExpr
+from olympus_ir.shape_poly import DimExpr, InconclusiveDimensionOperation
 
 from . import _creation
 from . import _ufuncs as uf
@@ -98,6 +98,15 @@ def _reshape_c(x, shape):
         raise ValueError("can only specify one unknown dimension")
     if -1 in shape:
         known = math.prod(d for d in shape if d != -1)
+        if type(size) is DimExpr or type(known) is DimExpr:
+            # JAX's rule for symbolic sizes: the quotient must be exact.
+            q, r = divmod(size, math.prod(shape))
+            if type(r) is DimExpr or r != 0:
+                raise InconclusiveDimensionOperation(
+                    f"Cannot divide evenly the sizes of shapes {_shape(x)} and "
+                    f"{tuple(shape)}. The remainder {r} should be 0.", help_text=False)
+            shape[shape.index(-1)] = -q
+            return lax.reshape(x, tuple(shape))
         if known == 0 or size % known:
             raise TypeError(f"cannot reshape array of shape {_shape(x)} (size {size}) "
                             f"into shape {tuple(shape)}")
