@@ -1,5 +1,5 @@
-"""Records reference JAX 0.10.2's olympuspr-equivalent (jaxpr) text and output types for
-functions traced with symbolic shapes, and the values they compute at concrete sizes.
+"""Records reference JAX 0.10.2's olympuspr-equivalent (jaxpr) text, output types and the
+signature of the lowered `@main` for functions traced with symbolic shapes.
 
 Run with reference JAX's interpreter (never in a process that imports olympus):
     /work/main/benchmarks/.venv-jax/bin/python scripts/record_shape_poly_tracing.py
@@ -62,6 +62,9 @@ def run(jax, jnp, lax, np, export):
             j = jax.make_jaxpr(f)(arg)
             rec["olympuspr"] = str(j)
             rec["out_avals"] = [str(a) for a in j.out_avals]
+            text = jax.jit(f).lower(arg).as_text()
+            rec["lowered_main"] = next(ln.strip() for ln in text.splitlines()
+                                       if ln.strip().startswith("func.func public @main"))
         except Exception as e:  # noqa: BLE001
             rec["error"] = type(e).__name__
             rec["message"] = str(e).split("\n")[0]

@@ -569,8 +569,9 @@ def _user_location() -> str:
 
 def _is_internal(fname: str) -> bool:
     fname = fname.replace("\\", "/")
-    return any(f"/{pkg}/" in fname for pkg in (
-        "olympus_ir", "olympus_trace", "olympus_lower", "olympus_runtime", "olympus"))
+    return (any(f"/{pkg}/" in fname for pkg in (
+        "olympus_ir", "olympus_trace", "olympus_lower", "olympus_runtime"))
+        or "/src/olympus/" in fname or "/site-packages/olympus/" in fname)
 
 
 class SymbolicScope:

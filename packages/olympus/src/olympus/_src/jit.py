@@ -21,6 +21,7 @@ from jaxlib import _jax
 
 import olympus_runtime as rt
 from olympus_ir.dtypes import config as _dtype_config
+from olympus_ir.shape_poly import is_constant_shape
 from olympus_lower.rules.callbacks import take_callback_error
 from olympus_runtime import mesh as _mesh_lib
 from olympus_trace import tree_util
@@ -201,8 +202,8 @@ class SpecializedCall:
         are dropped from the lowered module, as JAX does (a donated unused argument is
         dropped too, and so not deleted, also as in JAX)."""
         self._pruned = None  # the closed olympuspr without them, for lowering
-        if keep_unused:
-            return None
+        if keep_unused or not all(is_constant_shape(a.shape) for a in self.in_avals):
+            return None  # symbolic shapes: the arguments give the dimension variables
         pruned = dce_closed(self.closed, prune_invars=True)
         live = {id(v) for v in pruned.olympuspr.invars}
         invars = self.closed.olympuspr.invars
