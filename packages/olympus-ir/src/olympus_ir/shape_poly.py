@@ -20,7 +20,6 @@ the dimension into an array value, as JAX does.
 from __future__ import annotations
 
 import operator
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -610,7 +609,7 @@ class SymbolicScope:
         from .shape_poly_parser import parse_dims
         if not isinstance(c_str, str):
             raise ValueError(f"SymbolicScope constraint must be a string: got {c_str!r}")
-        for token, cmp, geq in (("==", EQ, True), (">=", GEQ, True), ("<=", GEQ, False)):
+        for token, cmp, geq in (("==", EQ, True), (">=", GEQ, True), ("<=", GEQ, False)):  # noqa: B007
             pos = c_str.find(token)
             if pos >= 0:
                 break

@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import tokenize
 
-from .shape_poly import OPERATIONS, DimExpr, max_dim, min_dim, is_constant_dim, MAX, MIN
+from .shape_poly import MAX, MIN, OPERATIONS, DimExpr, is_constant_dim, max_dim, min_dim
 
 _FOLLOW_SHAPE = (tokenize.ENDMARKER, tokenize.RPAR)
 _FOLLOW_EXPR = _FOLLOW_SHAPE + (tokenize.COMMA,)

@@ -25,9 +25,15 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from olympus_ir import ClosedOlympuspr, DropVar, Literal, Olympuspr, ShapedArray, SourceInfo
-
-from olympus_ir import shape_poly
+from olympus_ir import (
+    ClosedOlympuspr,
+    DropVar,
+    Literal,
+    Olympuspr,
+    ShapedArray,
+    SourceInfo,
+    shape_poly,
+)
 
 from .context import get_context
 from .dynamic_shapes import dim_env, is_static

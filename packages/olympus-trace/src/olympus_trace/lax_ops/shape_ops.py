@@ -5,9 +5,8 @@ that changes nothing records no equation."""
 
 from __future__ import annotations
 
-from olympus_ir import dtypes
+from olympus_ir import dtypes, shape_poly
 from olympus_ir import primitives as P
-from olympus_ir import shape_poly
 from olympus_ir.shape_poly import to_dim
 
 from ..core import EvalTrace, bind, current_trace, get_aval

@@ -23,12 +23,12 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from olympus_ir import dtypes, shape_poly
-from olympus_ir.shape_poly import DimExpr
 from olympus_ir.prims.indexing import (
     GatherDimensionNumbers,
     GatherScatterMode,
     ScatterDimensionNumbers,
 )
+from olympus_ir.shape_poly import DimExpr
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer, get_aval

@@ -17,10 +17,10 @@ import operator
 import numpy as np
 
 from olympus_ir import dtypes
+from olympus_ir.shape_poly import DimExpr, InconclusiveDimensionOperation
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer
-from olympus_ir.shape_poly import DimExpr, InconclusiveDimensionOperation
 
 from . import _creation
 from . import _ufuncs as uf
