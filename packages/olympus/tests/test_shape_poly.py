@@ -240,6 +240,13 @@ def test_eval_shape_and_trace():
     assert str(traced.olympuspr) == "{ lambda ; a:f32[b,4]. let b:f32[b,4] = mul a 2.0:f32[] in (b,) }"
 
 
+def test_compiling_a_symbolic_lowering_needs_refinement():
+    # JAX: ValueError: Error refining shapes. ...
+    with pytest.raises(ValueError, match="Error refining shapes. The module was lowered with "
+                                         "symbolic shapes .dimension variables b."):
+        olympus.jit(lambda x: x * 2).lower(_spec("b, 4", "float32")).compile()
+
+
 def test_vmap_and_grad_over_symbolic_shapes():
     x = _spec("b, 4", "float32")
     closed = olympus.make_olympuspr(lambda x: olympus.vmap(lambda r: r.sum())(x))(x)

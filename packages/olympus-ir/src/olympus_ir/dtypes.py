@@ -92,7 +92,7 @@ def dtype(x: Any) -> np.dtype:
         return _FROM_SHORT[x]
     if x is bool or isinstance(x, bool):
         return bool_
-    if x is int or isinstance(x, int) or x is DimExpr or isinstance(x, DimExpr):
+    if x is int or isinstance(x, int):
         return int64
     if x is float or isinstance(x, float):
         return float64
@@ -101,6 +101,8 @@ def dtype(x: Any) -> np.dtype:
     dt = getattr(x, "dtype", None)
     if dt is not None and not isinstance(x, type):
         return np.dtype(dt)
+    if x is DimExpr or isinstance(x, DimExpr):  # a symbolic dimension is an int
+        return int64
     try:
         return np.dtype(x)
     except TypeError as e:

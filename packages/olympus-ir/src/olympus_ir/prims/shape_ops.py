@@ -11,6 +11,7 @@ from .. import dtypes
 from ..avals import ShapedArray, canonicalize_shape
 from ..core import def_shape_rule, new_primitive
 from ..pretty import def_pp_params
+from ..shape_poly import is_dim
 
 
 def _check_axes(name, axes, ndim, what="dimensions"):
@@ -254,4 +255,7 @@ dim_as_value_p = new_primitive("dim_as_value")
 def dim_as_value_shape_rule(*, dim):
     """A symbolic dimension as a value: a weakly typed scalar of the default int type (its
     value is known only at run time, from the arguments' shapes)."""
+    if not is_dim(dim):
+        raise TypeError("dim_as_value dim must be a dimension (an int or a symbolic "
+                        f"dimension), got {dim!r}.")
     return ShapedArray((), dtypes.default_int(), weak_type=True)

@@ -260,6 +260,12 @@ class SpecializedCall:
     def compile(self, lowered=None, options=None):
         if self.executable is None or lowered is not None and lowered is not self.lowered:
             lowered = lowered or self.lower()
+            if lowered.dim_vars:  # as JAX: its refinement needs the dimensions' values
+                raise ValueError(
+                    "Error refining shapes. The module was lowered with symbolic shapes "
+                    f"(dimension variables {', '.join(lowered.dim_vars)}), whose values are "
+                    "arguments of @main: it can be compiled only after refinement to concrete "
+                    "shapes (see olympus_lower.shape_refinement).")
             counters["compile"] += 1
             donated = tuple(i for i, d in enumerate(self._kept(self.donated_mask)) if d)
             hoisted = lowered.hoisted_consts
