@@ -11,9 +11,16 @@ import re
 import numpy as np
 import pytest
 
-from olympus_ir import ClosedOlympuspr, Olympuspr, ShapedArray, Var, abstract_eval, dtypes
+from olympus_ir import (
+    ClosedOlympuspr,
+    Olympuspr,
+    ShapedArray,
+    Var,
+    abstract_eval,
+    dtypes,
+    shape_poly,
+)
 from olympus_ir import primitives as P
-from olympus_ir import shape_poly
 from olympus_ir.core import primitives_by_name, shape_rules
 from olympus_ir.prims.convolution import ConvDimensionNumbers as CDN
 from olympus_ir.prims.indexing import GatherDimensionNumbers as GDN
