@@ -70,7 +70,8 @@ def test_export_main_computes_dimensions_and_checks_shapes():
     a, b = symbolic_shape("a, b", constraints=("a >= b",))
     x_aval, y_aval = ShapedArray((a, 2 * b), F32), ShapedArray((b,), F32)
     bld = Builder()
-    bld.arg(x_aval), bld.arg(y_aval)
+    for aval in (x_aval, y_aval):
+        bld.arg(aval)
     closed = bld.build([bld.eqn(P.dim_as_value_p, dim=a * 10 + b)])
     module = export_main(lower_olympuspr(closed, name="f"), [x_aval, y_aval])
     text = str(module)
