@@ -336,3 +336,19 @@ def test_refinement_checks_shape_assertions():
     x = np.arange(36, dtype=np.int32).reshape(3, 3, 4)
     np.testing.assert_array_equal(np.asarray(rt.compile(refined).execute([rt.device_put(x)])[0]),
                                   x)
+
+
+def test_refine_and_run_scan_over_a_symbolic_axis():
+    def f(x):
+        return lax.scan(lambda c, r: (c + r, c * 2), jnp.zeros(4, jnp.float32), x,
+                        reverse=True)
+
+    xs = [np.arange(n * 4, dtype=np.float32).reshape(n, 4) for n in (3, 5)]
+    _, outs = _run_refined(f, "b, 4", np.float32, xs)
+    for x, (c, ys) in zip(xs, outs):
+        carry, ref_ys = np.zeros(4, np.float32), []
+        for r in x[::-1]:
+            ref_ys.append(carry * 2)
+            carry = carry + r
+        np.testing.assert_allclose(c, carry)
+        np.testing.assert_allclose(ys, np.stack(ref_ys[::-1]))

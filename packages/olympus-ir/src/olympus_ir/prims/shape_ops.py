@@ -11,7 +11,7 @@ from .. import dtypes
 from ..avals import ShapedArray, canonicalize_shape
 from ..core import def_shape_rule, new_primitive
 from ..pretty import def_pp_params
-from ..shape_poly import is_dim
+from ..shape_poly import is_dim, max_dim
 
 
 def _check_axes(name, axes, ndim, what="dimensions"):
@@ -184,7 +184,7 @@ def pad_shape_rule(x, padding_value, *, padding_config):
         if interior < 0:
             raise TypeError(f"interior padding in padding_config must be nonnegative, got "
                             f"padding_config {padding_config}")
-        n = lo + hi + d + max(0, d - 1) * interior
+        n = lo + hi + d + (max(0, d - 1) if type(d) is int else max_dim(0, d - 1)) * interior
         if n < 0:
             raise TypeError(
                 f"Dimension size after padding is not at least 0, got result shape with "
