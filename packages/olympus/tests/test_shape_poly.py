@@ -352,3 +352,16 @@ def test_refine_and_run_scan_over_a_symbolic_axis():
             carry = carry + r
         np.testing.assert_allclose(c, carry)
         np.testing.assert_allclose(ys, np.stack(ref_ys[::-1]))
+
+
+def test_refine_and_run_take_pad_and_einsum():
+    def f(x):
+        return (jnp.take(x, jnp.array([3, 0]), axis=1), jnp.pad(x, ((1, 2), (0, 0))),
+                jnp.einsum("ij,kj->ik", x, x))
+
+    xs = [np.arange(n * 4, dtype=np.float32).reshape(n, 4) for n in (2, 5)]
+    _, outs = _run_refined(f, "b, 4", np.float32, xs)
+    for x, (t, p, e) in zip(xs, outs):
+        np.testing.assert_array_equal(t, x[:, [3, 0]])
+        np.testing.assert_array_equal(p, np.pad(x, ((1, 2), (0, 0))))
+        np.testing.assert_allclose(e, x @ x.T, rtol=1e-6)

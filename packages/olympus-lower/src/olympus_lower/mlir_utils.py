@@ -133,6 +133,13 @@ def broadcast_to(x: ir.Value, aval: ShapedArray, shape: Sequence[int]) -> ir.Val
     return hlo.broadcast_in_dim(tensor_type(shape, aval.dtype), x, dims)
 
 
+def broadcast_dims(x: ir.Value, out_type: ir.Type, shape: Sequence, dims: Sequence[int]):
+    """``broadcast_in_dim`` to `out_type` (of `shape`); its dynamic form for symbolic shapes."""
+    if not ds.is_static(shape):
+        return hlo.dynamic_broadcast_in_dim(out_type, x, ds.shape_value(shape), list(dims))
+    return hlo.broadcast_in_dim(out_type, x, list(dims))
+
+
 def broadcast_scalar_operands(
     operands: Sequence[ir.Value], avals: Sequence[ShapedArray], shape: Sequence[int]
 ) -> list[ir.Value]:

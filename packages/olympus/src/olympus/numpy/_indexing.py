@@ -286,7 +286,7 @@ def _dynamic_scalar_getitem(x, idx):
 
 
 def _index_dtype(shape):
-    big = builtins.any(d >= 2 ** 31 - 1 for d in shape)
+    big = builtins.any(type(d) is int and d >= 2 ** 31 - 1 for d in shape)  # symbolic: int32
     return np.dtype(np.int64) if big and dtypes.is_x64_enabled() else _INDEX_DTYPE
 
 
@@ -457,8 +457,13 @@ def _index_to_gather(shape, idx, normalize=True) -> _Indexer:
             collapsed.append(dim)
             slice_sizes[dim] = 1
         else:
-            start, stop, step = v.indices(n)
-            size = len(range(start, stop, step))
+            if type(n) is DimExpr:
+                start, stop, step = _symbolic_slice_indices(v, n)
+                size = shape_poly.max_dim(0, (stop - start + step - 1) // step) if step > 0 \
+                    else shape_poly.max_dim(0, (start - stop - step - 1) // -step)
+            else:
+                start, stop, step = v.indices(n)
+                size = len(range(start, stop, step))
             if step == 1:
                 out_dims.append(("offset", size))
                 full.append(("offset", size))
