@@ -11,9 +11,9 @@ import numpy as np
 
 from .. import dtypes
 from ..avals import ShapedArray
-from ..shape_poly import is_symbolic_dim
 from ..core import def_shape_rule, new_primitive
 from ..pretty import def_pp_params
+from ..shape_poly import is_symbolic_dim
 
 __all__ = ["cond_p", "while_p", "scan_p", "closed_call_p"]
 

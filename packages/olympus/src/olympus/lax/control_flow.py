@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir.shape_poly import to_dim
 from olympus_ir.core import ClosedOlympuspr, Olympuspr
 from olympus_ir.prims.control_flow import cond_p, scan_p, while_p
+from olympus_ir.shape_poly import to_dim
 from olympus_trace import lax_ops, tree_util
 from olympus_trace.core import bind, get_aval
 from olympus_trace.make_olympuspr import abstractify
