@@ -20,6 +20,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from olympus_ir import shape_poly
+from olympus_ir.shape_poly import DimExpr
 
 __all__ = [
     "is_static", "ir_shape", "dim_env", "dim_value", "shape_value", "floor_divide",
@@ -35,13 +36,14 @@ _state = _State()
 
 
 def is_static(shape: Sequence) -> bool:
-    return all(type(d) is int for d in shape)
+    """No symbolic dimension (ints of any integer type are static)."""
+    return not any(type(d) is DimExpr for d in shape)
 
 
 def ir_shape(shape: Sequence) -> list[int]:
     """The shape for an MLIR tensor type: ``?`` (the dynamic size) for symbolic dims."""
     dyn = ir.ShapedType.get_dynamic_size()
-    return [d if type(d) is int else dyn for d in shape]
+    return [dyn if type(d) is DimExpr else int(d) for d in shape]
 
 
 @contextmanager
@@ -97,8 +99,8 @@ def remainder(a: ir.Value, b: ir.Value) -> ir.Value:
 
 def dim_value(d, env: dict | None = None) -> ir.Value:
     """A dimension (int or expression) as a ``tensor<i32>`` value."""
-    if type(d) is int:
-        return _const(d)
+    if type(d) is not DimExpr:
+        return _const(int(d))
     env = _state.env if env is None else env
     if env is None:
         raise ValueError(f"symbolic dimension '{d}' used outside a lowering with symbolic "
@@ -120,8 +122,8 @@ def shape_value(shape: Sequence) -> ir.Value:
     one = ir.RankedTensorType.get([1], i32)
     pieces = []
     for d in shape:
-        if type(d) is int:
-            attr = ir.DenseElementsAttr.get(np.asarray([d], np.int32), type=i32, shape=[1])
+        if type(d) is not DimExpr:
+            attr = ir.DenseElementsAttr.get(np.asarray([int(d)], np.int32), type=i32, shape=[1])
             pieces.append(hlo.constant(attr))
         else:
             pieces.append(hlo.reshape(one, dim_value(d)))

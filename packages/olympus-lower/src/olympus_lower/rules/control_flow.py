@@ -90,19 +90,25 @@ def _scan_lowering(ctx, *operands, olympuspr, length, reverse, num_consts, num_c
              + [mu.aval_to_ir_type(a) for a in avals_in]
              + [mu.aval_to_ir_type(a) for a in y_avals])
     init = [mu.ir_constant(np.int32(0)), *operands, *ys_init]
-    # The trip count (a value computed from the dimension variables if symbolic).
-    length_v = ds.dim_value(length)
-    last_v = ds.dim_value(length - 1) if reverse else None
+    # A symbolic trip count is computed from the dimension variables, before the loop.
+    symbolic = type(length) is not int
+    length_v = ds.dim_value(length) if symbolic else None
+    last_v = ds.dim_value(length - 1) if symbolic and reverse else None
 
     def cond_fn(i, *rest):
-        return mu.compare(i, length_v, "LT", i32)
+        n = length_v if symbolic else mu.ir_constant(np.int32(length))
+        return mu.compare(i, n, "LT", i32)
 
     def body_fn(i, *rest):
         consts = rest[:n_c]
         carry = rest[n_c:n_c + n_k]
         xs = rest[n_c + n_k:n_c + n_k + n_x]
         ys = rest[n_c + n_k + n_x:]
-        t = hlo.subtract(last_v, i) if reverse else i
+        if reverse:
+            last = last_v if symbolic else mu.ir_constant(np.int32(length - 1))
+            t = hlo.subtract(last, i)
+        else:
+            t = i
         zero = mu.ir_constant(np.int32(0))
         x_t = []
         for x, a in zip(xs, x_avals, strict=True):

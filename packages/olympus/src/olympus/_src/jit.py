@@ -260,7 +260,7 @@ class SpecializedCall:
     def compile(self, lowered=None, options=None):
         if self.executable is None or lowered is not None and lowered is not self.lowered:
             lowered = lowered or self.lower()
-            if lowered.dim_vars:  # as JAX: its refinement needs the dimensions' values
+            if getattr(lowered, "dim_vars", ()):  # as JAX: refinement needs their values
                 raise ValueError(
                     "Error refining shapes. The module was lowered with symbolic shapes "
                     f"(dimension variables {', '.join(lowered.dim_vars)}), whose values are "
