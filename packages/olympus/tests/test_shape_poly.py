@@ -365,3 +365,13 @@ def test_refine_and_run_take_pad_and_einsum():
         np.testing.assert_array_equal(t, x[:, [3, 0]])
         np.testing.assert_array_equal(p, np.pad(x, ((1, 2), (0, 0))))
         np.testing.assert_allclose(e, x @ x.T, rtol=1e-6)
+
+
+def test_vmap_of_a_dimension_value():
+    f = olympus.vmap(lambda r: r * r.shape[0] + jnp.arange(r.shape[0]))
+    closed = olympus.make_olympuspr(f)(_spec("3, b", "float32"))
+    assert "dim_as_value[dim=b]" in str(closed)
+    xs = [np.arange(3 * n, dtype=np.float32).reshape(3, n) for n in (2, 5)]
+    _, outs = _run_refined(f, "3, b", np.float32, xs)
+    for x, (y,) in zip(xs, outs):
+        np.testing.assert_allclose(y, x * x.shape[1] + np.arange(x.shape[1]))
