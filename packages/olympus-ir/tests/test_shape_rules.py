@@ -11,7 +11,15 @@ import re
 import numpy as np
 import pytest
 
-from olympus_ir import ClosedOlympuspr, Olympuspr, ShapedArray, Var, abstract_eval, dtypes
+from olympus_ir import (
+    ClosedOlympuspr,
+    Olympuspr,
+    ShapedArray,
+    Var,
+    abstract_eval,
+    dtypes,
+    shape_poly,
+)
 from olympus_ir import primitives as P
 from olympus_ir.core import primitives_by_name, shape_rules
 from olympus_ir.prims.convolution import ConvDimensionNumbers as CDN
@@ -305,6 +313,7 @@ HAPPY = [
      "f32[2,2]"),
     ("slice", "f32[5,6]", dict(start_indices=(2, 2), limit_indices=(2, 5)), "f32[0,3]"),
     ("iota", "", dict(dtype=i32, shape=(2, 3), dimension=1), "i32[2,3]"),
+    ("dim_as_value", "", dict(dim=shape_poly.symbolic_shape("b")[0]), "i32[]*"),
     *[(n, "f32[2,3,4]", dict(axes=(0, 2)), "f32[3]") for n in REDUCE_NAMES],
     *[(n, "bool[2,3]*", dict(axes=(1,)), "bool[2]*") for n in LOGICAL_REDUCE_NAMES],
     ("argmax", "f32[2,3]", dict(axes=(1,), index_dtype=i32), "i32[2]"),
@@ -494,6 +503,7 @@ ERRORS = [
     ("slice", "f32[5,6]", dict(start_indices=(0, 0), limit_indices=(6, 6)),
      r"limit_indices \(6, 6\) for operand shape \(5, 6\)"),
     ("iota", "", dict(dtype=i32, shape=(2, 3), dimension=2), "dimension=2"),
+    ("dim_as_value", "", dict(dim=2.5), "dim_as_value dim must be a dimension"),
     ("iota", "", dict(dtype=np.dtype(bool), shape=(2,), dimension=0), "dtype bool"),
     *[(n, "f32[2,3]", dict(axes=(2,)), r"axes=\(2,\)") for n in REDUCE_NAMES],
     *[(n, "f32[2,3]", dict(axes=(0,)), "does not accept dtype float32")

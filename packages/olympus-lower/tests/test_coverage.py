@@ -18,6 +18,7 @@ from olympus_ir.prims.indexing import GatherDimensionNumbers as GDN
 from olympus_ir.prims.indexing import ScatterDimensionNumbers as SDN
 from olympus_ir.prims.linalg_lapack import FftType
 from olympus_ir.prims.random import RandomAlgorithm
+from olympus_ir.shape_poly import symbolic_shape
 from olympus_lower import get_lowering_rule, lower_olympuspr, lowering_rules
 
 F32, I32, U32, BOOL = (np.dtype(t) for t in (np.float32, np.int32, np.uint32, np.bool_))
@@ -99,6 +100,12 @@ def _single(prim, in_avals, **params):
     return b.build(out if prim.multiple_results else [out])
 
 
+def _dim_as_value_case(b):
+    bld = Builder()
+    bld.arg(ShapedArray((b,), F32))
+    return bld.build([bld.eqn(P.dim_as_value_p, dim=2 * b)])
+
+
 def _cases():
     A = ShapedArray
     x3, i3, c3 = A((3,), F32), A((3,), I32), A((3,), np.complex64)
@@ -145,6 +152,10 @@ def _cases():
                       ["stablehlo.slice %arg0 [1:3]"])
     cases["iota"] = (_single(P.iota_p, [], dtype=I32, shape=(4,), dimension=0),
                      ["stablehlo.iota dim = 0 : tensor<4xi32>"])
+    bdim, = symbolic_shape("b")
+    cases["dim_as_value"] = (
+        _dim_as_value_case(bdim),
+        ['%arg0: tensor<i32> {jax.global_constant = "b"}', "stablehlo.multiply %arg0"])
     for n in ("reduce_sum", "reduce_prod", "reduce_max", "reduce_min"):
         op = {"reduce_sum": "add", "reduce_prod": "multiply", "reduce_max": "maximum",
               "reduce_min": "minimum"}[n]

@@ -14,7 +14,8 @@ from olympus import errors
 
 DOCS = "See https://docs.olympus.dev/en/latest/errors.html#olympus.errors."
 
-NAMES = ["ConcretizationTypeError", "KeyReuseError", "NonConcreteBooleanIndexError",
+NAMES = ["ConcretizationTypeError", "InconclusiveDimensionOperation", "KeyReuseError",
+         "NonConcreteBooleanIndexError",
          "OlympusRuntimeError", "OlympusTypeError", "TracerArrayConversionError",
          "TracerBoolConversionError", "TracerIntegerConversionError", "UnexpectedTracerError"]
 

@@ -8,10 +8,12 @@ from typing import Any
 import numpy as np
 
 from . import dtypes
+from .shape_poly import DimExpr
 
 
 def canonicalize_shape(shape: Any, what: str = "shape") -> tuple[int, ...]:
-    """A tuple of non-negative Python ints, or a TypeError naming `what`."""
+    """A tuple of non-negative Python ints (or symbolic dimensions, `shape_poly.DimExpr`),
+    or a TypeError naming `what`."""
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:
@@ -21,6 +23,9 @@ def canonicalize_shape(shape: Any, what: str = "shape") -> tuple[int, ...]:
     out = []
     for d in dims:
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
+            if type(d) is DimExpr:
+                out.append(d)
+                continue
             if hasattr(d, "__index__") and not hasattr(d, "aval"):
                 d = d.__index__()
             else:
@@ -59,7 +64,8 @@ class ShapedArray:
         self.dtype = dtypes.dtype(dtype) if not isinstance(dtype, np.dtype) else dtype
         self.weak_type = bool(weak_type)
         self._hash = None
-        if math.prod(self.shape) * self.dtype.itemsize > _MAX_BYTES:
+        size = math.prod(self.shape)
+        if type(size) is int and size * self.dtype.itemsize > _MAX_BYTES:
             _too_big(self.shape, self.dtype)
 
     @property

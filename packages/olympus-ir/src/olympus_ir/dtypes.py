@@ -19,6 +19,8 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from .shape_poly import DimExpr
+
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 
 bool_ = np.dtype(np.bool_)
@@ -99,6 +101,8 @@ def dtype(x: Any) -> np.dtype:
     dt = getattr(x, "dtype", None)
     if dt is not None and not isinstance(x, type):
         return np.dtype(dt)
+    if x is DimExpr or isinstance(x, DimExpr):  # a symbolic dimension is an int
+        return int64
     try:
         return np.dtype(x)
     except TypeError as e:
@@ -339,7 +343,7 @@ def promote_types(a: Any, b: Any) -> np.dtype:
 
 
 _PYTHON_SCALAR_TYPES = {bool: (bool_, False), int: (int64, True), float: (float64, True),
-                        complex: (complex128, True)}
+                        complex: (complex128, True), DimExpr: (int64, True)}
 
 
 def _dtype_and_weakness(x: Any) -> tuple[np.dtype, bool]:

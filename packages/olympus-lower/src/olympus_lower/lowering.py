@@ -25,9 +25,18 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from olympus_ir import ClosedOlympuspr, DropVar, Literal, Olympuspr, ShapedArray, SourceInfo
+from olympus_ir import (
+    ClosedOlympuspr,
+    DropVar,
+    Literal,
+    Olympuspr,
+    ShapedArray,
+    SourceInfo,
+    shape_poly,
+)
 
 from .context import get_context
+from .dynamic_shapes import dim_env, is_static
 from .mlir_utils import aval_to_ir_type, ir_constant
 from .rules import get_lowering_rule
 from .rules.callbacks import thread_effect_tokens
@@ -202,7 +211,9 @@ class LoweredModule:
     * ``module``: the ``ir.Module``.
     * ``in_avals``: the avals of every ``@main`` argument, hoisted constants first;
       ``num_args == len(in_avals)``.
-    * ``hoisted_consts``: the values to pass for the first ``len(hoisted_consts)``
+    * ``dim_vars``: with symbolic shapes, the dimension variables whose int32 values are
+      the first ``len(dim_vars)`` arguments (see `olympus_lower.shape_refinement` to run).
+    * ``hoisted_consts``: the values to pass for the next ``len(hoisted_consts)``
       arguments; ``hoisted_const_indices`` their positions in ``closed.consts``.
     * ``out_avals``: the avals of the results.
     * ``host_callbacks``: the Python functions the module's host-callback custom calls
@@ -212,7 +223,7 @@ class LoweredModule:
     def __init__(self, module: ir.Module, *, name: str, in_avals: list[ShapedArray],
                  out_avals: list[ShapedArray], hoisted_consts: tuple,
                  hoisted_const_indices: tuple[int, ...], donated: tuple[bool, ...],
-                 host_callbacks: tuple = ()):
+                 host_callbacks: tuple = (), dim_vars: tuple[str, ...] = ()):
         self.module = module
         self.name = name
         self.in_avals = in_avals
@@ -221,6 +232,7 @@ class LoweredModule:
         self.hoisted_const_indices = hoisted_const_indices
         self.donated = donated
         self.host_callbacks = tuple(host_callbacks)
+        self.dim_vars = tuple(dim_vars)
 
     @property
     def num_args(self) -> int:
@@ -228,7 +240,7 @@ class LoweredModule:
 
     @property
     def num_hoisted(self) -> int:
-        return len(self.hoisted_consts)
+        return len(self.dim_vars) + len(self.hoisted_consts)
 
     def as_text(self, debug_info: bool = False) -> str:
         """Pretty MLIR text (no trailing newline). With `debug_info`, op locations are
@@ -311,8 +323,13 @@ def lower_olympuspr(
         if const_hoist_threshold is not None and c.nbytes > const_hoist_threshold
     )
     hoisted_set = set(hoisted_idx)
-    n_hoisted = len(hoisted_idx)
-    in_avals = [jpr.constvars[i].aval for i in hoisted_idx] + list(jpr.in_avals)
+    # Symbolic shapes: the dimension variables' values come first, as int32 scalars (each
+    # marked `jax.global_constant`, as JAX's lowering does, so shape refinement can
+    # specialize the function to constant dimension values).
+    dim_vars = symbolic_dim_vars(jpr.in_avals)
+    n_hoisted = len(dim_vars) + len(hoisted_idx)
+    in_avals = ([ShapedArray((), np.int32)] * len(dim_vars)
+                + [jpr.constvars[i].aval for i in hoisted_idx] + list(jpr.in_avals))
     out_avals = [v.aval for v in jpr.outvars]
 
     ctx = get_context()
@@ -332,6 +349,8 @@ def lower_olympuspr(
         fn.attributes["sym_visibility"] = ir.StringAttr.get("public")
 
         arg_attrs: list[dict[str, ir.Attribute]] = [{} for _ in in_avals]
+        for k, name_ in enumerate(dim_vars):
+            arg_attrs[k]["jax.global_constant"] = ir.StringAttr.get(name_)
         used_outputs: set[int] = set()
         for i, d in enumerate(donation):
             if not d:
@@ -383,14 +402,18 @@ def lower_olympuspr(
         with ir.InsertionPoint(entry):
             args = list(entry.arguments)
             consts: list[ir.Value] = []
-            k = 0
+            k = len(dim_vars)
             for i, c in enumerate(const_vals):
                 if i in hoisted_set:
                     consts.append(args[k])
                     k += 1
                 else:
                     consts.append(ir_constant(c))
-            outs = lowerer.lower_body(jpr, consts, args[n_hoisted:])
+            if dim_vars:
+                with dim_env(dict(zip(dim_vars, args[:len(dim_vars)]))):
+                    outs = lowerer.lower_body(jpr, consts, args[n_hoisted:])
+            else:
+                outs = lowerer.lower_body(jpr, consts, args[n_hoisted:])
             func.ReturnOp(outs)
 
     try:
@@ -408,5 +431,16 @@ def lower_olympuspr(
         module, name=name, in_avals=in_avals, out_avals=out_avals,
         hoisted_consts=tuple(const_vals[i] for i in hoisted_idx),
         hoisted_const_indices=hoisted_idx, donated=tuple(donation),
-        host_callbacks=tuple(lowerer.host_callbacks),
+        host_callbacks=tuple(lowerer.host_callbacks), dim_vars=dim_vars,
     )
+
+
+def symbolic_dim_vars(avals: Sequence[ShapedArray]) -> tuple[str, ...]:
+    """The dimension variables of the avals' symbolic shapes, sorted (empty if static)."""
+    if all(is_static(a.shape) for a in avals):
+        return ()
+    names: set[str] = set()
+    for a in avals:
+        for d in a.shape:
+            names |= shape_poly.dim_vars(d)
+    return tuple(sorted(names))

@@ -16,6 +16,8 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from olympus_ir import ShapedArray, dtypes
 
+from . import dynamic_shapes as ds
+
 __all__ = [
     "dtype_to_ir_type", "aval_to_ir_type", "scalar_type", "ir_constant", "full",
     "full_like", "broadcast_to", "broadcast_scalar_operands", "convert", "compare",
@@ -54,12 +56,18 @@ def dtype_to_ir_type(dtype: Any) -> ir.Type:
 
 
 def aval_to_ir_type(aval: ShapedArray) -> ir.RankedTensorType:
-    """``tensor<3x4xf32>`` for ``f32[3,4]`` (weak types lower like strong ones)."""
-    return ir.RankedTensorType.get(list(aval.shape), dtype_to_ir_type(aval.dtype))
+    """``tensor<3x4xf32>`` for ``f32[3,4]`` (weak types lower like strong ones);
+    ``tensor<?x4xf32>`` for a symbolic ``f32[b,4]``."""
+    return tensor_type(aval.shape, aval.dtype)
 
 
 def tensor_type(shape: Sequence[int], dtype: Any) -> ir.RankedTensorType:
-    return ir.RankedTensorType.get(list(shape), dtype_to_ir_type(dtype))
+    try:
+        return ir.RankedTensorType.get(list(shape), dtype_to_ir_type(dtype))
+    except TypeError:
+        if ds.is_static(shape):
+            raise
+        return ir.RankedTensorType.get(ds.ir_shape(shape), dtype_to_ir_type(dtype))
 
 
 def scalar_type(dtype: Any) -> ir.RankedTensorType:
@@ -94,6 +102,9 @@ def full(shape: Sequence[int], value: Any, dtype: Any) -> ir.Value:
     c = ir_constant(np.asarray(value, dtype=dtype))
     if tuple(shape) == ():
         return c
+    if not ds.is_static(shape):
+        return hlo.dynamic_broadcast_in_dim(tensor_type(shape, dtype), c,
+                                            ds.shape_value(shape), [])
     return hlo.broadcast_in_dim(tensor_type(shape, dtype), c, [])
 
 
@@ -116,7 +127,17 @@ def broadcast_to(x: ir.Value, aval: ShapedArray, shape: Sequence[int]) -> ir.Val
         return x
     offset = len(shape) - aval.ndim
     dims = list(range(offset, len(shape)))
+    if not ds.is_static(shape):
+        return hlo.dynamic_broadcast_in_dim(tensor_type(shape, aval.dtype), x,
+                                            ds.shape_value(shape), dims)
     return hlo.broadcast_in_dim(tensor_type(shape, aval.dtype), x, dims)
+
+
+def broadcast_dims(x: ir.Value, out_type: ir.Type, shape: Sequence, dims: Sequence[int]):
+    """``broadcast_in_dim`` to `out_type` (of `shape`); its dynamic form for symbolic shapes."""
+    if not ds.is_static(shape):
+        return hlo.dynamic_broadcast_in_dim(out_type, x, ds.shape_value(shape), list(dims))
+    return hlo.broadcast_in_dim(out_type, x, list(dims))
 
 
 def broadcast_scalar_operands(
@@ -156,6 +177,9 @@ def select(pred: ir.Value, on_true: ir.Value, on_false: ir.Value) -> ir.Value:
 
 def reshape(x: ir.Value, shape: Sequence[int], dtype: Any = None) -> ir.Value:
     et = value_dtype(x) if dtype is None else dtype_to_ir_type(dtype)
+    if not ds.is_static(shape):
+        return hlo.dynamic_reshape(ir.RankedTensorType.get(ds.ir_shape(shape), et), x,
+                                   ds.shape_value(shape))
     if value_shape(x) == tuple(shape):
         return x
     return hlo.reshape(ir.RankedTensorType.get(list(shape), et), x)
@@ -180,6 +204,8 @@ def convert(x: ir.Value, in_dtype: Any, out_dtype: Any, shape: Sequence[int]) ->
 
 
 def iota(dtype: Any, shape: Sequence[int], dimension: int) -> ir.Value:
+    if not ds.is_static(shape):
+        return hlo.dynamic_iota(tensor_type(shape, dtype), ds.shape_value(shape), dimension)
     return hlo.iota(tensor_type(shape, dtype), dimension)
 
 

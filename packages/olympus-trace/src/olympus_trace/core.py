@@ -21,6 +21,7 @@ import numpy as np
 from olympus_ir import dtypes
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import Primitive
+from olympus_ir.shape_poly import DimExpr
 
 from .errors import (
     ConcretizationTypeError,
@@ -60,6 +61,8 @@ for _t in set(np.sctypeDict.values()):
     if issubclass(_t, np.generic):
         aval_handlers[_t] = _numpy_aval
 aval_handlers[dtypes.bfloat16.type] = _numpy_aval
+# A symbolic dimension used as a value is a weakly typed int scalar (JAX's dimension-as-value).
+aval_handlers[DimExpr] = lambda d: ShapedArray((), dtypes.default_int(), weak_type=True)
 
 
 def get_aval(x: Any) -> ShapedArray:

@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from olympus_ir import dtypes
+from olympus_ir.shape_poly import is_constant_shape, to_dim
 
 from . import lax_ops as lax
 from .core import get_aval
@@ -168,7 +169,7 @@ def broadcast_shapes(*shapes):
 def broadcast_to(x, shape):
     """`x` broadcast to `shape`: size-1 dims that grow are squeezed, then one
     broadcast_in_dim (as JAX does)."""
-    shape = tuple(int(d) for d in shape)
+    shape = tuple(to_dim(d) for d in shape)
     aval = aval_of(x)
     if aval.shape == shape:
         return x
@@ -192,7 +193,14 @@ def promote_shapes(*args, fun_name: str = "broadcasting"):
         return list(args)
     if _rank_promotion != "allow":
         _check_rank_promotion(fun_name, shapes)
-    shape = broadcast_shapes(*shapes)
+    try:
+        shape = broadcast_shapes(*shapes)
+    except ValueError:
+        if fun_name == "broadcasting" or builtins.all(is_constant_shape(s) for s in shapes):
+            raise
+        # Symbolic shapes that do not broadcast: JAX reports it from the primitive's rule.
+        raise TypeError(f"{fun_name} got incompatible shapes for broadcasting: "
+                        f"{', '.join(str(tuple(s)) for s in shapes)}.") from None
     return [a if s == () or s == shape else broadcast_to(a, shape) for a, s in zip(args, shapes)]
 
 

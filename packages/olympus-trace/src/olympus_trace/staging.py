@@ -30,6 +30,8 @@ from olympus_ir.core import (
     abstract_eval,
 )
 from olympus_ir.prims.callbacks import own_effect
+from olympus_ir.prims.shape_ops import dim_as_value_p
+from olympus_ir.shape_poly import DimExpr
 
 from .core import (
     Trace,
@@ -227,6 +229,8 @@ class OlympusprTrace(Trace):
                 raise escaped_tracer_error(x)
             return self._const_var(x, x.aval)
         aval = get_aval(x)
+        if type(x) is DimExpr:  # a symbolic dimension used as a value
+            return self.process_primitive(dim_as_value_p, (), {"dim": x})._var
         if isinstance(x, np.ndarray) and x.dtype != aval.dtype:
             x = x.astype(aval.dtype)  # canonicalize (e.g. float64 -> float32 without x64)
         if aval.shape == () and isinstance(x, (bool, int, float, complex, np.generic, np.ndarray)):

@@ -1,5 +1,6 @@
 """Olympus's exception types."""
 
+from olympus_ir.shape_poly import InconclusiveDimensionOperation
 from olympus_runtime import XlaRuntimeError as OlympusRuntimeError
 from olympus_trace.errors import (
     ConcretizationTypeError,
@@ -13,7 +14,7 @@ from olympus_trace.errors import (
 )
 
 __all__ = [
-    "ConcretizationTypeError", "KeyReuseError", "NonConcreteBooleanIndexError",
+    "ConcretizationTypeError", "InconclusiveDimensionOperation", "KeyReuseError", "NonConcreteBooleanIndexError",
     "OlympusRuntimeError", "OlympusTypeError",
     "TracerArrayConversionError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "UnexpectedTracerError",
@@ -23,8 +24,8 @@ __all__ = [
 # tracing errors is this module: tracebacks then read `olympus.errors.TracerBoolConversionError:`
 # and pickling resolves the class here. OlympusRuntimeError is jaxlib's own type and keeps its
 # name.
-for _cls in (ConcretizationTypeError, KeyReuseError, NonConcreteBooleanIndexError,
-             OlympusTypeError,
+for _cls in (ConcretizationTypeError, InconclusiveDimensionOperation, KeyReuseError,
+             NonConcreteBooleanIndexError, OlympusTypeError,
              TracerArrayConversionError, TracerBoolConversionError,
              TracerIntegerConversionError, UnexpectedTracerError):
     _cls.__module__ = __name__

@@ -13,6 +13,7 @@ from .. import dtypes
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
 from ..pretty import def_pp_params
+from ..shape_poly import is_symbolic_dim
 
 __all__ = ["cond_p", "while_p", "scan_p", "closed_call_p"]
 
@@ -94,7 +95,8 @@ scan_p = new_primitive("scan", multiple_results=True)
 @def_shape_rule(scan_p)
 def scan_shape_rule(*operands, olympuspr, length, reverse, num_consts, num_carry, linear,
                     unroll):
-    length = _check_int("scan length", length)
+    if not is_symbolic_dim(length):  # a symbolic length: a symbolic leading axis
+        length = _check_int("scan length", length)
     num_consts = _check_int("scan num_consts", num_consts)
     num_carry = _check_int("scan num_carry", num_carry)
     if num_consts + num_carry > len(operands):

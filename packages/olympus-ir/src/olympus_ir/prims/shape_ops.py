@@ -11,6 +11,7 @@ from .. import dtypes
 from ..avals import ShapedArray, canonicalize_shape
 from ..core import def_shape_rule, new_primitive
 from ..pretty import def_pp_params
+from ..shape_poly import is_dim, max_dim
 
 
 def _check_axes(name, axes, ndim, what="dimensions"):
@@ -183,7 +184,7 @@ def pad_shape_rule(x, padding_value, *, padding_config):
         if interior < 0:
             raise TypeError(f"interior padding in padding_config must be nonnegative, got "
                             f"padding_config {padding_config}")
-        n = lo + hi + d + max(0, d - 1) * interior
+        n = lo + hi + d + (max(0, d - 1) if type(d) is int else max_dim(0, d - 1)) * interior
         if n < 0:
             raise TypeError(
                 f"Dimension size after padding is not at least 0, got result shape with "
@@ -219,7 +220,7 @@ def slice_shape_rule(x, *, start_indices, limit_indices, strides=None):
         raise TypeError(f"slice strides must have length {n}, got {strides}.")
     shape = []
     for s, lim, st, d in zip(start_indices, limit_indices, strides, x.shape):
-        if not 0 <= s <= lim <= d:
+        if not (d >= lim and s >= 0 and lim >= s):  # JAX's order (symbolic dims' errors)
             raise TypeError(
                 "slice indices must satisfy 0 <= start <= limit <= shape, got start_indices "
                 f"{tuple(start_indices)}, limit_indices {tuple(limit_indices)} for operand "
@@ -245,3 +246,16 @@ def iota_shape_rule(*, dtype, shape, dimension, sharding=None):
             f"iota dimension must be in range [0, {len(shape)}), got dimension={dimension}."
         )
     return ShapedArray(shape, dt)
+
+
+dim_as_value_p = new_primitive("dim_as_value")
+
+
+@def_shape_rule(dim_as_value_p)
+def dim_as_value_shape_rule(*, dim):
+    """A symbolic dimension as a value: a weakly typed scalar of the default int type (its
+    value is known only at run time, from the arguments' shapes)."""
+    if not is_dim(dim):
+        raise TypeError("dim_as_value dim must be a dimension (an int or a symbolic "
+                        f"dimension), got {dim!r}.")
+    return ShapedArray((), dtypes.default_int(), weak_type=True)

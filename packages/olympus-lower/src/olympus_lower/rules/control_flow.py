@@ -18,6 +18,9 @@ import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from olympus_ir.shape_poly import to_dim
+
+from .. import dynamic_shapes as ds
 from .. import mlir_utils as mu
 from ._registry import register_lowering
 
@@ -73,7 +76,7 @@ def _while_lowering(ctx, *operands, cond_olympuspr, body_olympuspr, cond_nconsts
 @register_lowering("scan")
 def _scan_lowering(ctx, *operands, olympuspr, length, reverse, num_consts, num_carry,
                    linear=None, unroll=1, **_unused):
-    length, n_c, n_k = int(length), int(num_consts), int(num_carry)
+    length, n_c, n_k = to_dim(length), int(num_consts), int(num_carry)
     avals_in, avals_out = ctx.avals_in, ctx.avals_out
     n_x = len(operands) - n_c - n_k
     x_avals = avals_in[n_c + n_k:]
@@ -87,16 +90,25 @@ def _scan_lowering(ctx, *operands, olympuspr, length, reverse, num_consts, num_c
              + [mu.aval_to_ir_type(a) for a in avals_in]
              + [mu.aval_to_ir_type(a) for a in y_avals])
     init = [mu.ir_constant(np.int32(0)), *operands, *ys_init]
+    # A symbolic trip count is computed from the dimension variables, before the loop.
+    symbolic = type(length) is not int
+    length_v = ds.dim_value(length) if symbolic else None
+    last_v = ds.dim_value(length - 1) if symbolic and reverse else None
 
     def cond_fn(i, *rest):
-        return mu.compare(i, mu.ir_constant(np.int32(length)), "LT", i32)
+        n = length_v if symbolic else mu.ir_constant(np.int32(length))
+        return mu.compare(i, n, "LT", i32)
 
     def body_fn(i, *rest):
         consts = rest[:n_c]
         carry = rest[n_c:n_c + n_k]
         xs = rest[n_c + n_k:n_c + n_k + n_x]
         ys = rest[n_c + n_k + n_x:]
-        t = hlo.subtract(mu.ir_constant(np.int32(length - 1)), i) if reverse else i
+        if reverse:
+            last = last_v if symbolic else mu.ir_constant(np.int32(length - 1))
+            t = hlo.subtract(last, i)
+        else:
+            t = i
         zero = mu.ir_constant(np.int32(0))
         x_t = []
         for x, a in zip(xs, x_avals, strict=True):

@@ -45,6 +45,10 @@ def _cumulative_rule(name):
         dt = np.dtype(aval.dtype)
         axis = int(axis)
         n = aval.shape[axis]
+        if type(n) is not int:
+            raise NotImplementedError(
+                f"{name} along an axis of symbolic size {n} cannot be lowered yet (its "
+                "window would need stablehlo.dynamic_reduce_window)")
         if n <= 1:
             return [x]
         window = [1] * aval.ndim

@@ -22,6 +22,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from olympus_ir import dtypes
 from olympus_ir.prims.indexing import GatherScatterMode
 
+from .. import dynamic_shapes as ds
 from .. import mlir_utils as mu
 from ._registry import register_lowering
 from .reductions import reduce_values
@@ -64,6 +65,17 @@ def _default_fill_value(dt):
     return True
 
 
+def _gather_dnums(dn, idx_aval):
+    return hlo.GatherDimensionNumbers.get(
+        offset_dims=[int(d) for d in dn.offset_dims],
+        collapsed_slice_dims=[int(d) for d in dn.collapsed_slice_dims],
+        operand_batching_dims=[int(d) for d in dn.operand_batching_dims],
+        start_indices_batching_dims=[int(d) for d in dn.start_indices_batching_dims],
+        start_index_map=[int(d) for d in dn.start_index_map],
+        index_vector_dim=idx_aval.ndim - 1,
+    )
+
+
 @register_lowering("gather")
 def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
                      indices_are_sorted=False, unique_indices=False, mode=None,
@@ -72,28 +84,30 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
     aval_out = ctx.avals_out[0]
     dn = dimension_numbers
     mode = GatherScatterMode.from_any(mode)
-    slice_sizes = [int(s) for s in slice_sizes]
-    dnums = hlo.GatherDimensionNumbers.get(
-        offset_dims=[int(d) for d in dn.offset_dims],
-        collapsed_slice_dims=[int(d) for d in dn.collapsed_slice_dims],
-        operand_batching_dims=[int(d) for d in dn.operand_batching_dims],
-        start_indices_batching_dims=[int(d) for d in dn.start_indices_batching_dims],
-        start_index_map=[int(d) for d in dn.start_index_map],
-        index_vector_dim=idx_aval.ndim - 1,
-    )
-    out = hlo.gather(operand, indices, dnums, slice_sizes,
-                     indices_are_sorted=bool(indices_are_sorted))
+    static = ds.is_static(slice_sizes) and ds.is_static(op_aval.shape)
+    if static:
+        slice_sizes = [int(s) for s in slice_sizes]
+        out = hlo.gather(operand, indices, _gather_dnums(dn, idx_aval), slice_sizes,
+                         indices_are_sorted=bool(indices_are_sorted))
+    else:  # symbolic slice sizes: dynamic_gather takes them as an operand
+        out = hlo.dynamic_gather(operand, indices, ds.shape_value(slice_sizes),
+                                 _gather_dnums(dn, idx_aval),
+                                 indices_are_sorted=bool(indices_are_sorted))
     if mode != GatherScatterMode.FILL_OR_DROP:
         return [out]
 
     # Mask of batch positions whose slice starts in bounds in every indexed dimension.
     i64 = np.dtype(np.int64)
     idx = mu.convert(indices, idx_aval.dtype, i64, idx_aval.shape)
-    upper = np.array([op_aval.shape[d] - slice_sizes[d] for d in dn.start_index_map], i64)
+    upper = [op_aval.shape[d] - slice_sizes[d] for d in dn.start_index_map]
+    if static:
+        upper_c = mu.ir_constant(np.array(upper, i64))
+    else:
+        upper_c = hlo.convert(mu.tensor_type((len(upper),), i64), ds.shape_value(upper))
     batch_shape = idx_aval.shape[:-1]
     nb = len(batch_shape)
-    upper_v = hlo.broadcast_in_dim(mu.tensor_type(idx_aval.shape, i64),
-                                   mu.ir_constant(upper), [nb])
+    upper_v = mu.broadcast_dims(upper_c, mu.tensor_type(idx_aval.shape, i64), idx_aval.shape,
+                                [nb])
     ok = hlo.and_(
         mu.compare(idx, mu.full(idx_aval.shape, 0, i64), "GE", i64),
         mu.compare(idx, upper_v, "LE", i64),
@@ -101,8 +115,8 @@ def _gather_lowering(ctx, operand, indices, *, dimension_numbers, slice_sizes,
     (mask,) = reduce_values([ok], [mu.ir_constant(np.bool_(True))], [np.bool_], [nb],
                             [batch_shape], lambda a, b: [hlo.and_(a, b)])
     batch_dims_in_out = [d for d in range(aval_out.ndim) if d not in dn.offset_dims]
-    mask = hlo.broadcast_in_dim(mu.tensor_type(aval_out.shape, np.bool_), mask,
-                                batch_dims_in_out)
+    mask = mu.broadcast_dims(mask, mu.tensor_type(aval_out.shape, np.bool_), aval_out.shape,
+                             batch_dims_in_out)
     if fill_value is None:
         fill_value = _default_fill_value(aval_out.dtype)
     fill = mu.full(aval_out.shape, np.asarray(fill_value).astype(aval_out.dtype),

@@ -161,3 +161,4 @@ deflinear1(P.slice_p, _slice_transpose)
 
 
 jvp_rules[P.iota_p] = zero_jvp(P.iota_p)
+jvp_rules[P.dim_as_value_p] = zero_jvp(P.dim_as_value_p)

@@ -127,3 +127,11 @@ batching_rules[P.pad_p] = _pad_rule
 batching_rules[P.rev_p] = _rev_rule
 batching_rules[P.slice_p] = _slice_rule
 batching_rules[P.iota_p] = _iota_rule
+
+
+def _dim_as_value_rule(axis_data, vals, dims, **params):
+    # No operands either: the value of a dimension is the same for every batch member.
+    return bind(P.dim_as_value_p, **params), None
+
+
+batching_rules[P.dim_as_value_p] = _dim_as_value_rule

@@ -21,6 +21,7 @@ from jaxlib import _jax
 
 import olympus_runtime as rt
 from olympus_ir.dtypes import config as _dtype_config
+from olympus_ir.shape_poly import is_constant_shape
 from olympus_lower.rules.callbacks import take_callback_error
 from olympus_runtime import mesh as _mesh_lib
 from olympus_trace import tree_util
@@ -201,8 +202,8 @@ class SpecializedCall:
         are dropped from the lowered module, as JAX does (a donated unused argument is
         dropped too, and so not deleted, also as in JAX)."""
         self._pruned = None  # the closed olympuspr without them, for lowering
-        if keep_unused:
-            return None
+        if keep_unused or not all(is_constant_shape(a.shape) for a in self.in_avals):
+            return None  # symbolic shapes: the arguments give the dimension variables
         pruned = dce_closed(self.closed, prune_invars=True)
         live = {id(v) for v in pruned.olympuspr.invars}
         invars = self.closed.olympuspr.invars
@@ -259,6 +260,12 @@ class SpecializedCall:
     def compile(self, lowered=None, options=None):
         if self.executable is None or lowered is not None and lowered is not self.lowered:
             lowered = lowered or self.lower()
+            if getattr(lowered, "dim_vars", ()):  # as JAX: refinement needs their values
+                raise ValueError(
+                    "Error refining shapes. The module was lowered with symbolic shapes "
+                    f"(dimension variables {', '.join(lowered.dim_vars)}), whose values are "
+                    "arguments of @main: it can be compiled only after refinement to concrete "
+                    "shapes (see olympus_lower.shape_refinement).")
             counters["compile"] += 1
             donated = tuple(i for i, d in enumerate(self._kept(self.donated_mask)) if d)
             hoisted = lowered.hoisted_consts

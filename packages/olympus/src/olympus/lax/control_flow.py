@@ -13,6 +13,7 @@ import numpy as np
 from olympus_ir import dtypes
 from olympus_ir.core import ClosedOlympuspr, Olympuspr
 from olympus_ir.prims.control_flow import cond_p, scan_p, while_p
+from olympus_ir.shape_poly import to_dim
 from olympus_trace import lax_ops, tree_util
 from olympus_trace.core import bind, get_aval
 from olympus_trace.make_olympuspr import abstractify
@@ -239,7 +240,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
         raise ValueError("scan got value with no leading axis to scan over: "
                          + ", ".join(str(abstractify(x).shape) for x in xs_leaves))
     if length is not None:
-        length = int(length)
+        length = to_dim(length)
         if lengths and lengths != {length}:
             raise ValueError(f"scan got `length` argument of {length} which disagrees with "
                              f"leading axis sizes {sorted(lengths)}.")

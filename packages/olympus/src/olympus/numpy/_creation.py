@@ -14,7 +14,8 @@ import operator
 import numpy as np
 
 import olympus_runtime as rt
-from olympus_ir import dtypes
+from olympus_ir import dtypes, shape_poly
+from olympus_ir.shape_poly import DimExpr
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer
@@ -143,6 +144,10 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):  #
             else:
                 out = _put(_py_to_numpy(object, dt), device)
             device = None
+    elif type(object) is DimExpr:  # a symbolic dimension as a value (JAX's rule)
+        out = lax.copy(lax.dim_as_value(object))
+        if dt is not None:
+            out = lax.convert_element_type(out, dt, False)
     elif isinstance(object, (builtins.bool, int, float, complex)):
         # Subclasses of Python scalars (e.g. IntEnum members): as their base type.
         out = _put(_py_base(object)(object)) if dt is None else \
@@ -336,6 +341,8 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     start = _concrete_arg(start, "arange", "start")
     stop = _concrete_arg(stop, "arange", "stop")
     step = _concrete_arg(step, "arange", "step")
+    if builtins.any(type(v) is DimExpr for v in (start, stop, step)):
+        return _arange_symbolic(start, stop, step, dtype)
     if dtype is None:
         vals = [v for v in (start, stop, step) if v is not None]
         dt = dtypes.result_type(*vals)
@@ -348,6 +355,40 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
         out = lax.iota(dt, n)
         return out if device is None else rt.device_put(out, device)
     return _put(np.arange(start, stop, step, dtype=dt), device)
+
+
+def _arange_symbolic(start, stop, step, dtype):
+    """`arange` with a symbolic bound: ``start + step * iota(size)``, the size a dimension
+    expression (the step's sign must be decidable), as JAX does."""
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    for v in (start, stop, step):
+        if not shape_poly.is_dim(v):
+            raise ValueError(
+                "In arange with non-constant arguments all of start, stop, and step must be "
+                f"either dimension expressions or integers: start={start}, stop={stop}, "
+                f"step={step}")
+    try:
+        if step == 0:
+            raise ValueError("arange has step == 0")
+        positive = step > 0
+    except shape_poly.InconclusiveDimensionOperation as e:
+        raise shape_poly.InconclusiveDimensionOperation(
+            f"In arange with non-constant arguments the step ({step}) must be resolved "
+            f"statically if it is > 0 or < 0.\nDetails: {e}") from None
+    gap = step if positive else -step
+    distance = (stop - start) if positive else (start - stop)
+    size = shape_poly.max_dim(0, distance + gap - 1) // gap
+    dt = canon_dtype(dtype) if dtype is not None else dtypes.default_int()
+    return uf.add(_dim_scalar(start, dt), uf.multiply(_dim_scalar(step, dt), lax.iota(dt, size)))
+
+
+def _dim_scalar(d, dt):
+    """A dimension as a scalar of `dt`: a literal for an int, else its run-time value."""
+    if type(d) is DimExpr:
+        return lax.convert_element_type(lax.dim_as_value(d), dt, False)
+    return np.array(d, dt)[()]
 
 
 def _is_concrete_bound(v):

@@ -22,12 +22,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from olympus_ir import dtypes
+from olympus_ir import dtypes, shape_poly
 from olympus_ir.prims.indexing import (
     GatherDimensionNumbers,
     GatherScatterMode,
     ScatterDimensionNumbers,
 )
+from olympus_ir.shape_poly import DimExpr
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer, get_aval
@@ -107,18 +108,20 @@ def _static_getitem(x, idx, shape):
             continue
         d = shape[dim]
         if _is_static_int(i):
-            j = int(i) % d
+            j = int(i) % d if type(d) is not DimExpr else (int(i) if i >= 0 else d + int(i))
             starts.append(j)
             limits.append(j + 1)
             strides.append(1)
             int_dims.append(dim)
         else:
-            start, stop, step = i.indices(d)
+            start, stop, step = (i.indices(d) if type(d) is not DimExpr
+                                 else _symbolic_slice_indices(i, d))
             if step < 0:  # reverse, then slice with a positive step
                 rev_dims.append(dim)
                 start, stop = d - 1 - start, d - 1 - stop
                 step = -step
-            n = builtins.max(0, (stop - start + step - 1) // step)
+            n = (stop - start + step - 1) // step
+            n = builtins.max(0, n) if type(n) is int else shape_poly.max_dim(0, n)
             starts.append(start if n else 0)
             limits.append(start + (n - 1) * step + 1 if n else 0)
             strides.append(step)
@@ -134,6 +137,30 @@ def _static_getitem(x, idx, shape):
         x = lax.broadcast_in_dim(x, tuple(out_shape),
                                  tuple(k for k in range(len(out_shape)) if k not in new_axes))
     return x
+
+
+def _symbolic_slice_indices(s, d):
+    """`slice.indices` for a symbolic axis size `d`: the clamped bounds as dimension
+    expressions (a bound's sign must be decidable), as JAX's slicing does."""
+    step = 1 if s.step is None else operator.index(s.step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+
+    def clamp(i, which):
+        i = operator.index(i) if not shape_poly.is_symbolic_dim(i) else i
+        try:
+            nonneg = i >= 0
+        except shape_poly.InconclusiveDimensionOperation:
+            raise shape_poly.InconclusiveDimensionOperation(
+                f"Cannot compute {which} of slice, because it's inconclusive whether it's "
+                "positive or negative.") from None
+        if nonneg:
+            return shape_poly.min_dim(d, i) if step > 0 else shape_poly.min_dim(d - 1, i)
+        return shape_poly.max_dim(0, d + i) if step > 0 else shape_poly.max_dim(-1, d + i)
+
+    start = (0 if step > 0 else d - 1) if s.start is None else clamp(s.start, "start")
+    stop = (d if step > 0 else -1) if s.stop is None else clamp(s.stop, "stop")
+    return start, stop, step
 
 
 def _bool_kind(i):
@@ -259,7 +286,7 @@ def _dynamic_scalar_getitem(x, idx):
 
 
 def _index_dtype(shape):
-    big = builtins.any(d >= 2 ** 31 - 1 for d in shape)
+    big = builtins.any(type(d) is int and d >= 2 ** 31 - 1 for d in shape)  # symbolic: int32
     return np.dtype(np.int64) if big and dtypes.is_x64_enabled() else _INDEX_DTYPE
 
 
@@ -430,8 +457,13 @@ def _index_to_gather(shape, idx, normalize=True) -> _Indexer:
             collapsed.append(dim)
             slice_sizes[dim] = 1
         else:
-            start, stop, step = v.indices(n)
-            size = len(range(start, stop, step))
+            if type(n) is DimExpr:
+                start, stop, step = _symbolic_slice_indices(v, n)
+                size = shape_poly.max_dim(0, (stop - start + step - 1) // step) if step > 0 \
+                    else shape_poly.max_dim(0, (start - stop - step - 1) // -step)
+            else:
+                start, stop, step = v.indices(n)
+                size = len(range(start, stop, step))
             if step == 1:
                 out_dims.append(("offset", size))
                 full.append(("offset", size))

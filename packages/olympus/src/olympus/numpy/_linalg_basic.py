@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import builtins
 import itertools
+import math
 
 import numpy as np
 
 from olympus_ir import dtypes
+from olympus_ir.shape_poly import to_dim
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 from olympus_trace.core import get_aval
@@ -44,7 +46,7 @@ def _dot_general(a, b, dn, out_dt, weak, precision=None, preferred_element_type=
 
 
 def _ravel(x):
-    return lax.reshape(x, (int(np.prod(_shape(x), dtype=np.int64)),))
+    return lax.reshape(x, (to_dim(math.prod(_shape(x))),))
 
 
 # --- simple products ----------------------------------------------------------------------------
@@ -313,7 +315,7 @@ def _label_sizes(labels, shapes):
 
 
 def _size(labels, sizes):
-    return int(np.prod([sizes[c] for c in labels], dtype=np.int64))
+    return to_dim(math.prod([sizes[c] for c in labels]))
 
 
 def _greedy_path(labels, out_labels, sizes):

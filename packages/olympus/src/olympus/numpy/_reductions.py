@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from olympus_ir import dtypes
+from olympus_ir.shape_poly import DimExpr, to_dim
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 
@@ -232,7 +233,16 @@ def ptp(a, axis=None, out=None, keepdims=False):
 
 
 def _axis_size(shape, axes):
-    return int(math.prod(shape[ax] for ax in axes))
+    return to_dim(math.prod(shape[ax] for ax in axes))
+
+
+def _count(shape, axes, dtype):
+    """How many elements the axes hold, as a scalar of `dtype`; a symbolic count becomes a
+    value computed at run time (JAX's dimension-as-value)."""
+    n = _axis_size(shape, axes)
+    if type(n) is DimExpr:
+        return lax.convert_element_type(lax.dim_as_value(n), dtype, False)
+    return np.array(n, dtype)[()]
 
 
 @_eager_function(static_argnames=("axis", "dtype", "out", "keepdims"))
@@ -245,7 +255,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     result_dtype = canon_dtype(dtype) if dtype is not None else _to_inexact(aval.dtype)
     comp = _upcast_f16(result_dtype)
     if where is None:
-        n = np.array(_axis_size(aval.shape, axes), comp)[()]
+        n = _count(aval.shape, axes, comp)
     else:
         n = sum(_where_mask("mean", where, aval.shape), axis=axis, dtype=comp,
                 keepdims=keepdims)
@@ -291,7 +301,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
         c = lax.square(c)
     real_comp = aval_of(c).dtype
     if where is None:
-        n = np.array(_axis_size(aval.shape, axes), real_comp)[()]
+        n = _count(aval.shape, axes, real_comp)
     else:
         n = sum(_where_mask("var", where, aval.shape), axis=axis, dtype=real_comp,
                 keepdims=keepdims)
@@ -318,7 +328,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
     if weights is None:
         avg = mean(a, axis=axis, keepdims=keepdims)
         axes = axes_tuple(axis, aval.ndim)
-        wsum = prom.broadcast_to(np.array(_axis_size(aval.shape, axes), aval_of(avg).dtype),
+        wsum = prom.broadcast_to(_count(aval.shape, axes, aval_of(avg).dtype),
                                 aval_of(avg).shape)
     else:
         weights = ensure_arraylike("average", weights)

@@ -17,6 +17,7 @@ import operator
 import numpy as np
 
 from olympus_ir import dtypes
+from olympus_ir.shape_poly import DimExpr, InconclusiveDimensionOperation
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer
@@ -48,7 +49,7 @@ def canonicalize_shape(shape, what="shape") -> tuple:
     """A shape argument as a tuple of Python ints (TypeError for traced values)."""
     if isinstance(shape, (Tracer,)) and aval_of(shape).ndim == 0:
         shape = (shape,)
-    elif isinstance(shape, (int, np.integer)) or (
+    elif isinstance(shape, (int, np.integer, DimExpr)) or (
             hasattr(shape, "ndim") and getattr(shape, "ndim", 1) == 0):
         shape = (shape,)
     try:
@@ -57,7 +58,7 @@ def canonicalize_shape(shape, what="shape") -> tuple:
         dims = None
     if dims is not None and not builtins.any(isinstance(d, Tracer) for d in dims):
         try:
-            return tuple(operator.index(d) for d in dims)
+            return tuple(d if type(d) is DimExpr else operator.index(d) for d in dims)
         except TypeError:
             pass
     got = shape if dims is None else dims
@@ -97,6 +98,15 @@ def _reshape_c(x, shape):
         raise ValueError("can only specify one unknown dimension")
     if -1 in shape:
         known = math.prod(d for d in shape if d != -1)
+        if type(size) is DimExpr or type(known) is DimExpr:
+            # JAX's rule for symbolic sizes: the quotient must be exact.
+            q, r = divmod(size, math.prod(shape))
+            if type(r) is DimExpr or r != 0:
+                raise InconclusiveDimensionOperation(
+                    f"Cannot divide evenly the sizes of shapes {_shape(x)} and "
+                    f"{tuple(shape)}. The remainder {r} should be 0.", help_text=False)
+            shape[shape.index(-1)] = -q
+            return lax.reshape(x, tuple(shape))
         if known == 0 or size % known:
             raise TypeError(f"cannot reshape array of shape {_shape(x)} (size {size}) "
                             f"into shape {tuple(shape)}")
