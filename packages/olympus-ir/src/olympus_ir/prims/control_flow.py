@@ -161,7 +161,9 @@ def call_exported_shape_rule(*args, exported):
     """The call of an `olympus.export.Exported`: the arguments must have its input ranks,
     dtypes and (constant) dimensions; the results are its output types. `exported` is
     duck-typed (``in_avals``, ``out_avals``, ``_arg_descriptor(i, dim)``), so this layer
-    needs nothing from the olympus package. Messages are JAX's."""
+    needs nothing from the olympus package. Messages are JAX's. A float0 value (the
+    cotangent of an integer, in an exported VJP) travels as a bool array, as in the
+    module."""
     if len(args) != len(exported.in_avals):
         raise TypeError(f"call_exported of {exported.fun_name!r} takes "
                         f"{len(exported.in_avals)} arguments, got {len(args)}.")
@@ -171,7 +173,8 @@ def call_exported_shape_rule(*args, exported):
         if len(want.shape) != len(got.shape):
             raise ValueError(f"Rank mismatch for {exported._arg_descriptor(i, None)}: "
                              f"expected {want.shape} and called with {got.shape}")
-        if want.dtype != got.dtype:
+        if want.dtype != got.dtype and not (want.dtype == dtypes.float0
+                                             and got.dtype == dtypes.bool_):
             raise ValueError(f"Dtype mismatch for {exported._arg_descriptor(i, None)}: "
                              f"expected {want.dtype} and called with {got.dtype}")
         for d, (w, g) in enumerate(zip(want.shape, got.shape)):
@@ -179,4 +182,5 @@ def call_exported_shape_rule(*args, exported):
                 raise ValueError(
                     f"Shape mismatch for {exported._arg_descriptor(i, d)} (expected same "
                     f"constant): expected {want.shape} and called with {got.shape}")
-    return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in exported.out_avals]
+    return [ShapedArray(a.shape, dtypes.bool_ if a.dtype == dtypes.float0 else a.dtype,
+                        a.weak_type) for a in exported.out_avals]

@@ -17,8 +17,6 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
@@ -128,9 +126,6 @@ def _closed_call_lowering(ctx, *args, call_olympuspr, **_unused):
     return ctx.lower_sub(call_olympuspr, args)
 
 
-_SYMBOL_CHARS = re.compile(r"[^\w.$-]")
-
-
 def _fresh_symbol(base: str, taken: set[str]) -> str:
     name, k = base, 0
     while name in taken:
@@ -163,7 +158,7 @@ def _inline_module(module: ir.Module, submodule: ir.Module, main_name: str) -> s
         old = ir.StringAttr(op.attributes["sym_name"]).value
         ir.SymbolTable.replace_all_symbol_uses(old, renames[old], submodule.operation)
         ir.SymbolTable.set_symbol_name(op, renames[old])
-        if op.name == "func.func":
+        if op.operation.name == "func.func":
             op.attributes["sym_visibility"] = ir.StringAttr.get("private")
     for op in sub_ops:
         module.body.append(op)
@@ -207,7 +202,7 @@ def _call_exported_lowering(ctx, *args, exported):
         raise ValueError(f"The module of the exported function '{exported.fun_name}' has "
                          "no main function")
     callee_type = ir.FunctionType(ir.TypeAttr(symtab["main"].attributes["function_type"]).value)
-    base = _SYMBOL_CHARS.sub("_", f"call_exported_{exported.fun_name}")
+    base = f"call_exported_{exported.fun_name}"  # JAX's name (quoted by MLIR if needed)
     callee = _inline_module(ctx.module, submodule, base)
 
     call_args = []

@@ -119,9 +119,12 @@ def call_exported(exported) -> Any:
     def f_flat_bwd(args_flat, cts_out):
         exp_vjp = exported.vjp()
         want = exp_vjp.in_avals[len(args_flat):]
-        cts = [np.zeros(a.shape, dtypes.float0) if a.dtype == dtypes.float0 else c
+        # float0 cotangents (of integer outputs) travel as bool arrays, as in the module.
+        cts = [np.zeros(a.shape, np.bool_) if a.dtype == dtypes.float0 else c
                for c, a in zip(cts_out, want)]
-        return tuple(call_exported(exp_vjp)(*args_flat, *cts))
+        in_cts = call_exported(exp_vjp)._flat(*args_flat, *cts)
+        return tuple(None if a.dtype == dtypes.float0 else c
+                     for c, a in zip(in_cts, exp_vjp.out_avals))
 
     f_flat.defvjp(f_flat_fwd, f_flat_bwd)
 
@@ -131,4 +134,5 @@ def call_exported(exported) -> Any:
         outs = f_flat(*leaves)
         return tree_util.tree_unflatten(exported.out_tree, list(outs))
 
+    f_imported._flat = f_flat
     return f_imported

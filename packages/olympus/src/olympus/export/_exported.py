@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+import numpy as np
 from jaxlib import _jax
 
 import olympus_runtime as rt
@@ -272,9 +273,6 @@ def default_export_platform() -> str:
     return rt.default_backend()
 
 
-_KNOWN_PLATFORMS = ("cpu", "cuda", "rocm", "tpu")
-
-
 def _is_jitted(f) -> bool:
     return isinstance(f, _jax.PjitFunction) and hasattr(f, "_olympus_jit")
 
@@ -284,28 +282,17 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     """Export a jitted function: returns a function of argument specs (arrays or
     `olympus.ShapeDtypeStruct`, the same pytree as the call) that returns an `Exported`.
     `platforms` (default: `default_export_platform()`) are the platforms to lower for;
-    with several, the module takes a platform index argument."""
+    with several, the module takes a platform index argument. As in JAX, platform names
+    are not validated here (a call checks its platform against them)."""
     if not _is_jitted(fun_jit):
         raise ValueError(
             f"Function to be exported must be the result of `jit` but is: {fun_jit}")
-    if platforms is not None:
-        if isinstance(platforms, str):
-            raise ValueError(f"platforms must be a sequence of platform names, got "
-                             f"{platforms!r}")
-        for p in platforms:
-            if p not in _KNOWN_PLATFORMS:
-                raise ValueError(f"Unknown export platform {p!r}: expected some of "
-                                 f"{_KNOWN_PLATFORMS}")
-    disabled_checks = tuple(disabled_checks)
-    for c in disabled_checks:
-        if not isinstance(c, DisabledSafetyCheck):
-            raise TypeError(f"disabled_checks must hold DisabledSafetyCheck objects, got {c!r}")
 
     def do_export(*args_specs, **kwargs_specs) -> Exported:
         lowering_platforms = (tuple(platforms) if platforms is not None
                               else (default_export_platform(),))
         traced = fun_jit.trace(*args_specs, **kwargs_specs)
-        return _export_traced(traced._meta, lowering_platforms, disabled_checks)
+        return _export_traced(traced._meta, lowering_platforms, tuple(disabled_checks))
 
     return do_export
 
@@ -341,32 +328,48 @@ def _export_traced(meta, platforms: tuple[str, ...], disabled_checks) -> Exporte
         uses_global_constants=uses_global_constants, _get_vjp=get_vjp)
 
 
-def _tangent_spec(a: ShapedArray) -> ShapeDtypeStruct:
+def _tangent_aval(a: ShapedArray) -> ShapedArray:
     from olympus_ir import dtypes
 
     if dtypes.is_inexact(a.dtype):
-        return ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-    return ShapeDtypeStruct(a.shape, dtypes.float0)
+        return a
+    return ShapedArray(a.shape, dtypes.float0)
+
+
+def _physical_spec(a: ShapedArray) -> ShapeDtypeStruct:
+    """float0 values travel as bool arrays in the module (``tensor<i1>``, as in JAX)."""
+    from olympus_ir import dtypes
+
+    if a.dtype == dtypes.float0:
+        return ShapeDtypeStruct(a.shape, np.bool_)
+    return ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
 
 
 def _export_vjp(closed, primal: Exported) -> Exported:
     """Export the VJP of the primal olympuspr: flat primals then flat output cotangents
-    in, the flat input cotangents out (JAX's convention for ``Exported.vjp()``)."""
+    in, the flat input cotangents out (JAX's convention for ``Exported.vjp()``). The
+    cotangents of integer values are float0 in the signature and bool in the module."""
     import olympus
+    from olympus_ir import dtypes
     from olympus_trace.olympuspr_utils import eval_olympuspr
 
     n_in = len(primal.in_avals)
+    in_avals = (*primal.in_avals, *map(_tangent_aval, primal.out_avals))
+    out_avals = tuple(_tangent_aval(a).update(weak_type=False) for a in primal.in_avals)
 
     def primal_flat(*xs):
         return list(eval_olympuspr(closed.olympuspr, closed.consts, *xs))
 
     def fun_vjp(*args_and_cts):
         xs, cts = args_and_cts[:n_in], args_and_cts[n_in:]
+        cts = [np.zeros(a.shape, dtypes.float0) if a.dtype == dtypes.float0 else c
+               for c, a in zip(cts, in_avals[n_in:])]
         _, pullback = olympus.vjp(primal_flat, *xs)
-        return pullback(list(cts))
+        outs = pullback(cts)
+        return tuple(np.zeros(a.shape, np.bool_) if a.dtype == dtypes.float0 else o
+                     for o, a in zip(outs, out_avals))
 
     fun_vjp.__name__ = "fun_vjp_jax"  # the name JAX's exported VJPs carry
-    specs = [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-             for a in primal.in_avals] + [_tangent_spec(a) for a in primal.out_avals]
-    return export(olympus.jit(fun_vjp), platforms=primal.platforms,
-                  disabled_checks=primal.disabled_safety_checks)(*specs)
+    exp = export(olympus.jit(fun_vjp), platforms=primal.platforms,
+                 disabled_checks=primal.disabled_safety_checks)(*map(_physical_spec, in_avals))
+    return dataclasses.replace(exp, in_avals=in_avals, out_avals=out_avals)
