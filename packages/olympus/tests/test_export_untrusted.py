@@ -20,8 +20,6 @@ import textwrap
 import numpy as np
 import pytest
 
-import olympus
-from olympus import export
 from olympus.export._flatbuffer_reader import root_table
 
 TIMEOUT = 120
