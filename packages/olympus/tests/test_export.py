@@ -512,3 +512,33 @@ def test_dict_keys_must_be_strings():
     with pytest.raises(TypeError, match="^Serialization is supported only for dictionaries "
                                         "with string keys. Found key 1 of type"):
         exp.serialize()
+
+
+def test_shardings_of_a_single_device_export():
+    exp = _exp2()
+    assert exp.in_shardings_jax(None) == (None, None)
+    assert exp.out_shardings_jax(None) == (None,)
+
+
+def test_export_with_a_one_device_mesh_sharding():
+    """On one device a mesh sharding places nothing: the export is a single-device one
+    (exports sharded over several devices are not supported yet)."""
+    import olympus.sharding as shd
+
+    mesh = olympus.make_mesh((1,), ("a",))
+    f = olympus.jit(lambda x: x * 2, in_shardings=shd.NamedSharding(mesh, shd.PartitionSpec("a")))
+    exp = export.export(f)(np.zeros(4, F32))
+    assert exp.nr_devices == 1
+    np.testing.assert_array_equal(exp.call(np.arange(4, dtype=F32)), [0, 2, 4, 6])
+
+
+def test_call_of_an_export_for_more_devices_is_refused():
+    """JAX's message, when the export was made for 4 devices and the call has 1."""
+    import dataclasses
+
+    exp = dataclasses.replace(_exp2(), nr_devices=4)
+    z = np.zeros((2, 3), F32)
+    with pytest.raises(ValueError, match=re.escape(
+            "Function <lambda> was exported for 4 devices and is called in a context with 1 "
+            "devices, which is not allowed.")):
+        exp.call(z, z)

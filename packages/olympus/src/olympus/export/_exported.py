@@ -119,6 +119,15 @@ class Exported:
     def __str__(self) -> str:
         return f"Exported(fun_name={self.fun_name}, ...)"
 
+    def in_shardings_jax(self, mesh) -> tuple:
+        """The input shardings for calling on `mesh`: None where unspecified (every
+        sharding of an Olympus export today; split shardings are not supported yet)."""
+        return _shardings_on(self._in_named_shardings, mesh)
+
+    def out_shardings_jax(self, mesh) -> tuple:
+        """The output shardings on `mesh` (see `in_shardings_jax`)."""
+        return _shardings_on(self._out_named_shardings, mesh)
+
     def has_vjp(self) -> bool:
         return self._get_vjp is not None
 
@@ -148,6 +157,15 @@ class Exported:
         from ._calling import arg_descriptor
 
         return arg_descriptor(self.in_tree, flat_idx, dim_idx)
+
+
+def _shardings_on(named, mesh) -> tuple:
+    del mesh
+    if any(s is not None for s in named):
+        raise NotImplementedError(
+            "Exported with shardings over a mesh: converting them to olympus shardings is "
+            "not supported yet")
+    return tuple(named)
 
 
 def deserialize(blob: bytearray) -> Exported:
