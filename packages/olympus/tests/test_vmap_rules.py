@@ -678,7 +678,9 @@ def _ir_primitives() -> set[str]:
 
 def test_every_primitive_has_a_checked_rule():
     prims = _ir_primitives()
-    missing = sorted(n for n in prims if primitives_by_name[n] not in batching_rules)
+    # call_exported: none, as in JAX (vmap of Exported.call raises JAX's error, test_export.py)
+    missing = sorted(n for n in prims - {"call_exported"}
+                     if primitives_by_name[n] not in batching_rules)
     assert not missing, f"primitives without a batching rule: {missing}"
     covered = {p for c in CASES for p in c.values[0]}
     covered |= {"psum", "pmax", "pmin", "all_gather", "axis_index",  # checked by hand above
@@ -696,7 +698,9 @@ def test_every_primitive_has_a_checked_rule():
                 # (tests/multidevice/check_collectives_4dev.py); vmap over
                 # with_sharding_constraint (check_sharding_8dev.py)
                 "shard_map", "ppermute", "psum_scatter", "all_to_all", "pvary",
-                "psum_invariant", "sharding_constraint"}
+                "psum_invariant", "sharding_constraint",
+                # no batching rule, as in JAX: JAX's error (test_export.py)
+                "call_exported"}
     unchecked = sorted(prims - covered)
     assert not unchecked, f"batching rules without a loop check: {unchecked}"
 
