@@ -149,6 +149,16 @@ def soak(session: nox.Session) -> None:
     session.run("python", "-m", "instruments.soak.soak", *session.posargs)
 
 
+@nox.session
+def export_interop(session: nox.Session) -> None:
+    """olympus.export against JAX 0.10.2's format, both ways: reference jax (its own
+    virtualenv, with flatbuffers) exports functions that Olympus deserializes and calls,
+    and Olympus exports functions that JAX deserializes and calls; values, gradients
+    (through the serialized VJP) and re-serialized bytes must agree."""
+    _install_packages(session, ALL_PACKAGES)
+    session.run("python", "-m", "instruments.export_interop.runner", *session.posargs)
+
+
 @nox.session(python=False, requires=TEST_SESSIONS)
 def tests(session: nox.Session) -> None:
     """Run every test session (the default) and print a summary of their results."""

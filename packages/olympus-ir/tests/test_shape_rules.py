@@ -33,6 +33,16 @@ from olympus_ir.prims.random import RandomAlgorithm
 f32, i32, u32 = np.dtype("float32"), np.dtype("int32"), np.dtype("uint32")
 
 
+class _exported:  # noqa: N801  (stands in for an olympus.export.Exported)
+    fun_name = "g"
+
+    def __init__(self, ins: str, outs: str):
+        self.in_avals, self.out_avals = tuple(As(ins)), tuple(As(outs))
+
+    def _arg_descriptor(self, i, dim):
+        return f"args[{i}]" + ("" if dim is None else f".shape[{dim}]")
+
+
 class _tree_of:  # noqa: N801  (stands in for a pytree definition of `num_leaves` leaves)
     def __init__(self, num_leaves: int):
         self.num_leaves = num_leaves
@@ -370,6 +380,8 @@ HAPPY = [
           linear=(), unroll=True), ["i32[4,2]"]),
     ("closed_call", "f32[2]* i32[]", dict(call_olympuspr=fn("f32[2] i32[]", "i32[] f32[2]")),
      ["i32[]", "f32[2]"]),
+    ("call_exported", "f32[2] i32[]", dict(exported=_exported("f32[2] i32[]", "i32[] f32[2]*")),
+     ["i32[]", "f32[2]*"]),
     ("debug_callback", "f32[2] i32[]", dict(callback=print, effect=P.debug_effect), []),
     ("check", "f32[2]", dict(err_tree=_tree_of(1), debug=True), []),
     ("pure_callback", "f32[2] i32[]", dict(callback=print, result_avals=(A("i32[3]"),),
@@ -608,6 +620,8 @@ ERRORS = [
      re.escape("carry output (f32[3],) must have the same types as the carry input (f32[2],)")),
     ("closed_call", "f32[3]", dict(call_olympuspr=fn("f32[2]", "f32[2]")),
      re.escape("takes input types (f32[2],), but was called with arguments of type (f32[3],)")),
+    ("call_exported", "f32[2]", dict(exported=_exported("f32[2] f32[2]", "f32[2]")),
+     "call_exported of 'g' takes 2 arguments, got 1"),
     ("debug_callback", "f32[2]", dict(callback=None, effect=P.debug_effect), "must be callable"),
     ("check", "f32[2]", dict(err_tree=_tree_of(2), debug=True),
      "check takes 2 operands for its error, got 1."),
@@ -985,3 +999,25 @@ def test_precision_enum_forms():
     assert Precision("bfloat16_3x") is Precision.HIGH and Precision(2) is Precision.HIGHEST
     with pytest.raises(ValueError):
         Precision("ultra")
+
+
+def test_call_exported_mismatch_messages_are_jax():
+    """ValueErrors worded as JAX 0.10.2's (recorded with jax.export)."""
+    exp = _exported("f32[2,3] f32[2,3]", "f32[2,3]")
+    p = P.call_exported_p
+    with pytest.raises(ValueError, match=re.escape(
+            "Shape mismatch for args[0].shape[1] (expected same constant): expected (2, 3) "
+            "and called with (2, 4)")):
+        abstract_eval(p, A("f32[2,4]"), A("f32[2,3]"), exported=exp)
+    with pytest.raises(ValueError, match=re.escape(
+            "Rank mismatch for args[1]: expected (2, 3) and called with (2,)")):
+        abstract_eval(p, A("f32[2,3]"), A("f32[2]"), exported=exp)
+    with pytest.raises(ValueError, match=re.escape(
+            "Dtype mismatch for args[0]: expected float32 and called with int32")):
+        abstract_eval(p, A("i32[2,3]"), A("f32[2,3]"), exported=exp)
+    # float0 (an exported VJP's cotangent of an integer) travels as bool
+    f0 = _exported("f32[2]", "f32[2]")
+    f0.in_avals = (ShapedArray((2,), dtypes.float0),)
+    f0.out_avals = (ShapedArray((), dtypes.float0),)
+    [out] = abstract_eval(p, A("bool[2]"), exported=f0)
+    assert same(out, A("bool[]"))

@@ -8,6 +8,7 @@ it (inputs via ``batched_device_put``, outputs via ``array_result_handler``).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -89,6 +90,41 @@ def closed_fn(in_avals, body) -> ClosedOlympuspr:
     b = Builder()
     vs = [b.arg(a) for a in in_avals]
     return b.build(body(b, *vs))
+
+
+@dataclasses.dataclass(frozen=True)
+class FakeExported:
+    """What the ``call_exported`` rules read of an ``olympus.export.Exported`` (the real
+    class lives in the olympus package, above this one)."""
+
+    fun_name: str
+    in_avals: tuple
+    out_avals: tuple
+    mlir_module_serialized: bytes
+    platforms: tuple = ("cpu",)
+    module_kept_var_idx: tuple | None = None
+    nr_devices: int = 1
+    disabled_safety_checks: tuple = ()
+
+    def _arg_descriptor(self, i, dim):
+        return f"args[{i}]" + ("" if dim is None else f".shape[{dim}]")
+
+    def __str__(self) -> str:
+        return f"Exported(fun_name={self.fun_name}, ...)"
+
+
+def fake_exported(closed: ClosedOlympuspr, name: str = "f", platforms=("cpu",),
+                  kept=None, **kw) -> FakeExported:
+    """`closed` lowered for `platforms` as a portable artifact, with its signature."""
+    n = len(closed.in_avals)
+    kept = tuple(range(n)) if kept is None else tuple(kept)
+    pruned = closed if len(kept) == n else ClosedOlympuspr(
+        Olympuspr(closed.olympuspr.constvars, [closed.olympuspr.invars[i] for i in kept],
+                  closed.olympuspr.outvars, closed.olympuspr.eqns), closed.consts)
+    lowered = lower_olympuspr(pruned, name=name, platforms=platforms,
+                              const_hoist_threshold=None)
+    return FakeExported(name, tuple(closed.in_avals), tuple(closed.out_avals),
+                        lowered.portable_artifact(), tuple(platforms), kept, **kw)
 
 
 # --- executing ------------------------------------------------------------------------------

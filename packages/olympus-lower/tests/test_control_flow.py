@@ -1,10 +1,11 @@
-"""cond, while, scan and closed_call, including nesting and sub-olympuspr consts."""
+"""cond, while, scan, closed_call and call_exported, including nesting and sub-olympuspr
+consts."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from _lower_util import Builder, closed_fn, compile_module, execute, lit, run
+from _lower_util import Builder, closed_fn, compile_module, execute, fake_exported, lit, run
 
 from olympus_ir import ShapedArray
 from olympus_ir import primitives as P
@@ -162,3 +163,73 @@ def test_cond_inside_while_with_literal_outputs():
                    body_nconsts=0)
     _, (o,) = run(b.build([out]), np.int32(0))
     assert o == 100
+
+
+# --- call_exported ---------------------------------------------------------------------
+
+def _mul_add():
+    """f(x, unused, y) = (x * y, x + 1) on f32[3]."""
+    x3 = A((3,), F32)
+    return closed_fn([x3, x3, x3], lambda b, x, u, y: [
+        b.eqn(P.mul_p, x, y), b.eqn(P.add_p, x, lit(1.0, F32))])
+
+
+def _call(exported, n_args=3):
+    b = Builder()
+    vs = [b.arg(A((3,), F32)) for _ in range(n_args)]
+    return b.build(b.eqn(P.call_exported_p, *vs, exported=exported))
+
+
+def test_call_exported_inlines_the_module_and_drops_unused_arguments():
+    exp = fake_exported(_mul_add(), name="g", kept=(0, 2))
+    lowered = lower_olympuspr(_call(exp), name="caller")
+    text = lowered.as_text()
+    assert "func.func private @call_exported_g(" in text
+    assert "call @call_exported_g(%arg0, %arg2)" in text
+    x, u, y = (np.arange(3, dtype=F32) + k for k in (1, 10, 100))
+    out = execute(lowered, x, u, y)
+    np.testing.assert_array_equal(out[0], x * y)
+    np.testing.assert_array_equal(out[1], x + 1)
+
+
+def test_call_exported_twice_gets_fresh_symbols():
+    exp = fake_exported(_mul_add(), name="g")
+    b = Builder()
+    vs = [b.arg(A((3,), F32)) for _ in range(3)]
+    first = b.eqn(P.call_exported_p, *vs, exported=exp)
+    second = b.eqn(P.call_exported_p, first[0], vs[1], first[1], exported=exp)
+    lowered = lower_olympuspr(b.build(second), name="twice")
+    text = lowered.as_text()
+    assert "@call_exported_g(" in text and "@call_exported_g_1(" in text
+    x, u, y = (np.arange(3, dtype=F32) + k for k in (1, 10, 100))
+    out = execute(lowered, x, u, y)
+    np.testing.assert_array_equal(out[0], (x * y) * (x + 1))
+
+
+def test_platform_index_argument_and_selection():
+    multi = lower_olympuspr(_mul_add(), name="m", platforms=("cpu", "tpu"))
+    text = multi.as_text()
+    assert ('@main(%arg0: tensor<i32> {jax.global_constant = "_platform_index"}, '
+            "%arg1: tensor<3xf32>") in text
+    exp = fake_exported(_mul_add(), name="g", platforms=("tpu", "cpu"))
+    lowered = lower_olympuspr(_call(exp), name="caller")  # lowered for cpu: index 1
+    assert "stablehlo.constant dense<1> : tensor<i32>" in lowered.as_text()
+    x, u, y = (np.arange(3, dtype=F32) + k for k in (1, 10, 100))
+    np.testing.assert_array_equal(execute(lowered, x, u, y)[0], x * y)
+    nested = lower_olympuspr(_call(exp), name="outer", platforms=("cpu", "tpu"))
+    assert '"stablehlo.case"(%arg0)' in nested.as_text()
+
+
+def test_call_exported_for_another_platform_is_refused():
+    exp = fake_exported(_mul_add(), name="g", platforms=("cuda",))
+    with pytest.raises(ValueError, match=r"^Function 'g' was exported for platforms "
+                                         r"'\('cuda',\)' but it is used on '\('cpu',\)'\."):
+        lower_olympuspr(_call(exp), name="caller")
+
+
+def test_call_exported_shape_rule_checks_types():
+    exp = fake_exported(_mul_add(), name="g")
+    b = Builder()
+    vs = [b.arg(A((4,), F32))] + [b.arg(A((3,), F32)) for _ in range(2)]
+    with pytest.raises(ValueError, match=r"Shape mismatch for args\[0\]\.shape\[0\]"):
+        b.eqn(P.call_exported_p, *vs, exported=exp)

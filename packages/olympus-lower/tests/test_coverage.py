@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _lower_util import Builder, closed_fn
+from _lower_util import Builder, closed_fn, fake_exported
 
 from olympus_ir import ShapedArray
 from olympus_ir import primitives as P
@@ -217,6 +217,8 @@ def _cases():
                      ["stablehlo.while(", "stablehlo.dynamic_slice"])
     cases["closed_call"] = (_single(P.closed_call_p, [x3], call_olympuspr=br),
                             ["stablehlo.negate %arg0"])
+    cases["call_exported"] = (_single(P.call_exported_p, [x3], exported=fake_exported(br)),
+                              ["call @call_exported_f(%arg0)", "stablehlo.negate"])
     for n, params in (("custom_jvp_call", dict(jvp=print, num_consts=0)),
                       ("custom_vjp_call", dict(fwd=print, bwd=print, num_consts=0)),
                       ("checkpoint", dict(prevent_cse=True))):

@@ -678,7 +678,9 @@ def _ir_primitives() -> set[str]:
 
 def test_every_primitive_has_a_checked_rule():
     prims = _ir_primitives()
-    missing = sorted(n for n in prims if primitives_by_name[n] not in batching_rules)
+    # call_exported: none, as in JAX (vmap of Exported.call raises JAX's error, test_export.py)
+    missing = sorted(n for n in prims - {"call_exported"}
+                     if primitives_by_name[n] not in batching_rules)
     assert not missing, f"primitives without a batching rule: {missing}"
     covered = {p for c in CASES for p in c.values[0]}
     covered |= {"psum", "pmax", "pmin", "all_gather", "axis_index",  # checked by hand above
@@ -699,7 +701,9 @@ def test_every_primitive_has_a_checked_rule():
                 "psum_invariant", "sharding_constraint",
                 # no operands: vmap of a function using a symbolic size as a value, run
                 # against NumPy (test_shape_poly.py: test_vmap_of_a_dimension_value)
-                "dim_as_value"}
+                "dim_as_value",
+                # no batching rule, as in JAX: JAX's error (test_export.py)
+                "call_exported"}
     unchecked = sorted(prims - covered)
     assert not unchecked, f"batching rules without a loop check: {unchecked}"
 

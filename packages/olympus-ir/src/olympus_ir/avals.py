@@ -102,7 +102,10 @@ class ShapedArray:
 
     def str_short(self, short_dtypes: bool = True) -> str:
         """``f32[3,4]``: the form used in printed olympusprs."""
-        name = dtypes.short_name(self.dtype) if short_dtypes else self.dtype.name
+        if short_dtypes:
+            name = dtypes.short_name(self.dtype)
+        else:  # numpy calls float0's structured dtype "void"; JAX prints "float0"
+            name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
         return f"{name}[{','.join(map(str, self.shape))}]"
 
     def __repr__(self) -> str:

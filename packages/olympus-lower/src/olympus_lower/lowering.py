@@ -70,6 +70,23 @@ class LoweringRuleContext:
 
     __slots__ = ("primitive", "avals_in", "avals_out", "source_info", "_lowerer")
 
+    @property
+    def module(self) -> ir.Module:
+        """The module being built (a rule that adds functions to it, e.g. an inlined
+        exported module, inserts them here)."""
+        return self._lowerer.module
+
+    @property
+    def platforms(self) -> tuple[str, ...]:
+        """The platforms this module is lowered for (``("cpu",)`` unless exporting)."""
+        return self._lowerer.platforms
+
+    @property
+    def platform_index(self) -> ir.Value | None:
+        """With several `platforms`: ``@main``'s leading i32 argument, the index of the
+        platform the module runs on; None otherwise."""
+        return self._lowerer.platform_index
+
     def __init__(self, lowerer: _Lowerer, primitive: Any, avals_in: list[ShapedArray],
                  avals_out: list[ShapedArray], source_info: SourceInfo | None):
         self._lowerer = lowerer
@@ -118,10 +135,13 @@ def _eqn_location(eqn: Any) -> ir.Location:
 
 
 class _Lowerer:
-    def __init__(self, name: str):
+    def __init__(self, name: str, platforms: tuple[str, ...] = ("cpu",)):
         self.name = name
         self.host_callbacks: list = []
         self.channels = 0
+        self.module: ir.Module | None = None
+        self.platforms = platforms
+        self.platform_index: ir.Value | None = None
 
     def lower_body(self, jpr: Olympuspr, const_vals: Sequence[ir.Value],
                    arg_vals: Sequence[ir.Value]) -> list[ir.Value]:
@@ -290,6 +310,7 @@ def lower_olympuspr(
     meshes: Sequence[str] = (),
     arg_shardings: Sequence[str | None] | None = None,
     result_shardings: Sequence[str | None] | None = None,
+    platforms: Sequence[str] | None = None,
 ) -> LoweredModule:
     """Lower `closed` to ``module @jit_<name>`` with a public ``@main``.
 
@@ -303,6 +324,10 @@ def lower_olympuspr(
     * `meshes`: Shardy mesh ops (``sdy.mesh @mesh = <["x"=4]>``), placed first in the
       module; `arg_shardings` / `result_shardings`: per olympuspr input / output, a
       ``#sdy.sharding<...>`` attribute (text) or None (left to the partitioner).
+    * `platforms`: the platforms to lower for (default ``("cpu",)``). With more than one,
+      ``@main`` takes a leading ``tensor<i32>`` platform index argument (marked
+      ``{jax.global_constant = "_platform_index"}``, JAX's export calling convention),
+      which rules read as `LoweringRuleContext.platform_index`; it is not in `in_avals`.
     """
     if isinstance(closed, Olympuspr):
         closed = ClosedOlympuspr(closed, [])
@@ -332,17 +357,21 @@ def lower_olympuspr(
                 + [jpr.constvars[i].aval for i in hoisted_idx] + list(jpr.in_avals))
     out_avals = [v.aval for v in jpr.outvars]
 
+    platforms = tuple(platforms) if platforms else ("cpu",)
+    n_platform_args = 1 if len(platforms) > 1 else 0
     ctx = get_context()
-    lowerer = _Lowerer(name)
+    lowerer = _Lowerer(name, platforms)
     with ctx, ir.Location.unknown():
         module = ir.Module.create()
+        lowerer.module = module
         i32 = ir.IntegerType.get_signless(32)
         mattrs = module.operation.attributes
         mattrs["sym_name"] = ir.StringAttr.get(module_name(name))
         mattrs["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, num_partitions)
         mattrs["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, num_replicas)
 
-        in_types = [aval_to_ir_type(a) for a in in_avals]
+        in_types = [ir.RankedTensorType.get([], i32)] * n_platform_args + [
+            aval_to_ir_type(a) for a in in_avals]
         out_types = [aval_to_ir_type(a) for a in out_avals]
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp("main", ir.FunctionType.get(in_types, out_types))
@@ -370,6 +399,8 @@ def lower_olympuspr(
             for i, sh in enumerate(arg_shardings):
                 if sh is not None:
                     arg_attrs[n_hoisted + i]["sdy.sharding"] = ir.Attribute.parse(sh)
+        if n_platform_args:
+            arg_attrs.insert(0, {"jax.global_constant": ir.StringAttr.get("_platform_index")})
         if any(arg_attrs):
             fn.arg_attrs = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in arg_attrs])
         res_attrs: list[dict[str, ir.Attribute]] = [{} for _ in out_avals]
@@ -391,7 +422,7 @@ def lower_olympuspr(
                 ip.insert(ir.Operation.parse(text))
 
         if arg_names is not None:
-            arg_locs = [ir.Location.unknown()] * n_hoisted + [
+            arg_locs = [ir.Location.unknown()] * (n_platform_args + n_hoisted) + [
                 ir.Location.name(str(a)) if a is not None else ir.Location.unknown()
                 for a in arg_names
             ]
@@ -401,6 +432,8 @@ def lower_olympuspr(
 
         with ir.InsertionPoint(entry):
             args = list(entry.arguments)
+            if n_platform_args:
+                lowerer.platform_index = args.pop(0)
             consts: list[ir.Value] = []
             k = len(dim_vars)
             for i, c in enumerate(const_vals):

@@ -129,7 +129,7 @@ __all__ = [
 ]
 from . import debug  # noqa: E402,F401
 
-__all__ += ["flatten_util", "nn", "random", "scipy", "threefry_partitionable"]
+__all__ += ["export", "flatten_util", "nn", "random", "scipy", "threefry_partitionable"]
 from . import ad_checkpoint, custom_derivatives  # noqa: E402
 from ._src.ad_checkpoint import checkpoint_policies  # noqa: E402
 from ._src.custom_derivatives import (  # noqa: E402

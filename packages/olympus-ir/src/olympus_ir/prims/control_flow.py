@@ -1,4 +1,5 @@
-"""Structured control flow: ``cond``, ``while``, ``scan`` and ``closed_call``.
+"""Structured control flow: ``cond``, ``while``, ``scan``, ``closed_call``, and
+``call_exported`` (a call of a serialized module: `olympus.export`).
 
 Each holds its body as a `ClosedOlympuspr` param; the shape rules check the operands
 against the bodies' input types and return the bodies' output types. Types are compared
@@ -15,7 +16,7 @@ from ..core import def_shape_rule, new_primitive
 from ..pretty import def_pp_params
 from ..shape_poly import is_symbolic_dim
 
-__all__ = ["cond_p", "while_p", "scan_p", "closed_call_p"]
+__all__ = ["cond_p", "while_p", "scan_p", "closed_call_p", "call_exported_p"]
 
 
 def _types(avals) -> str:
@@ -152,3 +153,36 @@ def check_call_args(name, call_olympuspr, args) -> None:
 def closed_call_shape_rule(*args, call_olympuspr):
     check_call_args("closed_call", call_olympuspr, args)
     return list(call_olympuspr.out_avals)
+
+
+call_exported_p = new_primitive("call_exported", multiple_results=True)
+
+
+@def_shape_rule(call_exported_p)
+def call_exported_shape_rule(*args, exported):
+    """The call of an `olympus.export.Exported`: the arguments must have its input ranks,
+    dtypes and (constant) dimensions; the results are its output types. `exported` is
+    duck-typed (``in_avals``, ``out_avals``, ``_arg_descriptor(i, dim)``), so this layer
+    needs nothing from the olympus package. Messages are JAX's. A float0 value (the
+    cotangent of an integer, in an exported VJP) travels as a bool array, as in the
+    module."""
+    if len(args) != len(exported.in_avals):
+        raise TypeError(f"call_exported of {exported.fun_name!r} takes "
+                        f"{len(exported.in_avals)} arguments, got {len(args)}.")
+    for i, (want, got) in enumerate(zip(exported.in_avals, args)):
+        if not isinstance(got, ShapedArray):
+            raise ValueError(f"Expected ShapedArray but got: {got}")
+        if len(want.shape) != len(got.shape):
+            raise ValueError(f"Rank mismatch for {exported._arg_descriptor(i, None)}: "
+                             f"expected {want.shape} and called with {got.shape}")
+        if want.dtype != got.dtype and not (want.dtype == dtypes.float0
+                                             and got.dtype == dtypes.bool_):
+            raise ValueError(f"Dtype mismatch for {exported._arg_descriptor(i, None)}: "
+                             f"expected {want.dtype} and called with {got.dtype}")
+        for d, (w, g) in enumerate(zip(want.shape, got.shape)):
+            if w != g:
+                raise ValueError(
+                    f"Shape mismatch for {exported._arg_descriptor(i, d)} (expected same "
+                    f"constant): expected {want.shape} and called with {got.shape}")
+    return [ShapedArray(a.shape, dtypes.bool_ if a.dtype == dtypes.float0 else a.dtype,
+                        a.weak_type) for a in exported.out_avals]

@@ -10,12 +10,16 @@
   ``dynamic_update_slice``, where ``t = i`` (``length - 1 - i`` when ``reverse``).
   `unroll` and `linear` do not change the lowering.
 * ``closed_call`` -> the callee's equations inlined.
+* ``call_exported`` -> the exported module's functions moved into this module under
+  fresh private names, and a ``func.call`` of its ``@main`` (with the platform index
+  first when it was exported for several platforms).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import func
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from olympus_ir.shape_poly import to_dim
@@ -132,3 +136,115 @@ def _scan_lowering(ctx, *operands, olympuspr, length, reverse, num_consts, num_c
 @register_lowering("closed_call")
 def _closed_call_lowering(ctx, *args, call_olympuspr, **_unused):
     return ctx.lower_sub(call_olympuspr, args)
+
+
+def _fresh_symbol(base: str, taken: set[str]) -> str:
+    name, k = base, 0
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    return name
+
+
+def _inline_module(module: ir.Module, submodule: ir.Module, main_name: str) -> str:
+    """Move every symbol of `submodule` into `module`, renamed so none clashes with a
+    symbol already there (the references inside `submodule` are renamed with them), all
+    private. Returns the new name of `submodule`'s ``@main``."""
+    taken = {ir.StringAttr(op.attributes["sym_name"]).value
+             for op in module.body.operations if "sym_name" in op.attributes}
+    sub_ops = [op for op in submodule.body.operations]
+    sub_names = {ir.StringAttr(op.attributes["sym_name"]).value
+                 for op in sub_ops if "sym_name" in op.attributes}
+    taken_all = taken | sub_names
+    renames = {}
+    for op in sub_ops:
+        if "sym_name" not in op.attributes:
+            continue
+        old = ir.StringAttr(op.attributes["sym_name"]).value
+        base = main_name if old == "main" else f"{main_name}__{old}"
+        renames[old] = _fresh_symbol(base, taken_all)
+    for op in sub_ops:
+        if "sym_name" not in op.attributes:
+            continue
+        old = ir.StringAttr(op.attributes["sym_name"]).value
+        ir.SymbolTable.replace_all_symbol_uses(old, renames[old], submodule.operation)
+        ir.SymbolTable.set_symbol_name(op, renames[old])
+        if op.operation.name == "func.func":
+            op.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    for op in sub_ops:
+        module.body.append(op)
+    return renames["main"]
+
+
+@register_lowering("call_exported")
+def _call_exported_lowering(ctx, *args, exported):
+    """Inline the exported module's functions (renamed) into this module and call its
+    ``@main``: the platform index first when it was exported for several platforms
+    (chosen from this lowering's platform, as JAX does), then the kept arguments."""
+    from jaxlib import _jax
+
+    lowering_platforms = ctx.platforms
+    callee_index = []
+    for p in lowering_platforms:
+        if p in exported.platforms:
+            callee_index.append(exported.platforms.index(p))
+        elif any(str(c) == "platform" for c in exported.disabled_safety_checks):
+            callee_index.append(0)
+        else:
+            raise ValueError(
+                f"Function '{exported.fun_name}' was exported for platforms "
+                f"'{tuple(exported.platforms)}' but it is used on "
+                f"'{tuple(lowering_platforms)}'.")
+    if exported.nr_devices != 1:
+        raise ValueError(
+            f"Function {exported.fun_name} was exported for {exported.nr_devices} devices "
+            "and is called in a context with 1 devices, which is not allowed.")
+    if any(not isinstance(d, int) for a in exported.in_avals for d in a.shape):
+        raise NotImplementedError(
+            f"Calling the shape-polymorphic exported function '{exported.fun_name}' is not "
+            "supported yet.")
+    try:
+        submodule = _jax.mlir.deserialize_portable_artifact(exported.mlir_module_serialized)
+    except Exception as e:
+        raise ValueError(f"Cannot load the StableHLO module of the exported function "
+                         f"'{exported.fun_name}': {e}") from e
+    symtab = ir.SymbolTable(submodule.operation)
+    if "main" not in symtab:
+        raise ValueError(f"The module of the exported function '{exported.fun_name}' has "
+                         "no main function")
+    callee_type = ir.FunctionType(ir.TypeAttr(symtab["main"].attributes["function_type"]).value)
+    base = f"call_exported_{exported.fun_name}"  # JAX's name (quoted by MLIR if needed)
+    callee = _inline_module(ctx.module, submodule, base)
+
+    call_args = []
+    if len(exported.platforms) > 1:
+        i32 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(32))
+        if len(lowering_platforms) > 1:
+            current = ctx.platform_index
+            case = hlo.CaseOp([i32], index=current, num_branches=len(lowering_platforms))
+            for i, idx in enumerate(callee_index):
+                block = case.regions[i].blocks.append()
+                with ir.InsertionPoint(block):
+                    hlo.return_([mu.ir_constant(np.int32(idx))])
+            index = case.result
+        else:
+            index = mu.ir_constant(np.int32(callee_index[0]))
+        if index.type != callee_type.inputs[0]:
+            index = hlo.convert(callee_type.inputs[0], index)
+        call_args.append(index)
+    kept = set(exported.module_kept_var_idx)
+    call_args += [a for i, a in enumerate(args) if i in kept]
+    expected_types = list(callee_type.inputs)
+    if [a.type for a in call_args] != expected_types:
+        raise ValueError(
+            f"The module of the exported function '{exported.fun_name}' takes "
+            f"{[str(t) for t in expected_types]}, but its signature gives "
+            f"{[str(a.type) for a in call_args]}")
+    call = func.CallOp(list(callee_type.results), ir.FlatSymbolRefAttr.get(callee), call_args)
+    results = list(call.results)
+    if len(results) != len(ctx.avals_out):
+        raise ValueError(
+            f"The module of the exported function '{exported.fun_name}' returns "
+            f"{len(results)} results, its signature {len(ctx.avals_out)}")
+    return results

@@ -1,11 +1,34 @@
-"""olympus.export: shape polymorphism (symbolic shapes).
+"""`olympus.export`: serialize a jitted function (StableHLO plus its calling convention)
+and call it later, in another process, or from JAX, in JAX 0.10.2's format.
 
-The names here are the symbolic-shape part of JAX's ``jax.export``; `Exported`,
-serialization and ``call`` come with the export module itself.
+    exp = export.export(olympus.jit(f))(olympus.ShapeDtypeStruct((3,), np.float32))
+    blob = exp.serialize()
+    export.deserialize(blob).call(x)
+
+Symbolic shapes (`symbolic_shape`, `symbolic_args_specs`, `SymbolicScope`,
+`is_symbolic_dim`) trace and lower through `jit(f).trace`/`.lower`; exporting with them
+is not wired yet: a serialized symbolic dimension is refused with an error naming it.
 """
 
 from olympus_ir.shape_poly import SymbolicScope, is_symbolic_dim, symbolic_shape
 
 from .._src.shape_poly import symbolic_args_specs
+from ._exported import (
+    DisabledSafetyCheck,
+    Exported,
+    default_export_platform,
+    deserialize,
+    export,
+    maximum_supported_calling_convention_version,
+    minimum_supported_calling_convention_version,
+    register_namedtuple_serialization,
+    register_pytree_node_serialization,
+)
 
-__all__ = ["symbolic_shape", "symbolic_args_specs", "SymbolicScope", "is_symbolic_dim"]
+__all__ = [
+    "DisabledSafetyCheck", "Exported", "export", "deserialize",
+    "register_pytree_node_serialization", "register_namedtuple_serialization",
+    "maximum_supported_calling_convention_version",
+    "minimum_supported_calling_convention_version", "default_export_platform",
+    "symbolic_shape", "symbolic_args_specs", "SymbolicScope", "is_symbolic_dim",
+]
