@@ -1,4 +1,4 @@
-"""Control flow: cond, while, scan and closed_call.
+"""Control flow: cond, while, scan, closed_call and jit.
 
 * ``cond`` -> ``stablehlo.case`` with one region per branch; branches read the
   operands from the enclosing scope. (XLA runs the last branch for an out-of-range
@@ -10,6 +10,8 @@
   ``dynamic_update_slice``, where ``t = i`` (``length - 1 - i`` when ``reverse``).
   `unroll` and `linear` do not change the lowering.
 * ``closed_call`` -> the callee's equations inlined.
+* ``jit`` -> ``func.call`` of a private ``func.func`` holding the callee, one per distinct
+  (callee, name), as JAX lowers a nested jit.
 """
 
 from __future__ import annotations
@@ -120,3 +122,8 @@ def _scan_lowering(ctx, *operands, olympuspr, length, reverse, num_consts, num_c
 @register_lowering("closed_call")
 def _closed_call_lowering(ctx, *args, call_olympuspr, **_unused):
     return ctx.lower_sub(call_olympuspr, args)
+
+
+@register_lowering("jit")
+def _jit_lowering(ctx, *args, olympuspr, name, **_params):
+    return ctx.call_function(name, olympuspr, args)

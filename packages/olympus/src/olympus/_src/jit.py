@@ -2,7 +2,9 @@
 
 A call looks up its signature (argument pytree, static values, avals with weak types) in a
 cache shared by every `jit` of the same function, so `jit(f)(x)` in a loop compiles once.
-Under another trace (e.g. a jit inside a jit) the function is simply inlined.
+Under another trace (e.g. a jit inside a jit) the call is one `jit` equation holding the
+function's olympuspr, traced once per signature (`nested_jit`); with ``inline=True`` the
+function is traced into the caller.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from olympus_trace.make_olympuspr import abstractify, arg_names_of, trace_fun
 from olympus_trace.olympuspr_utils import dce_closed
 
 from .. import monitoring
-from . import cache_explain, debugging, stages
+from . import cache_explain, debugging, nested_jit, stages
 from . import placement as _placement
 from .config import config
 from .lowering import lower_olympuspr
@@ -40,6 +42,8 @@ _PY_SCALARS = (bool, int, float, complex)
 
 #: fun -> {(options, signature): SpecializedCall}; entries die with their function.
 _cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: fun -> {(options, signature): nested_jit.NestedCall}: for calls under another trace.
+_nested_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: How many signatures (over all jitted functions) the Python and C++ caches keep.
 CACHE_CAPACITY = 4096
 #: Every live signature, oldest first: (id of its function's dict, key) -> weakref to
@@ -82,13 +86,13 @@ class _Calls(dict):
         self.hits = self.misses = 0
 
 
-def _per_fun_cache(fun) -> _Calls:
+def _per_fun_cache(fun, cache=_cache) -> _Calls:
     """The signature cache shared by every `jit` of `fun` (a fresh one, owned by the single
     `jit` object, for a callable that cannot be weakly referenced)."""
     try:
-        d = _cache.get(fun)
+        d = cache.get(fun)
         if d is None:
-            d = _cache[fun] = _Calls()
+            d = cache[fun] = _Calls()
         return d
     except TypeError:
         return _Calls()
@@ -409,6 +413,8 @@ class Jitted:
         # Bare PartitionSpecs are taken on the current mesh: it is part of the signature.
         self._mesh_key = in_shardings is not None or out_shardings is not None
         self._calls = _per_fun_cache(fun)
+        self._nested_calls = _per_fun_cache(fun, _nested_cache)
+        self._inline = False
 
     def _signature(self, args, kwargs):
         if self._mesh_key:
@@ -487,6 +493,9 @@ class Jitted:
     def cache_miss(self, *args, **kwargs):
         """Called by the C++ fast path: returns (outputs, fast-path data or None)."""
         if type(trace_ctx.trace) is not EvalTrace or config.olympus_disable_jit:
+            if (not self._inline and not config.olympus_disable_jit
+                    and self._in_shardings is None and self._out_shardings is None):
+                return nested_jit.call(self, args, kwargs), None, False
             # Inlined into the enclosing trace: static arguments must still be hashable.
             self._check_statics(args, kwargs)
             return self._fun(*args, **kwargs), None, False
@@ -515,6 +524,7 @@ class Jitted:
 
     def clear_cache(self):
         self._calls.clear()
+        self._nested_calls.clear()
 
 
 def _hashable_static(v, where):
@@ -612,6 +622,7 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
         functools.update_wrapper(wrapped, fun, updated=())
     except AttributeError:  # pragma: no cover - exotic callables
         pass
+    state._inline = bool(inline)
     wrapped._olympus_jit = state
     return wrapped
 
@@ -654,7 +665,7 @@ Wrapped.cache_info = _cache_info
 
 def clear_all() -> None:
     """Forget every jitted function's compiled signatures (``olympus.clear_caches``)."""
-    for calls in list(_cache.values()):
+    for calls in [*_cache.values(), *_nested_cache.values()]:
         calls.clear()
     with _order_lock:
         _order.clear()
