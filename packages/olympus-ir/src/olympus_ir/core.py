@@ -212,9 +212,10 @@ class Olympuspr:
 
 
 class ClosedOlympuspr:
-    """An olympuspr together with the values of its constvars."""
+    """An olympuspr together with the values of its constvars (weakly referenceable: the
+    transformations of a nested jit's callee are cached per callee)."""
 
-    __slots__ = ("olympuspr", "consts")
+    __slots__ = ("olympuspr", "consts", "__weakref__")
 
     def __init__(self, olympuspr: Olympuspr, consts: Sequence[Any]):
         if len(consts) != len(olympuspr.constvars):

@@ -13,6 +13,8 @@ trip count.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from olympus_ir import dtypes
@@ -197,9 +199,26 @@ partial_eval_rules[P.closed_call_p] = _closed_call_partial_eval
 # operands and results it keeps, their shardings, layouts and donation.
 
 
+#: callee -> {key: its transformed body}: a helper called many times is differentiated once
+#: per use (JAX caches these too). Callees hold concrete constants only.
+_jit_bodies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _cached_body(closed: ClosedOlympuspr, key, make):
+    try:
+        per = _jit_bodies.setdefault(closed, {})
+    except TypeError:
+        return make()
+    out = per.get(key)
+    if out is None:
+        out = per[key] = make()
+    return out
+
+
 def _jit_jvp(primals, tangents, *, olympuspr, **params):
     in_nz = [not isinstance(t, Zero) for t in tangents]
-    body, out_nz = _jvp_body(olympuspr, in_nz)
+    body, out_nz = _cached_body(olympuspr, ("jvp", tuple(in_nz)),
+                                lambda: _jvp_body(olympuspr, in_nz))
     n_in, n_out = len(primals), len(olympuspr.out_avals)
     ins = list(range(n_in)) + [i for i, nz in enumerate(in_nz) if nz]
     outs_sel = list(range(n_out)) + [i for i, nz in enumerate(out_nz) if nz]
@@ -246,7 +265,8 @@ def _jit_transpose(cts, *args, olympuspr, **params):
                 for c in backward_pass(body, consts + list(res), lin_avals, cts_)]
 
     in_avals = [v.aval for v in nl_vars] + [a for a, nz in zip(ct_avals, ct_nz) if nz]
-    trans, _ = trace_to_olympuspr(f, in_avals)
+    trans = _cached_body(olympuspr, ("transpose", tuple(lin), tuple(ct_nz)),
+                         lambda: trace_to_olympuspr(f, in_avals)[0])
     # Operands keep their shardings; cotangents come in with their outputs' and go out
     # with their inputs'.
     ins_sh = [params["in_shardings"][i] for i, l in enumerate(lin) if not l] + [
