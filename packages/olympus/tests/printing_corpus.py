@@ -528,4 +528,44 @@ def cases(ns):  # noqa: C901 (one flat list of small functions)
     def nn_relu(a):
         return olympus.nn.relu(a)
 
+    @case(x23)
+    def nn_relu6(a):
+        return olympus.nn.relu6(a)
+
+    @case(i3)
+    def nn_relu_int(a):
+        return olympus.nn.relu(a)
+
+    @case(s1)
+    def grad_of_relu(a):
+        return olympus.grad(olympus.nn.relu)(a)
+
+    @case(x3)
+    def vmap_grad_of_relu(a):
+        return olympus.vmap(olympus.grad(olympus.nn.relu))(a)
+
+    @case(x23)
+    def jnp_cumsum(a):
+        return jnp.cumsum(a, axis=1)
+
+    @case(x23)
+    def jnp_sort(a):
+        return jnp.sort(a, axis=1)
+
+    @case(x23)
+    def jnp_argsort_descending(a):
+        return jnp.argsort(a, axis=0, descending=True)
+
+    @case(x23)
+    def nn_hard_tanh(a):
+        return olympus.nn.hard_tanh(a)
+
+    @case(x23)
+    def nn_log_sigmoid(a):
+        return olympus.nn.log_sigmoid(a)
+
+    @case(x23)
+    def nn_selu(a):
+        return olympus.nn.selu(a)
+
     return out

@@ -197,3 +197,14 @@ def test_library_function_under_trace_is_a_jit_and_eager_is_unchanged():
     np.testing.assert_allclose(jnp.where(x > 0, x, 0), [0.0, 0.5, 2.0])
     with pytest.raises(TypeError):
         jnp.clip([1.0, 2.0], 0.0, 1.0)
+
+
+def test_lowering_prunes_unused_results_of_nested_jits():
+    """As JAX 0.10.2's ``jit(lambda x, y: g(x, y)[0]).lower(1., 2.)``: the private function
+    computes only the used result, and the argument feeding only the unused one is dropped
+    from @main."""
+    g = olympus.jit(lambda x, y: (x * 2, jnp.cos(y)))
+    text = olympus.jit(lambda x, y: g(x, y)[0]).lower(ONE, ONE).as_text()
+    assert "@main(%arg0: tensor<f32>) ->" in text
+    assert "cosine" not in text and "call @\"<lambda>\"(%arg0)" in text
+    np.testing.assert_allclose(olympus.jit(lambda x, y: g(x, y)[0])(ONE, ONE), 2.0)

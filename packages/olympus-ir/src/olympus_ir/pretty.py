@@ -159,6 +159,8 @@ def _printed(fn: Callable[[Eqn], Any], eqn: Eqn) -> tuple[dict[str, Any], Any]:
 
 
 def _literal_text(v: Literal) -> str:
+    if v.py is not None:
+        return f"{v.py}:{_aval_text(v.aval)}"
     val = v.val
     if isinstance(val, (np.ndarray, np.generic)):
         text = str(val.item()) if val.shape == () else "[...]"

@@ -207,7 +207,7 @@ class SpecializedCall:
         self._pruned = None  # the closed olympuspr without them, for lowering
         if keep_unused:
             return None
-        pruned = dce_closed(self.closed, prune_invars=True)
+        pruned = dce_closed(nested_jit.prune_callees(self.closed), prune_invars=True)
         live = {id(v) for v in pruned.olympuspr.invars}
         invars = self.closed.olympuspr.invars
         if len(live) == len(invars):
@@ -230,6 +230,7 @@ class SpecializedCall:
                 closed = self._pruned
                 arg_names = [arg_names[i] for i in self.kept]
                 mask = [mask[i] for i in self.kept]
+            closed = nested_jit.prune_callees(closed)
             donated = tuple(i for i, d in enumerate(mask) if d)
             p = self.placement
             sharding_kw = {}

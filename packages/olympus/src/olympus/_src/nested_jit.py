@@ -17,13 +17,14 @@ from typing import Any, NamedTuple
 from olympus_ir.core import ClosedOlympuspr, Olympuspr
 from olympus_ir.prims.control_flow import jit_p
 from olympus_trace import tree_util
+from olympus_trace.ad import dce_deep
 from olympus_trace.core import Tracer, bind
 from olympus_trace.make_olympuspr import trace_fun
 from olympus_trace.staging import user_source_info
 
 from . import jit as _jit
 
-__all__ = ["call"]
+__all__ = ["call", "prune_callees"]
 
 
 class NestedCall(NamedTuple):
@@ -91,3 +92,14 @@ def call(state, args: tuple, kwargs: dict):
     outs = bind(jit_p, *entry.tracer_consts, *leaves, olympuspr=entry.closed,
                 **entry.params)
     return tree_util.tree_unflatten(entry.out_tree, outs)
+
+
+def prune_callees(closed: ClosedOlympuspr) -> ClosedOlympuspr:
+    """`closed` with the unused results of its nested jits (and what computes only them)
+    removed, as JAX's lowering does; its inputs stay."""
+    j = closed.olympuspr
+    if not any(e.primitive is jit_p for e in j.eqns):
+        return closed
+    new, _ = dce_deep(j, [True] * len(j.outvars))
+    keep = {id(v) for v in new.constvars}
+    return ClosedOlympuspr(new, [c for v, c in zip(j.constvars, closed.consts) if id(v) in keep])

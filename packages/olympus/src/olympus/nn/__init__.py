@@ -20,6 +20,7 @@ from olympus_ir import dtypes
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 
+from .._src.custom_derivatives import custom_jvp
 from .._src.eager import function as _eager_function
 from .._src.library_jit import jitted as _jitted
 from ..scipy.special import logsumexp
@@ -64,20 +65,32 @@ def identity(x):
     return _arr(x)
 
 
-@_eager_function()
+def _zeros_like(g):
+    """Zeros of `g`'s type (a constant scalar for a scalar, as JAX's ``lax.full_like``)."""
+    a = prom.aval_of(g)
+    zero = np.zeros((), a.dtype)
+    return zero if a.shape == () else lax.broadcast_in_dim(zero, a.shape, ())
+
+
+@custom_jvp
+@_jitted()
 def relu(x):
-    """max(x, 0), with gradient 0 at x == 0 (as JAX)."""
-    x = _arr(x)
-    return jnp.where(jnp.greater(x, _c(x, 0)), x, _zero_keep_nan(x))  # weak if x is
+    """max(x, 0), with gradient 0 at x == 0: as JAX, a custom_jvp around a jitted max."""
+    return jnp.maximum(x, 0)
 
 
-@_eager_function()
+relu.defjvps(lambda g, ans, x: lax.select(jnp.greater(x, 0), g, _zeros_like(g)))
+
+
+@custom_jvp
+@_jitted()
 def relu6(x):
     """min(max(x, 0), 6), with gradient 0 at 0 and 6 (as JAX)."""
-    x = _arr(x)
-    inside = jnp.bitwise_and(jnp.greater(x, _c(x, 0)), jnp.less(x, _c(x, 6)))
-    outside = jnp.where(jnp.greater_equal(x, _c(x, 6)), _c(x, 6), _zero_keep_nan(x))
-    return jnp.where(inside, x, outside)
+    return jnp.minimum(jnp.maximum(x, 0), 6.0)
+
+
+relu6.defjvps(lambda g, ans, x: lax.select(
+    jnp.bitwise_and(jnp.greater(x, 0), jnp.less(x, 6)), g, _zeros_like(g)))
 
 
 @_eager_function()
@@ -133,8 +146,9 @@ def gelu(x, approximate: bool = True):
 def elu(x, alpha=1.0):
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
     x = _inexact(x)
-    pos = jnp.greater(x, _c(x, 0))
-    return jnp.where(pos, x, jnp.multiply(alpha, lax.expm1(jnp.where(pos, _c(x, 0), x))))
+    # The inner where keeps expm1's argument finite, so gradients are in both branches.
+    return jnp.where(jnp.greater(x, 0), x,
+                     jnp.multiply(alpha, lax.expm1(jnp.where(jnp.greater(x, 0), 0.0, x))))
 
 
 @_jitted()
@@ -165,8 +179,7 @@ def leaky_relu(x, negative_slope=1e-2):
 def hard_tanh(x):
     """x clipped to [-1, 1]."""
     x = _arr(x)
-    return jnp.where(jnp.greater(x, _c(x, 1)), _c(x, 1),
-                     jnp.where(jnp.less(x, _c(x, -1)), _c(x, -1), x))
+    return jnp.where(jnp.greater(x, 1), 1, jnp.where(jnp.less(x, -1), -1, x))
 
 
 @_jitted()
