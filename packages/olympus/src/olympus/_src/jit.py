@@ -595,8 +595,8 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
     `in_shardings` / `out_shardings` (shardings, PartitionSpecs on the current mesh, or
     pytrees of them, None for unspecified) place the computation over several devices;
     XLA's SPMD partitioner (Shardy) partitions it. Called while another function is being
-    traced, a jitted function is traced into the caller's olympuspr (``inline=True`` asks
-    for exactly that). `compiler_options` are XLA compile options (an unknown one fails at
+    traced, a jitted function is one ``jit`` equation of the caller's olympuspr (a private
+    function of its module); ``inline=True`` traces it into the caller instead. `compiler_options` are XLA compile options (an unknown one fails at
     compile time, as in JAX). `device` and `backend` are deprecated, as in JAX: `device`
     runs the computation on that device.
     """
