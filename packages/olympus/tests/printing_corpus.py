@@ -545,6 +545,10 @@ def cases(ns):  # noqa: C901 (one flat list of small functions)
         return olympus.vmap(olympus.grad(olympus.nn.relu))(a)
 
     @case(x23)
+    def jnp_isclose(a):
+        return jnp.isclose(a, 1.0)
+
+    @case(x23)
     def jnp_cumsum(a):
         return jnp.cumsum(a, axis=1)
 
