@@ -549,6 +549,10 @@ def cases(ns):  # noqa: C901 (one flat list of small functions)
         return jnp.isclose(a, 1.0)
 
     @case(x23)
+    def jnp_allclose(a):
+        return jnp.allclose(a, 1.0)
+
+    @case(x23)
     def jnp_cumsum(a):
         return jnp.cumsum(a, axis=1)
 

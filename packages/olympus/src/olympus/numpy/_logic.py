@@ -37,6 +37,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return uf.logical_or(out, both_nan) if equal_nan else out
 
 
+@_jitted(static_argnames=("equal_nan",))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether all elements are close (see isclose)."""
     return _all(isclose(a, b, rtol, atol, equal_nan))
