@@ -206,6 +206,36 @@ def test_unread_results_print_as_underscore_at_top_level_only():
     )
 
 
+def test_jit_callee_variables_take_the_call_names():
+    """As JAX 0.10.2 prints ``jit``: name first, default params hidden, the callee's inputs
+    and outputs named as the call's operands and results (a literal operand's partner and
+    a repeated operand's second partner get fresh names)."""
+    x, y, z = v((), np.float32), v((), np.float32), v((), np.float32)
+    a, b, c = v((), np.float32), v((), np.float32), v((), np.float32)
+    t = v((), np.float32)
+    inner = Olympuspr([], [a, b, c], [t], [Eqn(P.add_p, [a, c], [t], {})])
+    closed = ClosedOlympuspr(inner, [])
+    params = P.jit_params(dict(in_shardings=(), out_shardings=(), in_layouts=(),
+                               out_layouts=(), donated_invars=(), ctx_mesh=None, name="f",
+                               keep_unused=False, inline=False, compiler_options_kvs=()),
+                          closed)
+    params["donated_invars"] = (True, False, False)
+    j = Olympuspr([], [x], [z], [
+        Eqn(P.jit_p, [x, x, Literal(np.float32(2.0), ShapedArray((), np.float32))], [y],
+            params),
+        Eqn(P.sin_p, [y], [z], {})])
+    assert pp_olympuspr(j) == (
+        "{ lambda ; a:f32[]. let\n"
+        "    b:f32[] = jit[\n"
+        "      name=f\n"
+        "      donated_invars=(True, False, False)\n"
+        "      olympuspr={ lambda ; a:f32[] c:f32[] d:f32[]. let b:f32[] = add a d in (b,) }\n"
+        "    ] a a 2.0:f32[]\n"
+        "    e:f32[] = sin b\n"
+        "  in (e,) }"
+    )
+
+
 def test_names_past_z():
     assert [encode_name(i) for i in (0, 1, 25, 26, 27, 51, 52, 675, 676)] == [
         "a", "b", "z", "ba", "bb", "bz", "ca", "zz", "baa"]

@@ -102,6 +102,11 @@ class _Mesh:
 _MESH = _Mesh()
 
 
+_JIT_DEFAULTS = dict(in_shardings=(), out_shardings=(), in_layouts=(), out_layouts=(),
+                     donated_invars=(), ctx_mesh=None, name="f", keep_unused=False,
+                     inline=False, compiler_options_kvs=())
+
+
 def fn(ins: str, outs: str) -> ClosedOlympuspr:
     """A body with the given input and output types (shape rules only read its types)."""
     invars = [Var(a) for a in As(ins)]
@@ -382,6 +387,9 @@ HAPPY = [
      ["i32[]", "f32[2]"]),
     ("call_exported", "f32[2] i32[]", dict(exported=_exported("f32[2] i32[]", "i32[] f32[2]*")),
      ["i32[]", "f32[2]*"]),
+
+    ("jit", "f32[2]* i32[]", dict(P.jit_params(_JIT_DEFAULTS, fn("f32[2] i32[]", "i32[] f32[2]"))),
+     ["i32[]", "f32[2]"]),
     ("debug_callback", "f32[2] i32[]", dict(callback=print, effect=P.debug_effect), []),
     ("check", "f32[2]", dict(err_tree=_tree_of(1), debug=True), []),
     ("pure_callback", "f32[2] i32[]", dict(callback=print, result_avals=(A("i32[3]"),),
@@ -622,6 +630,13 @@ ERRORS = [
      re.escape("takes input types (f32[2],), but was called with arguments of type (f32[3],)")),
     ("call_exported", "f32[2]", dict(exported=_exported("f32[2] f32[2]", "f32[2]")),
      "call_exported of 'g' takes 2 arguments, got 1"),
+
+    ("jit", "f32[3]", dict(P.jit_params(_JIT_DEFAULTS, fn("f32[2]", "f32[2]"))),
+     re.escape("jit call_olympuspr takes input types (f32[2],), but was called with arguments "
+               "of type (f32[3],)")),
+    ("jit", "f32[2]", dict(P.jit_params(_JIT_DEFAULTS, fn("f32[2]", "f32[2]")),
+                           donated_invars=(False, False)),
+     re.escape("jit donated_invars must have one entry per input (1), got 2.")),
     ("debug_callback", "f32[2]", dict(callback=None, effect=P.debug_effect), "must be callable"),
     ("check", "f32[2]", dict(err_tree=_tree_of(2), debug=True),
      "check takes 2 operands for its error, got 1."),

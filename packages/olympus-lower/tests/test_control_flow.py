@@ -233,3 +233,29 @@ def test_call_exported_shape_rule_checks_types():
     vs = [b.arg(A((4,), F32))] + [b.arg(A((3,), F32)) for _ in range(2)]
     with pytest.raises(ValueError, match=r"Shape mismatch for args\[0\]\.shape\[0\]"):
         b.eqn(P.call_exported_p, *vs, exported=exp)
+
+def _jit_params(closed, name):
+    return P.jit_params(dict(in_shardings=(), out_shardings=(), in_layouts=(), out_layouts=(),
+                             donated_invars=(), ctx_mesh=None, name=name, keep_unused=False,
+                             inline=False, compiler_options_kvs=()), closed)
+
+
+def test_jit_is_a_private_function_per_callee_and_name():
+    """As JAX lowers nested jits: one private func.func per distinct (callee, name), a name
+    already taken (here by @main, then by another callee) getting the next ``_<n>``."""
+    sin = closed_fn([A((2,), F32)], lambda b, x: [b.eqn(P.sin_p, x)])
+    cos = closed_fn([A((2,), F32)], lambda b, x: [b.eqn(P.cos_p, x)])
+    b = Builder()
+    x = b.arg((2,), F32)
+    (s1,) = b.eqn(P.jit_p, x, **_jit_params(sin, "f"))
+    (s2,) = b.eqn(P.jit_p, s1, **_jit_params(sin, "f"))  # the same callee: one function
+    (c1,) = b.eqn(P.jit_p, s2, **_jit_params(cos, "f"))  # another callee named f: f_0
+    (m1,) = b.eqn(P.jit_p, c1, **_jit_params(cos, "main"))  # main is taken: main_1
+    lowered, (out,) = run(b.build([m1]), np.array([0.5, 1.0], F32))
+    want = np.cos(np.cos(np.sin(np.sin(np.array([0.5, 1.0])))))
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    text = lowered.as_text()
+    assert text.count("func.func private") == 3
+    for name in ("@f(", "@f_0(", "@main_1("):
+        assert f"func.func private {name}" in text
+    assert text.count("call @f(") == 2

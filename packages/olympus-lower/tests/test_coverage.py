@@ -219,6 +219,13 @@ def _cases():
                             ["stablehlo.negate %arg0"])
     cases["call_exported"] = (_single(P.call_exported_p, [x3], exported=fake_exported(br)),
                               ["call @call_exported_f(%arg0)", "stablehlo.negate"])
+
+    jit_params = P.jit_params(dict(
+        in_shardings=(), out_shardings=(), in_layouts=(), out_layouts=(), donated_invars=(),
+        ctx_mesh=None, name="neg", keep_unused=False, inline=False, compiler_options_kvs=()),
+        br)
+    cases["jit"] = (_single(P.jit_p, [x3], **jit_params),
+                    ["call @neg(%arg0)", "func.func private @neg(", "stablehlo.negate %arg0"])
     for n, params in (("custom_jvp_call", dict(jvp=print, num_consts=0)),
                       ("custom_vjp_call", dict(fwd=print, bwd=print, num_consts=0)),
                       ("checkpoint", dict(prevent_cse=True))):

@@ -6,8 +6,8 @@ reference JAX in its own process (``scripts/record_printing_corpus.py``, which w
 `ns` has ``olympus`` (the library: ``olympus`` or ``jax``), ``jnp``, ``lax``, ``random``,
 ``custom_jvp``, ``custom_vjp`` and ``np``.
 
-Functions that JAX stages as a nested ``jit`` (most ``jnp`` functions with a ``_where``-like
-helper) are avoided: Olympus inlines nested jit, a separate piece of work.
+Nested ``jit`` calls print as ``jit[name=... olympuspr=...]`` equations; the last section
+calls library functions that JAX jits (``jnp.where``'s ``_where``, ``clip``, ``nn`` ones).
 """
 
 from __future__ import annotations
@@ -416,5 +416,164 @@ def cases(ns):  # noqa: C901 (one flat list of small functions)
             _ = lax.exp(c)
             return c + 1.0
         return lax.while_loop(lambda c: c[0] < 3.0, body, a)
+
+    # --- nested jit --------------------------------------------------------------------------
+    jsin = olympus.jit(jnp.sin)
+    pair = olympus.jit(lambda x, y: (x * 2.0, jnp.cos(y)))
+    first = olympus.jit(lambda x, y: x, donate_argnums=0, keep_unused=True)
+    s1 = np.float32(1.0)
+
+    @case(s1)
+    def nested_jit_call(a):
+        return jsin(a) * 2.0
+
+    @case(s1)
+    def nested_jit_shared_callee(a):
+        return jsin(a) + jsin(a * 2.0) + jsin(3.0)
+
+    @case(s1)
+    def nested_jit_unused_result(a):
+        return pair(a, a)[0]
+
+    @case(s1)
+    def nested_jit_donated_keep_unused(a):
+        return first(a, a)
+
+    @case(s1)
+    def nested_jit_closure(a):
+        return olympus.jit(lambda y: a * y)(2.0)
+
+    @case(x3)
+    def nested_jit_constants(a):
+        return olympus.jit(lambda y: jnp.sin(y) + x3)(a)
+
+    @case(s1)
+    def nested_jit_pytree_result(a):
+        return olympus.jit(lambda y: {"a": y, "b": (y, 2 * y)})(a)
+
+    @case(s1)
+    def nested_jit_inline(a):
+        return olympus.jit(lambda y: y * 3.0, inline=True)(a) + 1.0
+
+    @case(s1)
+    def nested_jit_twice(a):
+        return olympus.jit(lambda y: jsin(y) + 1.0)(a)
+
+    @case(s1)
+    def nested_jit_static_argument(a):
+        return olympus.jit(lambda y, n: y * n, static_argnums=1)(a, 3)
+
+    @case(s1)
+    def grad_of_nested_jit(a):
+        return olympus.grad(lambda x: jsin(x) * 2.0)(a)
+
+    @case(s1)
+    def grad_of_nested_jit_square(a):
+        return olympus.grad(lambda x: olympus.jit(lambda y: y * y * 3.0)(x))(a)
+
+    @case(x3)
+    def vmap_of_nested_jit(a):
+        return olympus.vmap(lambda x: jsin(x) * 2.0)(a)
+
+    @case(s1)
+    def jvp_of_nested_jit(a):
+        return olympus.jvp(jsin, (a,), (a,))
+
+    # --- library functions JAX jits ------------------------------------------------------------
+    @case(x23)
+    def jnp_where(a):
+        return jnp.where(a > 1.0, a, 0.0)
+
+    @case(s1)
+    def jnp_where_int_literal(a):
+        return jnp.where(a > 0, a, 0)
+
+    @case(x23)
+    def jnp_clip(a):
+        return jnp.clip(a, 0.0, 1.0)
+
+    @case(s1)
+    def grad_of_where(a):
+        return olympus.grad(lambda x: jnp.where(x > 0, x, 0))(a)
+
+    @case(x23)
+    def nn_silu(a):
+        return olympus.nn.silu(a)
+
+    @case(x23)
+    def nn_leaky_relu(a):
+        return olympus.nn.leaky_relu(a)
+
+    @case(x23)
+    def nn_soft_sign(a):
+        return olympus.nn.soft_sign(a)
+
+    @case(x23)
+    def nn_celu(a):
+        return olympus.nn.celu(a)
+
+    @case(x23)
+    def nn_elu(a):
+        return olympus.nn.elu(a)
+
+    @case(x23)
+    def nn_softplus(a):
+        return olympus.nn.softplus(a)
+
+    @case(x23)
+    def nn_log_softmax(a):
+        return olympus.nn.log_softmax(a)
+
+    @case(x23)
+    def nn_relu(a):
+        return olympus.nn.relu(a)
+
+    @case(x23)
+    def nn_relu6(a):
+        return olympus.nn.relu6(a)
+
+    @case(i3)
+    def nn_relu_int(a):
+        return olympus.nn.relu(a)
+
+    @case(s1)
+    def grad_of_relu(a):
+        return olympus.grad(olympus.nn.relu)(a)
+
+    @case(x3)
+    def vmap_grad_of_relu(a):
+        return olympus.vmap(olympus.grad(olympus.nn.relu))(a)
+
+    @case(x23)
+    def jnp_isclose(a):
+        return jnp.isclose(a, 1.0)
+
+    @case(x23)
+    def jnp_allclose(a):
+        return jnp.allclose(a, 1.0)
+
+    @case(x23)
+    def jnp_cumsum(a):
+        return jnp.cumsum(a, axis=1)
+
+    @case(x23)
+    def jnp_sort(a):
+        return jnp.sort(a, axis=1)
+
+    @case(x23)
+    def jnp_argsort_descending(a):
+        return jnp.argsort(a, axis=0, descending=True)
+
+    @case(x23)
+    def nn_hard_tanh(a):
+        return olympus.nn.hard_tanh(a)
+
+    @case(x23)
+    def nn_log_sigmoid(a):
+        return olympus.nn.log_sigmoid(a)
+
+    @case(x23)
+    def nn_selu(a):
+        return olympus.nn.selu(a)
 
     return out

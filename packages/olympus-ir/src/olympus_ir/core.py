@@ -98,11 +98,14 @@ class DropVar(Var):
 
 
 class Literal:
-    """A scalar constant inlined into an equation, printed as ``2:i32[]``."""
+    """A scalar constant inlined into an equation, printed as ``2:i32[]``. A Python float
+    operand (weakly typed) also keeps its exact value, which is what prints (JAX prints a
+    Python float passed to a jitted function unrounded)."""
 
-    __slots__ = ("val", "aval")
+    __slots__ = ("val", "aval", "py")
 
     def __init__(self, val: Any, aval: ShapedArray):
+        self.py = val if type(val) is float and aval.weak_type else None
         self.val = np.asarray(val, dtype=aval.dtype) if aval.shape == () else val
         self.aval = aval
 
@@ -212,9 +215,10 @@ class Olympuspr:
 
 
 class ClosedOlympuspr:
-    """An olympuspr together with the values of its constvars."""
+    """An olympuspr together with the values of its constvars (weakly referenceable: the
+    transformations of a nested jit's callee are cached per callee)."""
 
-    __slots__ = ("olympuspr", "consts")
+    __slots__ = ("olympuspr", "consts", "__weakref__")
 
     def __init__(self, olympuspr: Olympuspr, consts: Sequence[Any]):
         if len(consts) != len(olympuspr.constvars):

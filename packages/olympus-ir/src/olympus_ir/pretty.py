@@ -113,6 +113,19 @@ class PpContext:
     def binder(self, v: Var) -> str:
         return f"{self(v)}:{v.aval.str_short()}"
 
+    def suggest_same_names(self, for_vars: Sequence[Any], like_vars: Sequence[Any]) -> None:
+        """Name each still unnamed variable of `for_vars` as its partner in `like_vars`
+        (naming that one now if needed), skipping literals and partners already used: a
+        call's callee variables print as the caller's operands and results."""
+        if len(for_vars) != len(like_vars):
+            return
+        used: set = set()
+        for f, like in zip(for_vars, like_vars):
+            if (isinstance(like, Var) and like not in used and isinstance(f, Var)
+                    and not isinstance(f, DropVar) and f not in self.var_names):
+                used.add(like)
+                self.var_names[f] = self(like)
+
 
 #: primitive -> rule(eqn, context, settings) -> layout document of the equation.
 pp_eqn_rules: dict[Primitive, Callable[[Eqn, PpContext, PpSettings], pp.Doc]] = {}
@@ -146,6 +159,8 @@ def _printed(fn: Callable[[Eqn], Any], eqn: Eqn) -> tuple[dict[str, Any], Any]:
 
 
 def _literal_text(v: Literal) -> str:
+    if v.py is not None:
+        return f"{v.py}:{_aval_text(v.aval)}"
     val = v.val
     if isinstance(val, (np.ndarray, np.generic)):
         text = str(val.item()) if val.shape == () else "[...]"

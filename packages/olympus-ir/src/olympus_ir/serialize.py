@@ -684,7 +684,7 @@ class _Decoder:
                 with self.at("aval"):
                     aval = self.aval(self.field(x, "aval", dict, "an aval object"))
                 lit = Literal.__new__(Literal)  # keep the value exactly as stored
-                lit.val, lit.aval = val, aval
+                lit.val, lit.aval, lit.py = val, aval, None
                 return lit
             return var(x)
 

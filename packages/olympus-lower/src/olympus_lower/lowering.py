@@ -112,6 +112,21 @@ class LoweringRuleContext:
                   for v, c in zip(jpr.constvars, closed.consts, strict=True)]
         return self._lowerer.lower_body(jpr, consts, list(operands))
 
+    def call_function(self, name: str, closed: ClosedOlympuspr,
+                      operands: Sequence[ir.Value]) -> list[ir.Value]:
+        """``func.call`` of a private ``func.func @name`` holding `closed` (a nested jit):
+        one function per distinct (olympuspr, name), a name taken already getting the
+        module's next ``_<n>`` suffix, as JAX names them."""
+        lw = self._lowerer
+        key = (id(closed), name)
+        entry = lw.functions.get(key)
+        if entry is None:
+            entry = lw.functions[key] = (lw.define_function(name, closed), closed)
+        fn = entry[0]
+        out_types = [aval_to_ir_type(a) for a in closed.out_avals]
+        call = func.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn), list(operands))
+        return list(call.results)
+
     def next_channel(self) -> int:
         """A fresh channel handle id for a collective of this module."""
         self._lowerer.channels += 1
@@ -142,6 +157,35 @@ class _Lowerer:
         self.module: ir.Module | None = None
         self.platforms = platforms
         self.platform_index: ir.Value | None = None
+        #: (id of a closed olympuspr, name) -> (symbol name, the olympuspr, kept alive)
+        self.functions: dict = {}
+        self.symbols: set[str] = {"main"}
+        self._suffix = 0
+
+    def define_function(self, name: str, closed: ClosedOlympuspr) -> str:
+        """Add ``func.func private @name`` (uniquified) computing `closed`; its symbol."""
+        symbol = name
+        # Symbols other rules put in the module (an inlined `call_exported`) count too.
+        self.symbols.update(ir.StringAttr(op.attributes["sym_name"]).value
+                            for op in self.module.body.operations
+                            if "sym_name" in op.attributes)
+        while symbol in self.symbols:
+            symbol = f"{name}_{self._suffix}"
+            self._suffix += 1
+        self.symbols.add(symbol)
+        jpr = closed.olympuspr
+        in_types = [aval_to_ir_type(a) for a in closed.in_avals]
+        out_types = [aval_to_ir_type(a) for a in closed.out_avals]
+        with ir.InsertionPoint(self.module.body), ir.Location.unknown():
+            fn = func.FuncOp(symbol, ir.FunctionType.get(in_types, out_types))
+            fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            block = fn.add_entry_block()
+            with ir.InsertionPoint(block):
+                consts = [ir_constant(np.asarray(c, v.aval.dtype))
+                          for v, c in zip(jpr.constvars, closed.consts, strict=True)]
+                outs = self.lower_body(jpr, consts, list(block.arguments))
+                func.ReturnOp(outs)
+        return symbol
 
     def lower_body(self, jpr: Olympuspr, const_vals: Sequence[ir.Value],
                    arg_vals: Sequence[ir.Value]) -> list[ir.Value]:

@@ -14,6 +14,7 @@ import numpy as np
 from olympus_ir import dtypes
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import Eqn, Literal, Olympuspr, Primitive, Var, abstract_eval
+from olympus_ir.prims.control_flow import closed_call_p, jit_p
 
 from . import lax_ops, olympuspr_utils
 from .core import Trace, Tracer, bind, current_trace, get_aval, set_current_trace
@@ -416,6 +417,22 @@ def dce_deep(olympuspr, used_outputs: Sequence[bool], prune_invars: bool = False
                                          rules=dce_rules)
 
 
+_SPLIT_CALLS = (jit_p, closed_call_p)
+
+
+def _split_nonlinear(e: Eqn, lin_in: list[bool]):
+    """A call with linear and non-linear operands some of whose results do not depend on
+    the linear ones (e.g. the JVP of a nested jit inside a checkpoint, whose primal
+    results feed non-linear code): (known equations, run forward; unknown equations, the
+    linear part) by its partial-evaluation rule, or None to transpose it whole."""
+    if e.primitive not in _SPLIT_CALLS or all(lin_in):
+        return None
+    split = partial_eval_rules[e.primitive](e, lin_in)
+    if split is None or all(split[2]):
+        return None
+    return split[0], split[1]
+
+
 def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence) -> list:
     """Transpose a linear olympuspr (invars: residuals + linear inputs).
 
@@ -426,15 +443,31 @@ def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence) 
     for v, r in zip(olympuspr.invars[:nres], residuals):
         env[id(v)] = r
     linear: set[int] = {id(v) for v in olympuspr.invars[nres:]}
+    eqns: list[Eqn] = []
+
+    def forward(e):
+        # A non-linear equation (on residuals only): evaluate it forward.
+        vals = [v.val if isinstance(v, Literal) else env[id(v)] for v in e.invars]
+        out = bind(e.primitive, *vals, **e.params)
+        for v, x in zip(e.outvars, out if e.primitive.multiple_results else [out]):
+            env[id(v)] = x
+
     for e in olympuspr.eqns:
-        if any(isinstance(v, Var) and id(v) in linear for v in e.invars):
+        lin_in = [isinstance(v, Var) and id(v) in linear for v in e.invars]
+        if not any(lin_in):
+            forward(e)
+            continue
+        split = _split_nonlinear(e, lin_in)
+        if split is None:
+            eqns.append(e)
             linear.update(id(v) for v in e.outvars)
-        else:
-            # A non-linear equation (on residuals only): evaluate it forward.
-            vals = [v.val if isinstance(v, Literal) else env[id(v)] for v in e.invars]
-            out = bind(e.primitive, *vals, **e.params)
-            for v, x in zip(e.outvars, out if e.primitive.multiple_results else [out]):
-                env[id(v)] = x
+            continue
+        known, unknown = split
+        for k in known:
+            forward(k)
+        for u in unknown:
+            eqns.append(u)
+            linear.update(id(v) for v in u.outvars)
 
     cts: dict[int, Any] = {}
 
@@ -448,7 +481,7 @@ def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence) 
         if isinstance(v, Var) and id(v) in linear:
             add_ct(v, ct)
 
-    for e in reversed(olympuspr.eqns):
+    for e in reversed(eqns):
         if not any(id(v) in linear for v in e.outvars):
             continue
         ct_out = [cts.pop(id(v), None) for v in e.outvars]

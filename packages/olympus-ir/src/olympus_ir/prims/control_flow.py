@@ -1,5 +1,5 @@
-"""Structured control flow: ``cond``, ``while``, ``scan``, ``closed_call``, and
-``call_exported`` (a call of a serialized module: `olympus.export`).
+"""Structured control flow: ``cond``, ``while``, ``scan``, ``closed_call``, ``jit`` (a nested
+jitted call) and ``call_exported`` (a call of a serialized module: `olympus.export`).
 
 Each holds its body as a `ClosedOlympuspr` param; the shape rules check the operands
 against the bodies' input types and return the bodies' output types. Types are compared
@@ -13,10 +13,11 @@ import numpy as np
 from .. import dtypes
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
-from ..pretty import def_pp_params
+from ..pretty import def_pp_params, default_pp_eqn, param_sort_key, pp_eqn_rules
 from ..shape_poly import is_symbolic_dim
 
-__all__ = ["cond_p", "while_p", "scan_p", "closed_call_p", "call_exported_p"]
+__all__ = ["cond_p", "while_p", "scan_p", "closed_call_p", "jit_p", "jit_params",
+           "call_exported_p"]
 
 
 def _types(avals) -> str:
@@ -186,3 +187,85 @@ def call_exported_shape_rule(*args, exported):
                     f"constant): expected {want.shape} and called with {got.shape}")
     return [ShapedArray(a.shape, dtypes.bool_ if a.dtype == dtypes.float0 else a.dtype,
                         a.weak_type) for a in exported.out_avals]
+
+# --- jit: a nested jitted call ------------------------------------------------------------
+
+jit_p = new_primitive("jit", multiple_results=True)
+"""A jitted function called while another is traced (JAX's ``jit``/``pjit``). Params, as
+JAX's: ``olympuspr`` (the callee, JAX's ``jaxpr``), ``name``; per input ``in_shardings``,
+``in_layouts``, ``donated_invars``; per output ``out_shardings``, ``out_layouts``;
+``ctx_mesh``, ``keep_unused``, ``inline``, ``compiler_options_kvs``. An unspecified
+sharding or layout is None."""
+
+
+def jit_params(params: dict, closed, ins=None, outs=None) -> dict:
+    """The params of a `jit` of `closed` derived from `params` (a transformation's new
+    call): `ins` / `outs` give, per new input / output, the index of the old one it stands
+    for, or None for a new one (unspecified sharding and layout, not donated); by default
+    every input / output is new."""
+    def pick(values, sel, n, fill):
+        if sel is None:
+            return (fill,) * n
+        return tuple(fill if i is None else values[i] for i in sel)
+
+    n_in, n_out = len(closed.in_avals), len(closed.out_avals)
+    return dict(
+        params, olympuspr=closed,
+        in_shardings=pick(params["in_shardings"], ins, n_in, None),
+        in_layouts=pick(params["in_layouts"], ins, n_in, None),
+        donated_invars=pick(params["donated_invars"], ins, n_in, False),
+        out_shardings=pick(params["out_shardings"], outs, n_out, None),
+        out_layouts=pick(params["out_layouts"], outs, n_out, None))
+
+
+@def_shape_rule(jit_p)
+def jit_shape_rule(*args, olympuspr, in_shardings, out_shardings, in_layouts, out_layouts,
+                   donated_invars, ctx_mesh, name, keep_unused, inline,
+                   compiler_options_kvs):
+    check_call_args("jit", olympuspr, args)
+    n_in, n_out = len(args), len(olympuspr.out_avals)
+    for what, values, n in (("in_shardings", in_shardings, n_in),
+                            ("in_layouts", in_layouts, n_in),
+                            ("donated_invars", donated_invars, n_in),
+                            ("out_shardings", out_shardings, n_out),
+                            ("out_layouts", out_layouts, n_out)):
+        if len(values) != n:
+            raise TypeError(f"jit {what} must have one entry per "
+                            f"{'input' if what[0] in 'id' else 'output'} ({n}), got "
+                            f"{len(values)}.")
+    return list(olympuspr.out_avals)
+
+
+def _jit_printed_params(eqn) -> tuple[dict, list]:
+    """JAX shows ``name`` first, then the rest sorted, leaving out what holds defaults
+    (``inline`` never shows)."""
+    p = dict(eqn.params)
+    del p["inline"]
+    if not any(p["donated_invars"]):
+        del p["donated_invars"]
+    for k in ("in_shardings", "out_shardings", "in_layouts", "out_layouts"):
+        if all(s is None for s in p[k]):
+            del p[k]
+    if not p["keep_unused"]:
+        del p["keep_unused"]
+    if p["ctx_mesh"] is None:
+        del p["ctx_mesh"]
+    if not p["compiler_options_kvs"]:
+        del p["compiler_options_kvs"]
+    rest = sorted((k for k in p if k != "name"), key=param_sort_key)
+    return p, ["name", *rest]
+
+
+def _jit_pp(eqn, context, settings):
+    """The callee's inputs and outputs print with the names of the call's operands and
+    results (JAX's printer does the same), unless the callee is printed once, shared."""
+    j = eqn.params["olympuspr"].olympuspr
+    if j not in context.shared:
+        context.suggest_same_names(j.invars, eqn.invars)
+        context.suggest_same_names(j.outvars, eqn.outvars)
+    params, order = _jit_printed_params(eqn)
+    return default_pp_eqn(eqn.replace(params=params), context, settings, order)
+
+
+_jit_pp.printed_params = _jit_printed_params
+pp_eqn_rules[jit_p] = _jit_pp

@@ -324,10 +324,19 @@ def _closed_call_rule(e: Eqn, tok):
                      params={**e.params, "call_olympuspr": call}), new_tok
 
 
+def _jit_rule(e: Eqn, tok):
+    """A nested jit with callbacks becomes a ``closed_call`` of the threaded callee
+    (lowered inline)."""
+    new_tok = Var(TOKEN_AVAL)
+    call = _thread_sub(e.params["olympuspr"], 0, 0)
+    return Eqn(closed_call_p, [tok, *e.invars], [new_tok, *e.outvars],
+               {"call_olympuspr": call}, e.source_info), new_tok
+
+
 def _rules() -> dict:
     table = {debug_callback_p: _callback_rule, io_callback_p: _callback_rule}
     for name, rule in (("cond", _cond_rule), ("while", _while_rule), ("scan", _scan_rule),
-                       ("closed_call", _closed_call_rule)):
+                       ("closed_call", _closed_call_rule), ("jit", _jit_rule)):
         table[primitives_by_name[name]] = rule
     return table
 

@@ -1,4 +1,4 @@
-"""Control flow: cond, while, scan and closed_call.
+"""Control flow: cond, while, scan, closed_call, jit and call_exported.
 
 * ``cond`` -> ``stablehlo.case`` with one region per branch; branches read the
   operands from the enclosing scope. (XLA runs the last branch for an out-of-range
@@ -13,6 +13,8 @@
 * ``call_exported`` -> the exported module's functions moved into this module under
   fresh private names, and a ``func.call`` of its ``@main`` (with the platform index
   first when it was exported for several platforms).
+* ``jit`` -> ``func.call`` of a private ``func.func`` holding the callee, one per distinct
+  (callee, name), as JAX lowers a nested jit.
 """
 
 from __future__ import annotations
@@ -248,3 +250,7 @@ def _call_exported_lowering(ctx, *args, exported):
             f"The module of the exported function '{exported.fun_name}' returns "
             f"{len(results)} results, its signature {len(ctx.avals_out)}")
     return results
+
+@register_lowering("jit")
+def _jit_lowering(ctx, *args, olympuspr, name, **_params):
+    return ctx.call_function(name, olympuspr, args)

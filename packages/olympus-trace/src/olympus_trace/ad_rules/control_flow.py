@@ -13,6 +13,8 @@ trip count.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from olympus_ir import dtypes
@@ -86,7 +88,15 @@ def _closed_call_jvp(primals, tangents, *, call_olympuspr):
 
 
 def _closed_call_partial_eval(eqn: Eqn, in_unknown):
-    closed = eqn.params["call_olympuspr"]
+    return call_partial_eval(eqn, in_unknown, "call_olympuspr")
+
+
+def call_partial_eval(eqn: Eqn, in_unknown, param, make_params=None):
+    """Split a call-like equation into a known call (the known outputs, then residuals)
+    and an unknown one (taking the residuals, then the unknown inputs).
+    ``make_params(closed, ins, outs)`` gives the new calls' params (`jit_params`'s `ins`
+    and `outs`); by default the body param is replaced."""
+    closed = eqn.params[param]
     j = closed.olympuspr
     known, unknown, out_unk, nres = partial_eval_olympuspr(j, in_unknown)
     n_known = len(known.outvars) - nres
@@ -102,17 +112,24 @@ def _closed_call_partial_eval(eqn: Eqn, in_unknown):
             res_out.append((r, v))
     known = known.replace(outvars=list(known.outvars[:n_known]) + [r for r, _ in res_out])
     res_vars = [v for _, v in res_out]
-    k_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
-    u_in = [v for v, u in zip(eqn.invars, in_unknown) if u]
-    k_out = [v for v, u in zip(eqn.outvars, out_unk) if not u]
-    u_out = [v for v, u in zip(eqn.outvars, out_unk) if u]
-    known_eqn = Eqn(P.closed_call_p, k_in, k_out + res_vars,
-                    dict(eqn.params, call_olympuspr=ClosedOlympuspr(known, closed.consts)),
+    k_idx = [i for i, u in enumerate(in_unknown) if not u]
+    u_idx = [i for i, u in enumerate(in_unknown) if u]
+    ko_idx = [i for i, u in enumerate(out_unk) if not u]
+    uo_idx = [i for i, u in enumerate(out_unk) if u]
+    if make_params is None:
+        def make_params(c, ins, outs):
+            return dict(eqn.params, **{param: c})
+    known_closed = ClosedOlympuspr(known, closed.consts)
+    known_eqn = Eqn(eqn.primitive, [eqn.invars[i] for i in k_idx],
+                    [eqn.outvars[i] for i in ko_idx] + res_vars,
+                    make_params(known_closed, k_idx, ko_idx + [None] * len(res_vars)),
                     eqn.source_info)
     if not any(out_unk):
         return [known_eqn], [], out_unk
-    unknown_eqn = Eqn(P.closed_call_p, res_atoms + u_in, u_out,
-                      dict(eqn.params, call_olympuspr=ClosedOlympuspr(unknown, [])),
+    unknown_closed = ClosedOlympuspr(unknown, [])
+    unknown_eqn = Eqn(eqn.primitive, res_atoms + [eqn.invars[i] for i in u_idx],
+                      [eqn.outvars[i] for i in uo_idx],
+                      make_params(unknown_closed, [None] * len(res_atoms) + u_idx, uo_idx),
                       eqn.source_info)
     return [known_eqn], [unknown_eqn], out_unk
 
@@ -153,16 +170,19 @@ def _closed_call_transpose(cts, *args, call_olympuspr):
     return [next(outs) if l else None for l in lin]
 
 
-def call_dce(eqn: Eqn, used, param="call_olympuspr"):
-    """DCE rule of call-like primitives: prune the body's unused outputs and inputs."""
+def call_dce(eqn: Eqn, used, param="call_olympuspr", make_params=None):
+    """DCE rule of call-like primitives: prune the body's unused outputs and inputs
+    (``make_params(closed, ins, outs)`` as in `call_partial_eval`)."""
     c = eqn.params[param]
     j = c.olympuspr
     new, used_in = dce_deep(j, used, prune_invars=True)
     new = new.replace(constvars=j.constvars)
     invars = [v for v, u in zip(eqn.invars, used_in) if u]
     outvars = [v for v, u in zip(eqn.outvars, used) if u]
-    new_eqn = Eqn(eqn.primitive, invars, outvars,
-                  dict(eqn.params, **{param: ClosedOlympuspr(new, c.consts)}), eqn.source_info)
+    closed = ClosedOlympuspr(new, c.consts)
+    params = dict(eqn.params, **{param: closed}) if make_params is None else make_params(
+        closed, [i for i, u in enumerate(used_in) if u], [i for i, u in enumerate(used) if u])
+    new_eqn = Eqn(eqn.primitive, invars, outvars, params, eqn.source_info)
     return new_eqn, [True] * len(invars)
 
 
@@ -170,6 +190,103 @@ jvp_rules[P.closed_call_p] = _closed_call_jvp
 dce_rules[P.closed_call_p] = call_dce
 transpose_rules[P.closed_call_p] = _closed_call_transpose
 partial_eval_rules[P.closed_call_p] = _closed_call_partial_eval
+
+
+# --- jit -----------------------------------------------------------------------------------
+# As JAX does: the JVP is a `jit` of the JVP'd callee, linearization splits it into a known
+# `jit` (primal outputs and residuals) and an unknown one (linear in the tangents), and the
+# transpose is a `jit` of the transposed callee; each keeps the call's name and, for the
+# operands and results it keeps, their shardings, layouts and donation.
+
+
+#: callee -> {key: its transformed body}: a helper called many times is differentiated once
+#: per use (JAX caches these too). Callees hold concrete constants only.
+_jit_bodies: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _cached_body(closed: ClosedOlympuspr, key, make):
+    try:
+        per = _jit_bodies.setdefault(closed, {})
+    except TypeError:
+        return make()
+    out = per.get(key)
+    if out is None:
+        out = per[key] = make()
+    return out
+
+
+def _jit_jvp(primals, tangents, *, olympuspr, **params):
+    in_nz = [not isinstance(t, Zero) for t in tangents]
+    body, out_nz = _cached_body(olympuspr, ("jvp", tuple(in_nz)),
+                                lambda: _jvp_body(olympuspr, in_nz))
+    n_in, n_out = len(primals), len(olympuspr.out_avals)
+    ins = list(range(n_in)) + [i for i, nz in enumerate(in_nz) if nz]
+    outs_sel = list(range(n_out)) + [i for i, nz in enumerate(out_nz) if nz]
+    outs = bind(P.jit_p, *primals, *[t for t in tangents if not isinstance(t, Zero)],
+                **P.jit_params(dict(params, olympuspr=olympuspr), body, ins, outs_sel))
+    out_p, it = outs[:n_out], iter(outs[n_out:])
+    out_t = [next(it) if nz else Zero(tangent_aval(a))
+             for a, nz in zip(olympuspr.out_avals, out_nz)]
+    return out_p, out_t
+
+
+def _jit_params_of(eqn: Eqn):
+    def make(closed, ins, outs):
+        return P.jit_params(eqn.params, closed, ins, outs)
+    return make
+
+
+def _jit_partial_eval(eqn: Eqn, in_unknown):
+    return call_partial_eval(eqn, in_unknown, "olympuspr", _jit_params_of(eqn))
+
+
+def _jit_dce(eqn: Eqn, used):
+    return call_dce(eqn, used, "olympuspr", _jit_params_of(eqn))
+
+
+def _jit_transpose(cts, *args, olympuspr, **params):
+    lin = [is_undefined_primal(a) for a in args]
+    ct_avals = [tangent_aval(a) for a in olympuspr.out_avals]
+    ct_nz = [not isinstance(c, Zero) for c in cts]
+    if not any(ct_nz):
+        return [Zero(a.aval) if l else None for a, l in zip(args, lin)]
+    j = olympuspr.olympuspr
+    nl_vars = [v for v, l in zip(j.invars, lin) if not l]
+    lin_vars = [v for v, l in zip(j.invars, lin) if l]
+    # The callee's constants stay constants of the transposed callee (as in JAX).
+    body = Olympuspr([], list(j.constvars) + nl_vars + lin_vars, j.outvars, j.eqns)
+    lin_avals = [v.aval for v in lin_vars]
+    consts = list(olympuspr.consts)
+
+    def f(*args_):
+        res, it = args_[:len(nl_vars)], iter(args_[len(nl_vars):])
+        cts_ = [next(it) if nz else Zero(a) for a, nz in zip(ct_avals, ct_nz)]
+        return [instantiate(c)
+                for c in backward_pass(body, consts + list(res), lin_avals, cts_)]
+
+    in_avals = [v.aval for v in nl_vars] + [a for a, nz in zip(ct_avals, ct_nz) if nz]
+    trans = _cached_body(olympuspr, ("transpose", tuple(lin), tuple(ct_nz)),
+                         lambda: trace_to_olympuspr(f, in_avals)[0])
+    # Operands keep their shardings; cotangents come in with their outputs' and go out
+    # with their inputs'.
+    ins_sh = [params["in_shardings"][i] for i, l in enumerate(lin) if not l] + [
+        params["out_shardings"][i] for i, nz in enumerate(ct_nz) if nz]
+    ins_ly = [params["in_layouts"][i] for i, l in enumerate(lin) if not l] + [
+        params["out_layouts"][i] for i, nz in enumerate(ct_nz) if nz]
+    new_params = dict(
+        params, olympuspr=trans, in_shardings=tuple(ins_sh), in_layouts=tuple(ins_ly),
+        out_shardings=tuple(params["in_shardings"][i] for i, l in enumerate(lin) if l),
+        out_layouts=tuple(params["in_layouts"][i] for i, l in enumerate(lin) if l),
+        donated_invars=(False,) * len(ins_sh))
+    outs = iter(bind(P.jit_p, *[a for a, l in zip(args, lin) if not l],
+                     *[c for c in cts if not isinstance(c, Zero)], **new_params))
+    return [next(outs) if l else None for l in lin]
+
+
+jvp_rules[P.jit_p] = _jit_jvp
+dce_rules[P.jit_p] = _jit_dce
+transpose_rules[P.jit_p] = _jit_transpose
+partial_eval_rules[P.jit_p] = _jit_partial_eval
 
 
 # --- cond -------------------------------------------------------------------------------------

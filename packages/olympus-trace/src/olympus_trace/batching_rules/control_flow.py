@@ -1,4 +1,4 @@
-"""Batching rules for structured control flow: cond, while, scan and closed_call.
+"""Batching rules for structured control flow: cond, while, scan, closed_call and jit.
 
 Bodies are batched by tracing them again under a `BatchTrace` (`batch_olympuspr`).
 
@@ -9,7 +9,8 @@ Bodies are batched by tracing them again under a `BatchTrace` (`batch_olympuspr`
   their carry (each update is a `select_n` on the member's predicate).
 * ``scan``: the body is batched; batched carries sit at dimension 0, batched ``xs`` keep
   their batch dimension (moved off the scanned axis 0 when it is there).
-* ``closed_call``: the callee is batched.
+* ``closed_call``: the callee is batched; ``jit``: a `jit` of the batched callee, as JAX
+  (shardings and layouts are kept for the unbatched operands and results only).
 """
 
 from __future__ import annotations
@@ -227,6 +228,17 @@ def _closed_call_rule(axis_data, vals, dims, *, call_olympuspr, **params):
     return list(bind(P.closed_call_p, *vals, call_olympuspr=new, **params)), out_dims
 
 
+def _jit_rule(axis_data, vals, dims, *, olympuspr, **params):
+    new, out_dims = batch_olympuspr(olympuspr, axis_data, dims)
+    n_out = len(olympuspr.out_avals)
+    ins = [i if d is None else None for i, d in enumerate(dims)]
+    outs = [i if out_dims[i] is None else None for i in range(n_out)]
+    new_params = P.jit_params(dict(params, olympuspr=olympuspr), new, ins, outs)
+    new_params["donated_invars"] = tuple(params["donated_invars"])
+    return list(bind(P.jit_p, *vals, **new_params)), out_dims
+
+
+batching_rules[P.jit_p] = _jit_rule
 batching_rules[P.cond_p] = _cond_rule
 batching_rules[P.while_p] = _while_rule
 batching_rules[P.scan_p] = _scan_rule

@@ -2,7 +2,9 @@
 
 A call looks up its signature (argument pytree, static values, avals with weak types) in a
 cache shared by every `jit` of the same function, so `jit(f)(x)` in a loop compiles once.
-Under another trace (e.g. a jit inside a jit) the function is simply inlined.
+Under another trace (e.g. a jit inside a jit) the call is one `jit` equation holding the
+function's olympuspr, traced once per signature (`nested_jit`); with ``inline=True`` the
+function is traced into the caller.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from olympus_trace.make_olympuspr import abstractify, arg_names_of, trace_fun
 from olympus_trace.olympuspr_utils import dce_closed
 
 from .. import monitoring
-from . import cache_explain, debugging, stages
+from . import cache_explain, debugging, nested_jit, stages
 from . import placement as _placement
 from .config import config
 from .lowering import lower_olympuspr
@@ -41,6 +43,8 @@ _PY_SCALARS = (bool, int, float, complex)
 
 #: fun -> {(options, signature): SpecializedCall}; entries die with their function.
 _cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: fun -> {(options, signature): nested_jit.NestedCall}: for calls under another trace.
+_nested_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 #: How many signatures (over all jitted functions) the Python and C++ caches keep.
 CACHE_CAPACITY = 4096
 #: Every live signature, oldest first: (id of its function's dict, key) -> weakref to
@@ -83,13 +87,13 @@ class _Calls(dict):
         self.hits = self.misses = 0
 
 
-def _per_fun_cache(fun) -> _Calls:
+def _per_fun_cache(fun, cache=_cache) -> _Calls:
     """The signature cache shared by every `jit` of `fun` (a fresh one, owned by the single
     `jit` object, for a callable that cannot be weakly referenced)."""
     try:
-        d = _cache.get(fun)
+        d = cache.get(fun)
         if d is None:
-            d = _cache[fun] = _Calls()
+            d = cache[fun] = _Calls()
         return d
     except TypeError:
         return _Calls()
@@ -204,7 +208,7 @@ class SpecializedCall:
         self._pruned = None  # the closed olympuspr without them, for lowering
         if keep_unused or not all(is_constant_shape(a.shape) for a in self.in_avals):
             return None  # symbolic shapes: the arguments give the dimension variables
-        pruned = dce_closed(self.closed, prune_invars=True)
+        pruned = dce_closed(nested_jit.prune_callees(self.closed), prune_invars=True)
         live = {id(v) for v in pruned.olympuspr.invars}
         invars = self.closed.olympuspr.invars
         if len(live) == len(invars):
@@ -227,6 +231,7 @@ class SpecializedCall:
                 closed = self._pruned
                 arg_names = [arg_names[i] for i in self.kept]
                 mask = [mask[i] for i in self.kept]
+            closed = nested_jit.prune_callees(closed)
             donated = tuple(i for i, d in enumerate(mask) if d)
             p = self.placement
             sharding_kw = {}
@@ -416,6 +421,8 @@ class Jitted:
         # Bare PartitionSpecs are taken on the current mesh: it is part of the signature.
         self._mesh_key = in_shardings is not None or out_shardings is not None
         self._calls = _per_fun_cache(fun)
+        self._nested_calls = _per_fun_cache(fun, _nested_cache)
+        self._inline = False
 
     def _signature(self, args, kwargs):
         if self._mesh_key:
@@ -494,6 +501,9 @@ class Jitted:
     def cache_miss(self, *args, **kwargs):
         """Called by the C++ fast path: returns (outputs, fast-path data or None)."""
         if type(trace_ctx.trace) is not EvalTrace or config.olympus_disable_jit:
+            if (not self._inline and not config.olympus_disable_jit
+                    and self._in_shardings is None and self._out_shardings is None):
+                return nested_jit.call(self, args, kwargs), None, False
             # Inlined into the enclosing trace: static arguments must still be hashable.
             self._check_statics(args, kwargs)
             return self._fun(*args, **kwargs), None, False
@@ -522,6 +532,7 @@ class Jitted:
 
     def clear_cache(self):
         self._calls.clear()
+        self._nested_calls.clear()
 
 
 def _hashable_static(v, where):
@@ -591,8 +602,8 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
     `in_shardings` / `out_shardings` (shardings, PartitionSpecs on the current mesh, or
     pytrees of them, None for unspecified) place the computation over several devices;
     XLA's SPMD partitioner (Shardy) partitions it. Called while another function is being
-    traced, a jitted function is traced into the caller's olympuspr (``inline=True`` asks
-    for exactly that). `compiler_options` are XLA compile options (an unknown one fails at
+    traced, a jitted function is one ``jit`` equation of the caller's olympuspr (a private
+    function of its module); ``inline=True`` traces it into the caller instead. `compiler_options` are XLA compile options (an unknown one fails at
     compile time, as in JAX). `device` and `backend` are deprecated, as in JAX: `device`
     runs the computation on that device.
     """
@@ -619,6 +630,7 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
         functools.update_wrapper(wrapped, fun, updated=())
     except AttributeError:  # pragma: no cover - exotic callables
         pass
+    state._inline = bool(inline)
     wrapped._olympus_jit = state
     return wrapped
 
@@ -661,7 +673,7 @@ Wrapped.cache_info = _cache_info
 
 def clear_all() -> None:
     """Forget every jitted function's compiled signatures (``olympus.clear_caches``)."""
-    for calls in list(_cache.values()):
+    for calls in [*_cache.values(), *_nested_cache.values()]:
         calls.clear()
     with _order_lock:
         _order.clear()

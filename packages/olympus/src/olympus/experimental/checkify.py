@@ -302,7 +302,7 @@ def checkify(f: Callable, errors: frozenset = user_checks) -> Callable:
 
 _INDEXING = {"gather", "dynamic_slice", "dynamic_update_slice", "scatter", "scatter_add",
              "scatter_mul", "scatter_min", "scatter_max"}
-_NO_NAN_CHECK = {"cond", "while", "scan", "closed_call", "custom_jvp_call", "custom_vjp_call",
+_NO_NAN_CHECK = {"cond", "while", "scan", "closed_call", "jit", "custom_jvp_call", "custom_vjp_call",
                  "checkpoint", "debug_callback", "pure_callback", "io_callback", "check"}
 _I32 = np.dtype(np.int32)
 
@@ -456,8 +456,9 @@ class _Interp:
             rule = getattr(self, "_" + e.primitive.name, None)
             if rule is not None:
                 return rule(e, invals, err)
-            if "call_olympuspr" in e.params:  # closed_call, custom_jvp/vjp, checkpoint
-                sub = e.params["call_olympuspr"]
+            # closed_call, custom_jvp/vjp, checkpoint; a nested jit is checked inlined
+            if "call_olympuspr" in e.params or e.primitive.name == "jit":
+                sub = e.params.get("call_olympuspr") or e.params["olympuspr"]
                 consts = sub.consts if isinstance(sub, ClosedOlympuspr) else []
                 sub = sub.olympuspr if isinstance(sub, ClosedOlympuspr) else sub
                 return self.eval(sub, consts, invals[len(invals) - len(sub.invars):], err)

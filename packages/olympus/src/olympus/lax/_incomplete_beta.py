@@ -253,7 +253,7 @@ def _compute3(fn):
         dt, (a, b, x) = _upcast(a, b, x)
         return _downcast(dt, fn(a, b, x))
 
-    return jit(run)
+    return jit(run, inline=True)  # JAX has primitives here: no jit equation
 
 
 _betainc_jit = _compute3(_betainc_cj)

@@ -133,7 +133,7 @@ def _compute(fn):
         dt, (a, x) = _upcast(a, x)
         return _downcast(dt, fn(a, x))
 
-    return jit(run)
+    return jit(run, inline=True)  # JAX has primitives here: no jit equation
 
 def _nan_like(x):
     return _k(x, np.nan)
@@ -147,4 +147,4 @@ def _compute1(fn):
         dt, (x,) = _upcast(x)
         return _downcast(dt, fn(x))
 
-    return jit(run)
+    return jit(run, inline=True)  # JAX has primitives here: no jit equation

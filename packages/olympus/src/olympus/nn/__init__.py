@@ -20,7 +20,9 @@ from olympus_ir import dtypes
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 
+from .._src.custom_derivatives import custom_jvp
 from .._src.eager import function as _eager_function
+from .._src.library_jit import jitted as _jitted
 from ..scipy.special import logsumexp
 from . import initializers
 from ._attention import dot_product_attention
@@ -63,20 +65,32 @@ def identity(x):
     return _arr(x)
 
 
-@_eager_function()
+def _zeros_like(g):
+    """Zeros of `g`'s type (a constant scalar for a scalar, as JAX's ``lax.full_like``)."""
+    a = prom.aval_of(g)
+    zero = np.zeros((), a.dtype)
+    return zero if a.shape == () else lax.broadcast_in_dim(zero, a.shape, ())
+
+
+@custom_jvp
+@_jitted()
 def relu(x):
-    """max(x, 0), with gradient 0 at x == 0 (as JAX)."""
-    x = _arr(x)
-    return jnp.where(jnp.greater(x, _c(x, 0)), x, _zero_keep_nan(x))  # weak if x is
+    """max(x, 0), with gradient 0 at x == 0: as JAX, a custom_jvp around a jitted max."""
+    return jnp.maximum(x, 0)
 
 
-@_eager_function()
+relu.defjvps(lambda g, ans, x: lax.select(jnp.greater(x, 0), g, _zeros_like(g)))
+
+
+@custom_jvp
+@_jitted()
 def relu6(x):
     """min(max(x, 0), 6), with gradient 0 at 0 and 6 (as JAX)."""
-    x = _arr(x)
-    inside = jnp.bitwise_and(jnp.greater(x, _c(x, 0)), jnp.less(x, _c(x, 6)))
-    outside = jnp.where(jnp.greater_equal(x, _c(x, 6)), _c(x, 6), _zero_keep_nan(x))
-    return jnp.where(inside, x, outside)
+    return jnp.minimum(jnp.maximum(x, 0), 6.0)
+
+
+relu6.defjvps(lambda g, ans, x: lax.select(
+    jnp.bitwise_and(jnp.greater(x, 0), jnp.less(x, 6)), g, _zeros_like(g)))
 
 
 @_eager_function()
@@ -85,7 +99,7 @@ def sigmoid(x):
     return lax.logistic(_inexact(x))
 
 
-@_eager_function()
+@_jitted()
 def softplus(x):
     """log(1 + exp(x)) = jnp.logaddexp(x, 0), evaluated stably (safe inputs in both
     branches, so gradients are finite everywhere)."""
@@ -97,14 +111,14 @@ def softplus(x):
                      lax.log1p(lax.exp(xn)))
 
 
-@_eager_function()
+@_jitted()
 def log_sigmoid(x):
     """log(sigmoid(x)) = -softplus(-x)."""
     x = _inexact(x)
     return lax.neg(softplus(lax.neg(x)))
 
 
-@_eager_function()
+@_jitted()
 def silu(x):
     """x * sigmoid(x)."""
     x = _inexact(x)
@@ -128,15 +142,16 @@ def gelu(x, approximate: bool = True):
                         lax.erfc(jnp.multiply(lax.neg(x), sqrt_half)))
 
 
-@_eager_function()
+@_jitted()
 def elu(x, alpha=1.0):
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
     x = _inexact(x)
-    pos = jnp.greater(x, _c(x, 0))
-    return jnp.where(pos, x, jnp.multiply(alpha, lax.expm1(jnp.where(pos, _c(x, 0), x))))
+    # The inner where keeps expm1's argument finite, so gradients are in both branches.
+    return jnp.where(jnp.greater(x, 0), x,
+                     jnp.multiply(alpha, lax.expm1(jnp.where(jnp.greater(x, 0), 0.0, x))))
 
 
-@_eager_function()
+@_jitted()
 def celu(x, alpha=1.0):
     """max(x, 0) + alpha * expm1(min(x, 0) / alpha)."""
     x = _inexact(x)
@@ -145,7 +160,7 @@ def celu(x, alpha=1.0):
                                                                  alpha))))
 
 
-@_eager_function()
+@_jitted()
 def selu(x):
     """Scaled ELU (lambda * elu(x, alpha) with the self-normalizing constants)."""
     alpha = 1.6732632423543772848170429916717
@@ -153,27 +168,28 @@ def selu(x):
     return jnp.multiply(scale, elu(x, alpha))
 
 
-@_eager_function()
+@_jitted()
 def leaky_relu(x, negative_slope=1e-2):
     """x for x >= 0, negative_slope * x otherwise."""
     x = _arr(x)
     return jnp.where(jnp.greater_equal(x, _c(x, 0)), x, jnp.multiply(negative_slope, x))
 
 
-@_eager_function()
+@_jitted()
 def hard_tanh(x):
     """x clipped to [-1, 1]."""
     x = _arr(x)
-    return jnp.where(jnp.greater(x, _c(x, 1)), _c(x, 1),
-                     jnp.where(jnp.less(x, _c(x, -1)), _c(x, -1), x))
+    return jnp.where(jnp.greater(x, 1), 1, jnp.where(jnp.less(x, -1), -1, x))
 
 
+@_jitted()
 def hard_sigmoid(x):
     """relu6(x + 3) / 6."""
     x = _inexact(x)
     return jnp.true_divide(relu6(jnp.add(x, _c(x, 3.0))), _c(x, 6.0))
 
 
+@_jitted()
 def hard_silu(x):
     """x * hard_sigmoid(x)."""
     x = _inexact(x)
@@ -187,24 +203,28 @@ def tanh(x):
     return lax.tanh(_inexact(x))
 
 
+@_jitted()
 def soft_sign(x):
     """x / (|x| + 1)."""
     x = _inexact(x)
     return jnp.true_divide(x, jnp.add(lax.abs(x), _c(x, 1)))
 
 
+@_jitted()
 def mish(x):
     """x * tanh(softplus(x))."""
     x = _inexact(x)
     return jnp.multiply(x, lax.tanh(softplus(x)))
 
 
+@_jitted()
 def squareplus(x, b=4):
     """(x + sqrt(x^2 + b)) / 2."""
     x = _inexact(x)
     return jnp.true_divide(jnp.add(x, lax.sqrt(jnp.add(jnp.multiply(x, x), b))), _c(x, 2))
 
 
+@_jitted()
 def sparse_plus(x):
     """0 for x <= -1, (x + 1)^2 / 4 for -1 < x < 1, x for x >= 1."""
     x = _inexact(x)
@@ -214,6 +234,7 @@ def sparse_plus(x):
                                                _c(x, 4))))
 
 
+@_jitted(static_argnames=("axis",))
 def glu(x, axis=-1):
     """Gated linear unit: the first half of `x` along `axis` times sigmoid of the second."""
     x = _arr(x)
@@ -259,6 +280,7 @@ def softmax(x, axis=-1, where=None):
 
 
 @_eager_function(static_argnames=("axis",))
+@_jitted(static_argnames=("axis",))
 def log_softmax(x, axis=-1, where=None):
     """x - logsumexp(x) along `axis`; masked-out entries are -inf."""
     x = _inexact(x)
@@ -310,6 +332,7 @@ def _masked_mean(x, axes, where):
                            jnp.sum(w, axis=axes, keepdims=True))
 
 
+@_jitted(static_argnames=("axis", "algorithm"))
 def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *,
                 algorithm="fast"):
     """(x - mean) / sqrt(variance + epsilon) along `axis`; mean and variance default to the

@@ -35,7 +35,7 @@ from olympus_trace.core import Tracer, get_aval
 from olympus_trace.errors import ConcretizationTypeError, NonConcreteBooleanIndexError
 from olympus_trace.lax_ops import default_fill as _default_fill
 
-from .._src.eager import function as _eager_function
+from .._src.library_jit import jitted as _jitted
 from . import _creation, _reductions, _shape
 from . import _ufuncs as uf
 from ._util import (
@@ -1072,7 +1072,7 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     return _where3(condition, x, y)
 
 
-@_eager_function()
+@_jitted(name="_where")
 def _where3(condition, x, y):
     condition, x, y = ensure_arraylike("where", condition, x, y)
     cdt = aval_of(condition).dtype

@@ -403,7 +403,7 @@ def einsum(subscripts, *operands, out=None, optimize="auto", precision=None,
     return _einsum_impl(subscripts, path, precision, preferred_element_type, *ops_in)
 
 
-@jit(static_argnums=(0, 1, 2, 3))
+@jit(static_argnums=(0, 1, 2, 3), inline=True)
 def _einsum_impl(subscripts, path, precision, preferred_element_type, *ops_in):
     xs, dt, weak = _promote(*ops_in) if len(ops_in) > 1 else (
         ops_in, _dt(ops_in[0]), get_aval(ops_in[0]).weak_type)

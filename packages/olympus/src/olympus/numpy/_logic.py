@@ -9,6 +9,7 @@ from olympus_ir import dtypes
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 
+from .._src.library_jit import jitted as _jitted
 from . import _shape
 from . import _ufuncs as uf
 from ._reductions import all as _all
@@ -16,30 +17,27 @@ from ._reductions import any as _any
 from ._util import aval_of, ensure_arraylike, promote_dtypes
 
 
+@_jitted(static_argnames=("equal_nan",))
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """Elementwise ``|a - b| <= atol + rtol * |b|``, with infinities equal only to
-    themselves and NaNs equal only if `equal_nan`."""
+    """Elementwise ``a == b or (isfinite(b) and |a - b| <= atol + rtol * |b|)`` (JAX's
+    formulation), with NaNs equal only if `equal_nan`."""
     a, b = ensure_arraylike("isclose", a, b)
     a, b = promote_dtypes(a, b)
     dt = aval_of(a).dtype
     if not dtypes.is_inexact(dt):
-        return uf.equal(a, b)
+        return lax.eq(*prom.promote_shapes(a, b))
     a, b = prom.promote_shapes(a, b)
     real = dtypes.finfo(dt).dtype if dtypes.is_complex(dt) else dt
     rtol = lax.convert_element_type(rtol, real, False)
     atol = lax.convert_element_type(atol, real, False)
-    diff = lax.abs(lax.sub(a, b))
-    out = lax.le(diff, lax.add(atol, lax.mul(rtol, lax.abs(b))))
-    a_inf, b_inf = uf.isinf(a), uf.isinf(b)
-    out = lax.bitwise_and(out, lax.bitwise_not(lax.bitwise_or(a_inf, b_inf)))
-    out = lax.bitwise_or(out, lax.bitwise_and(lax.bitwise_and(a_inf, b_inf), lax.eq(a, b)))
-    a_nan, b_nan = uf.isnan(a), uf.isnan(b)
-    out = lax.bitwise_and(out, lax.bitwise_not(lax.bitwise_or(a_nan, b_nan)))
-    if equal_nan:
-        out = lax.bitwise_or(out, lax.bitwise_and(a_nan, b_nan))
-    return out
+    both_nan = uf.logical_and(uf.isnan(a), uf.isnan(b))
+    check_fin = uf.isfinite(b)
+    in_range = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
+    out = uf.logical_or(lax.eq(a, b), uf.logical_and(check_fin, in_range))
+    return uf.logical_or(out, both_nan) if equal_nan else out
 
 
+@_jitted(static_argnames=("equal_nan",))
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether all elements are close (see isclose)."""
     return _all(isclose(a, b, rtol, atol, equal_nan))

@@ -16,6 +16,7 @@ from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 
 from .._src.eager import function as _eager_function
+from .._src.library_jit import jitted as _jitted
 from . import _creation, _indexing, _shape
 from . import _ufuncs as uf
 from ._util import (
@@ -552,21 +553,25 @@ def _cumulative(name, prim_name, a, axis, dtype, out, promote_integers=False, fi
     return res
 
 
+@_jitted(static_argnames=("axis", "dtype"))
 def cumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum along an axis (the flattened array for axis=None)."""
     return _cumulative("cumsum", "cumsum", a, axis, dtype, out)
 
 
+@_jitted(static_argnames=("axis", "dtype"))
 def cumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product along an axis (the flattened array for axis=None)."""
     return _cumulative("cumprod", "cumprod", a, axis, dtype, out)
 
 
+@_jitted(static_argnames=("axis", "dtype"))
 def nancumsum(a, axis=None, dtype=None, out=None):
     """Cumulative sum treating NaNs as zero."""
     return _cumulative("nancumsum", "cumsum", a, axis, dtype, out, fill_nan=0)
 
 
+@_jitted(static_argnames=("axis", "dtype"))
 def nancumprod(a, axis=None, dtype=None, out=None):
     """Cumulative product treating NaNs as one."""
     return _cumulative("nancumprod", "cumprod", a, axis, dtype, out, fill_nan=1)

@@ -86,7 +86,7 @@ def _sorted(x):
     return s, perm
 
 
-@jit(static_argnums=(1, 2))
+@jit(static_argnums=(1, 2), inline=True)
 def _compact(keep, size, resort, vals, extras, val_fill, extra_fills):
     """The kept entries of `vals` (and of each array in `extras`) moved to the front
     (keeping their order, or sorted by value if `resort`), cut or padded to `size`; the
@@ -151,7 +151,7 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
     return _finish("union1d", keep, size, False, s, fill_value=fill_value)
 
 
-@jit
+@jit(inline=True)
 def _union_keep(a, b):
     s, _, keep = _sorted_unique(lax.concatenate([a, b], 0))
     return s, keep
@@ -167,7 +167,7 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     return _finish("setdiff1d", keep, size, False, s, fill_value=fill_value)
 
 
-@jit(static_argnums=(2,))
+@jit(static_argnums=(2,), inline=True)
 def _setdiff_keep(a, b, assume_unique):
     if assume_unique:
         s, first = a, lax.broadcast_in_dim(np.bool_(True), _shape(a), ())
@@ -190,7 +190,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
                    (_shape(a)[0], _shape(b)[0]))
 
 
-@jit(static_argnums=(2,))
+@jit(static_argnums=(2,), inline=True)
 def _intersect_keep(a, b, assume_unique):
     if assume_unique:
         s, i1 = _sorted(a)
@@ -217,7 +217,7 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     return _finish("setxor1d", keep, size, True, s, fill_value=fill_value)
 
 
-@jit(static_argnums=(2,))
+@jit(static_argnums=(2,), inline=True)
 def _setxor_keep(a, b, assume_unique):
     if assume_unique:
         s1, s2 = a, b

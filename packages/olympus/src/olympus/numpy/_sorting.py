@@ -25,6 +25,7 @@ from olympus_trace.core import Tracer
 from olympus_trace.errors import ConcretizationTypeError
 
 from .._src.jit import jit
+from .._src.library_jit import jitted as _jitted
 from ._util import arr1 as _arr
 from ._util import dtype_of as _dt
 from ._util import shape_of as _shape
@@ -46,6 +47,7 @@ def _sort_along(ops_list, axis, num_keys=1):
 # --- sort / argsort / lexsort ----------------------------------------------------------------
 
 
+@_jitted(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable=True, descending=False):
     if order is not None:
         raise TypeError("'order' argument to sort is not supported.")
@@ -56,11 +58,11 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable=True, descen
     if nd == 0:
         raise ValueError("sort: axis out of bounds for a 0-d array; use axis=None.")
     axis = prom.canonicalize_axis(axis, nd)
-    if descending:
-        return lax.rev(sort(lax.rev(a, (axis,)), axis), (axis,))
-    return _sort_along([a], axis)[0]
+    (result,) = lax.sort((a,), dimension=axis, is_stable=bool(stable), num_keys=1)
+    return lax.rev(result, (axis,)) if descending else result
 
 
+@_jitted(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable=True,
             descending=False):
     if order is not None:
@@ -72,12 +74,13 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable=True,
     if nd == 0:
         raise ValueError("argsort: axis out of bounds for a 0-d array; use axis=None.")
     axis = prom.canonicalize_axis(axis, nd)
-    n = _shape(a)[axis]
-    if descending:
-        idx = argsort(lax.rev(a, (axis,)), axis)
-        return lax.rev(lax.sub(np.int32(n - 1), idx), (axis,))
     iota = lax.broadcasted_iota(np.int32, _shape(a), axis)
-    return _sort_along([a, iota], axis)[1]
+    # As JAX: a stable descending sort reverses the operands first, so that equal
+    # elements keep their order once the indices are reversed.
+    if descending and stable:
+        a, iota = lax.rev(a, (axis,)), lax.rev(iota, (axis,))
+    _, idx = lax.sort((a, iota), dimension=axis, is_stable=bool(stable), num_keys=1)
+    return lax.rev(idx, (axis,)) if descending else idx
 
 
 def lexsort(keys, axis: int = -1):
@@ -123,7 +126,7 @@ def _partition_indices(a, kth, axis):
     return _partition_core(a, int(kth), int(axis))
 
 
-@jit(static_argnums=(1, 2))
+@jit(static_argnums=(1, 2), inline=True)
 def _partition_core(a, kth, axis):
     nd = len(_shape(a))
     if nd == 0:
@@ -203,7 +206,7 @@ def searchsorted(a, v, side: str = "left", sorter=None, *, method: str = "scan")
     return _searchsorted_core(a, v, sorter, side)
 
 
-@jit(static_argnums=(3,))
+@jit(static_argnums=(3,), inline=True)
 def _searchsorted_core(a, v, sorter, side):
     if sorter is not None:
         a = _gather_1d(a, sorter)
@@ -295,7 +298,7 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-@jit
+@jit(inline=True)
 def _unique_mask(x):
     n = _shape(x)[0]
     iota = lax.iota(np.int32, n)
@@ -305,7 +308,7 @@ def _unique_mask(x):
     return s, perm, mask
 
 
-@jit(static_argnums=(4, 5, 6, 7))
+@jit(static_argnums=(4, 5, 6, 7), inline=True)
 def _unique_core(s, perm, mask, fill_value, size, return_index, return_inverse,
                  return_counts):
     n = _shape(s)[0]

@@ -18,6 +18,7 @@ from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 
 from .._src import eager as _eager
+from .._src.library_jit import jitted as _jitted
 from . import _creation
 from ._util import (
     as_output,
@@ -731,7 +732,7 @@ def round(a, decimals=0, out=None):  # noqa: A001
 around = round
 
 
-@_eager.function()
+@_jitted()
 def clip(arr=None, /, min=None, max=None, *, a=None, a_min=None, a_max=None):  # noqa: A002
     """Limit values to ``[min, max]`` (either may be None)."""
     if arr is None:

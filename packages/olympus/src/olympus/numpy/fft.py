@@ -110,7 +110,7 @@ def _fftn_core(name, kind, a, s, axes, norm):
     return _fftn_impl(a, name, kind, s, axes, norm)
 
 
-@jit(static_argnums=(1, 2, 3, 4, 5))
+@jit(static_argnums=(1, 2, 3, 4, 5), inline=True)
 def _fftn_impl(a, name, kind, s, axes, norm):
     if norm not in _NORMS:
         raise ValueError(f'Invalid norm value {norm}; should be "backward", "ortho" or '

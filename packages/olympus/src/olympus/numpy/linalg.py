@@ -363,7 +363,7 @@ def _eig_operand(name, a):
     return a
 
 
-@jit
+@jit(inline=True)
 def eig(a):
     """(eigenvalues, right eigenvectors as unit-norm columns) of general square matrices.
     Both are complex even for real `a` (as in JAX; NumPy returns real arrays when every
@@ -390,7 +390,7 @@ def _eps(dt):
     return float(np.finfo(np.dtype(dtypes.finfo(dt).dtype)).eps)
 
 
-@jit(static_argnames=("hermitian",))
+@jit(static_argnames=("hermitian",), inline=True)
 def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     """Moore-Penrose pseudo-inverse via the SVD; singular values at most
     ``rtol * max(s)`` (default ``10 * max(m, n) * eps``) are dropped."""
@@ -424,7 +424,7 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     return _products.matmul(_H(vt), lax.mul(s_inv_c, _H(u)))
 
 
-@jit(static_argnames=("numpy_resid",))
+@jit(static_argnames=("numpy_resid",), inline=True)
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     """Least-squares solution of ``a x = b`` via the SVD: (x, residuals, rank, s).
 
@@ -609,7 +609,7 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):  # noqa: A002
     raise ValueError("Improper number of dimensions to norm.")
 
 
-@jit(static_argnames=("axis", "keepdims", "ord"))
+@jit(static_argnames=("axis", "keepdims", "ord"), inline=True)
 def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):  # noqa: A002
     x = _inexact("vector_norm", x)
     nd = len(_shape(x))
@@ -629,7 +629,7 @@ def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):  # noqa: A002
 # --- tensor inverse / solve ---------------------------------------------------------------------
 
 
-@jit(static_argnames=("ind",))
+@jit(static_argnames=("ind",), inline=True)
 def tensorinv(a, ind: int = 2):
     """The inverse of `a` seen as a linear map from its last ``a.ndim - ind`` dimensions to
     its first `ind`: ``tensordot(tensorinv(a, ind), a, ind)`` is the identity; the result
@@ -652,7 +652,7 @@ def tensorinv(a, ind: int = 2):
     return lax.reshape(ia, shape[ind:] + shape[:ind])
 
 
-@jit(static_argnames=("axes",))
+@jit(static_argnames=("axes",), inline=True)
 def tensorsolve(a, b, axes=None):
     """The `x` with ``tensordot(a, x, x.ndim) == b``; `x` has shape
     ``a.shape[b.ndim:]`` after moving `axes` of `a` to the end (as NumPy's, the leading

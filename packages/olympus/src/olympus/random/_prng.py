@@ -399,7 +399,7 @@ def _seed_impl(seed):
     return lax.concatenate([lax.reshape(hi, (1,)), lax.reshape(lo, (1,))], 0)
 
 
-_seed_jit = jit(_seed_impl)
+_seed_jit = jit(_seed_impl, inline=True)  # JAX binds random_seed: no jit equation
 
 
 def PRNGKey(seed, *, impl=None):  # noqa: N802 - JAX's name
