@@ -388,6 +388,9 @@ def get_mesh() -> Mesh:
 
 
 def get_abstract_mesh() -> AbstractMesh:
+    """The current abstract mesh (the set mesh's, or one pushed by `use_abstract_mesh`); an
+    empty one when none is set.
+    """
     return _state.abstract
 
 

@@ -160,11 +160,13 @@ trace_ctx = _TraceContext()
 
 
 def current_trace() -> Trace:
+    """The innermost active trace (the eval trace when nothing is being traced)."""
     return trace_ctx.trace
 
 
 @contextmanager
 def set_current_trace(trace: Trace):
+    """A context manager making `trace` the current one within the block."""
     prev = trace_ctx.trace
     trace_ctx.trace = trace
     try:

@@ -171,6 +171,9 @@ def _summarize(src: SourceInfo | None) -> str:
 
 
 class OlympusprTracer(Tracer):
+    """The tracer `make_olympuspr`-style staging gives each value: an abstract value and the
+    olympuspr variable that will hold it."""
+
     # The variable is `_var`: a public `var` attribute would hide the `x.var()` array method.
     __slots__ = ("_aval", "_var")
 

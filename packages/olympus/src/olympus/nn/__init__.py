@@ -60,6 +60,7 @@ def _zero_keep_nan(x):
 
 
 def identity(x):
+    """The identity activation: returns `x` unchanged."""
     return _arr(x)
 
 
@@ -184,6 +185,7 @@ hard_swish = hard_silu
 
 
 def tanh(x):
+    """The hyperbolic-tangent activation (`olympus.numpy.tanh`)."""
     return lax.tanh(_inexact(x))
 
 
