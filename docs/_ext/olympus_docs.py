@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import re
 import subprocess
 import sys
 import types
@@ -224,6 +225,11 @@ def _coverage_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+# `|x|` in a plain-text docstring means an absolute value, but reStructuredText reads it
+# as a substitution reference.
+_BARS = re.compile(r"(?<![`\\])\|(?=\S)([^|`]*?\S)\|")
+
+
 def fill_docstring(app, what, name, obj, options, lines) -> None:
     """Docstrings autodoc cannot use as they are: jaxlib's undocumented classes get theirs
     from FOREIGN_DOCS; NumPy's own functions re-exported by olympus.numpy (printing options,
@@ -235,6 +241,7 @@ def fill_docstring(app, what, name, obj, options, lines) -> None:
         short = name.rsplit(".", 1)[-1]
         lines[:] = [f"NumPy's own ``numpy.{short}``, re-exported unchanged: see NumPy's "
                     "documentation."]
+    lines[:] = [_BARS.sub(r"\\|\1\\|", line) for line in lines]
 
 
 def generate(app) -> None:

@@ -78,6 +78,20 @@ class SourceInfo(NamedTuple):
     name_stack: str = ""
 
 
+class DebugInfo(NamedTuple):
+    """What a traced function was, for error messages and argument names: what traced it
+    (``"jit"``, ``"make_olympuspr"``, ...), ``"f at file.py:3"``, its argument names and
+    result paths. An olympuspr carries it, so the JSON format does too."""
+
+    traced_for: str
+    func_src_info: str
+    arg_names: tuple[str, ...]
+    result_paths: tuple[str, ...] | None = None
+
+    def __str__(self) -> str:
+        return f"{self.func_src_info} traced for {self.traced_for}"
+
+
 class Var:
     """A variable: defined once, by an olympuspr's inputs or by an equation."""
 

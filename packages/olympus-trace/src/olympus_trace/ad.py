@@ -97,6 +97,12 @@ def add_tangents(a, b):
 # --- the JVP trace -------------------------------------------------------------------------
 
 
+def _short(x) -> str:
+    """How JAX shows a primal or tangent inside a tracer's repr: tracers by their own repr,
+    values by `str`."""
+    return repr(x) if isinstance(x, Tracer) else str(x)
+
+
 class JVPTracer(Tracer):
     __slots__ = ("primal", "tangent")
 
@@ -108,6 +114,9 @@ class JVPTracer(Tracer):
     @property
     def aval(self):
         return get_aval(self.primal)
+
+    def __repr__(self) -> str:
+        return f"JVPTracer(primal={_short(self.primal)}, tangent={_short(self.tangent)})"
 
     def to_concrete_value(self):
         p = self.primal
@@ -268,7 +277,7 @@ class LinearizeTracer(JVPTracer):
     def __repr__(self) -> str:
         t = self.tangent
         ta = t.aval if isinstance(t, (Zero, Tracer)) else get_aval(t)
-        return f"GradTracer(primal={self.primal}, typeof(tangent)={ta.str_short()})"
+        return f"GradTracer(primal={_short(self.primal)}, typeof(tangent)={ta.str_short()})"
 
 
 class LinearizeTrace(JVPTrace):

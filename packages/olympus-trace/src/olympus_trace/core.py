@@ -229,7 +229,9 @@ class Tracer:
         return f"traced array with shape {self.aval.str_short(short_dtypes=False)}"
 
     def __repr__(self) -> str:
-        return f"Traced<{self.aval!r}>with<{type(self._trace).__name__}>"
+        # JAX's short form, what `print(x)` shows inside a transformation; the tracer
+        # classes of the transformations override it with JAX's names for theirs.
+        return f"{type(self).__name__}<{self.aval}>"
 
     def __bool__(self):
         _check_bool_conversion(self)

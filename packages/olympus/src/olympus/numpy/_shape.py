@@ -62,10 +62,12 @@ def canonicalize_shape(shape, what="shape") -> tuple:
             pass
     got = shape if dims is None else dims
     msg = f"Shapes must be 1D sequences of concrete values of integer type, got {got}."
-    if isinstance(shape, Tracer) or (dims is not None and builtins.any(
-            isinstance(d, Tracer) for d in dims)):
-        msg += (" If using `jit`, try using `static_argnums` or applying `jit` to smaller "
+    tracers = [d for d in (dims if dims is not None else (shape,)) if isinstance(d, Tracer)]
+    if tracers:
+        # JAX's wording: the hint on its own line, then where each traced size came from.
+        msg += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
                 "subfunctions.")
+        msg += "".join(t._origin_msg() for t in tracers)
     raise TypeError(msg)
 
 
