@@ -91,7 +91,7 @@ def add_tangents(a, b):
         return b
     if isinstance(b, Zero):
         return a
-    return lax_ops.add(a, b)
+    return lax_ops.add_any(a, b)
 
 
 # --- the JVP trace -------------------------------------------------------------------------
@@ -451,7 +451,7 @@ def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence) 
         if isinstance(ct, Zero) or ct is None:
             return
         prev = cts.get(id(v))
-        cts[id(v)] = ct if prev is None else lax_ops.add(prev, ct)
+        cts[id(v)] = ct if prev is None else add_tangents(prev, ct)
 
     for v, ct in zip(olympuspr.outvars, cts_out):
         if isinstance(v, Var) and id(v) in linear:

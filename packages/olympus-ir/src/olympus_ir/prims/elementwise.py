@@ -172,6 +172,9 @@ reduce_precision_p = _def("reduce_precision", _float)  # params: exponent_bits, 
 
 # binary
 add_p = _def("add", _number)
+# JAX's `add_any` (its add_jaxvals): the sum of two tangents or cotangents, which autodiff
+# emits where contributions meet; an ordinary add to everything but printing.
+add_any_p = _def("add_any", _number)
 sub_p = _def("sub", _number)
 mul_p = _def("mul", _number)
 div_p = _def("div", _number)
@@ -205,7 +208,7 @@ UNARY = (
     population_count_p, clz_p, integer_pow_p, copy_p, stop_gradient_p, reduce_precision_p,
 )
 BINARY = (
-    add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, nextafter_p, and_p,
+    add_p, add_any_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, nextafter_p, and_p,
     or_p, xor_p, shift_left_p, shift_right_arithmetic_p, shift_right_logical_p, complex_p,
 )
 COMPARISONS = (eq_p, ne_p, lt_p, le_p, gt_p, ge_p)

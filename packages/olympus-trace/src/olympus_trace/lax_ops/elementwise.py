@@ -23,7 +23,7 @@ __all__ = [
     "tanh", "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
     "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "square", "erf", "erfc", "erf_inv", "lgamma",
     "digamma", "abs", "real", "imag", "conj", "bitwise_not", "population_count", "clz",
-    "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter",
+    "add", "add_any", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter",
     "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_arithmetic",
     "shift_right_logical", "complex", "eq", "ne", "lt", "le", "gt", "ge", "round",
     "integer_pow", "convert_element_type", "bitcast_convert_type", "select_n", "select",
@@ -127,6 +127,8 @@ clz = _unary(P.clz_p, "Elementwise count of leading zero bits.")
 copy = _unary(P.copy_p, "A copy of x as a new array (not in jax.lax; backs olympus.numpy.array(copy=True)).")  # not in jax.lax: olympus.numpy's array(copy=True)
 
 add = _binary(P.add_p, "Elementwise addition: x + y.")
+add_any = _binary(P.add_any_p, "The sum of two tangents or cotangents (JAX's `add_any`), as "
+                  "autodiff accumulates them.")
 sub = _binary(P.sub_p, "Elementwise subtraction: x - y.")
 mul = _binary(P.mul_p, "Elementwise multiplication: x * y.")
 div = _binary(P.div_p, "Elementwise division: x / y (integer division rounds toward zero).")
