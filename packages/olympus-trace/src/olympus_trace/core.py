@@ -291,9 +291,9 @@ class Tracer:
 
     def __setitem__(self, idx, value):
         raise TypeError(
-            f"'{type(self).__name__}' object does not support item assignment. OLYMPUS arrays "
-            "are immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another "
-            ".at[] method."
+            "OLYMPUS arrays are immutable and do not support in-place item assignment. Instead "
+            "of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+            "https://docs.olympus.dev/en/latest/_autosummary/olympus.numpy.ndarray.at.html"
         )
 
     def __reduce__(self):
