@@ -187,6 +187,19 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def docs(session: nox.Session) -> None:
+    """The documentation site (Sphinx + MyST) into docs/_build/html, warnings as errors: the
+    API reference is generated from every public name's docstring (a missing one fails),
+    the API-coverage page from scripts/api_coverage.py. The pages' examples run in
+    `nox -s tests` (integration-tests/test_docs_examples.py), not here."""
+    _install_packages(session, ALL_PACKAGES, "sphinx>=8,<9", "myst-parser>=4,<5")
+    out = ROOT / "docs" / "_build" / "html"
+    session.run("sphinx-build", "-W", "--keep-going", "-n", "-q", "-b", "html",
+                str(ROOT / "docs"), str(out), *session.posargs)
+    session.log(f"built {out / 'index.html'}")
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """Ruff over the packages, the integration tests, the scripts and this file; then the
     JAX API coverage report (informational: it fails only below a given --min-percent)."""

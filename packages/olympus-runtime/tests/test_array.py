@@ -162,9 +162,9 @@ def test_setitem_and_hash():
     with pytest.raises(TypeError) as e:
         a[0] = 1.0
     assert str(e.value) == (
-        "'Array' object does not support item assignment. OLYMPUS arrays are immutable. "
-        "Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another .at[] method: "
-        "https://docs.olympus.dev/en/latest/_autosummary/olympus.numpy.ndarray.at.html"
+        "OLYMPUS arrays are immutable and do not support in-place item assignment. Instead of "
+        "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+        "https://docs.olympus.dev/en/latest/_autosummary/olympus.numpy.ndarray.at.html"  # JAX 0.10.2's words
     )
     with pytest.raises(TypeError, match="unhashable type: 'Array'"):
         hash(a)

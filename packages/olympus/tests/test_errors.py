@@ -258,7 +258,7 @@ def test_traced_shape_argument_raises_type_error_with_hint():
 
 def test_item_assignment_on_an_array():
     x = jnp.arange(3)
-    with pytest.raises(TypeError, match=r"does not support item assignment.*\.at\["):
+    with pytest.raises(TypeError, match=r"do not support in-place item assignment.*\.at\["):
         x[1] = 5
 
 

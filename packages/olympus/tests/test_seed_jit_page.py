@@ -102,7 +102,7 @@ def test_make_olympuspr_prints(page):
 def test_side_effect_print_happens_at_trace_time_only(page):
     _, _, out, _, _ = _cell(page, "print(olympus.make_olympuspr(log2_with_print)(3.))")
     first, *rest = out.splitlines()
-    assert first.startswith("printed x: Traced<")
+    assert first.startswith("printed x: JitTracer(")
     assert "\n".join(rest) + "\n" == (
         "{ lambda ; a:f32[]. let\n"
         "    b:f32[] = log a\n"

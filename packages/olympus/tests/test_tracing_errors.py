@@ -289,9 +289,9 @@ def test_tracer_item_assignment():
 
     err = raised(fun, np.ones(3, np.float32), exc=TypeError)
     assert str(err) == (
-        "'OlympusprTracer' object does not support item assignment. OLYMPUS arrays are "
-        "immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another .at[] "
-        "method.")
+        "OLYMPUS arrays are immutable and do not support in-place item assignment. Instead of "
+        "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+        "https://docs.olympus.dev/en/latest/_autosummary/olympus.numpy.ndarray.at.html")
 
 
 def test_len_and_iteration_of_scalar_tracer():

@@ -159,7 +159,8 @@ for _dt in (np.int8, np.int32, np.uint16, np.float16, dtypes.bfloat16):
 _POS = lambda *s: uniform(0.5, 3, *s)  # noqa: E731
 _SHIFT = lambda *s: randint(*s, lo=0, hi=31)  # noqa: E731
 BINARY = {
-    "add": (_F, _F), "sub": (_F, _F), "mul": (_F, _F), "div": (_F, _POS), "rem": (_F, _POS),
+    "add": (_F, _F), "add_any": (_F, _F), "sub": (_F, _F), "mul": (_F, _F), "div": (_F, _POS),
+    "rem": (_F, _POS),
     "pow": (_POS, _F), "max": (_F, _F), "min": (_F, _F), "atan2": (_F, _F),
     "nextafter": (_F, _F), "and": (randint, randint), "or": (randint, randint),
     "xor": (randint, randint), "shift_left": (randint, _SHIFT),

@@ -34,6 +34,7 @@ primitives_by_name: dict[str, Primitive] = {}
 
 
 def primitive_by_name(name: str) -> Primitive:
+    """The registered primitive called `name`; KeyError if there is none."""
     try:
         return primitives_by_name[name]
     except KeyError:
@@ -41,6 +42,7 @@ def primitive_by_name(name: str) -> Primitive:
 
 
 def new_primitive(name: str, multiple_results: bool = False) -> Primitive:
+    """Create and register a primitive called `name` (each name once)."""
     if name in primitives_by_name:
         raise ValueError(f"primitive {name!r} is already defined")
     p = Primitive(name, multiple_results)
@@ -49,6 +51,7 @@ def new_primitive(name: str, multiple_results: bool = False) -> Primitive:
 
 
 def def_shape_rule(prim: Primitive):
+    """Register `rule(*avals, **params) -> aval(s)` as the shape rule of `prim`."""
     def register(rule):
         shape_rules[prim] = rule
         return rule
@@ -73,6 +76,20 @@ class SourceInfo(NamedTuple):
     line: int
     function: str = ""
     name_stack: str = ""
+
+
+class DebugInfo(NamedTuple):
+    """What a traced function was, for error messages and argument names: what traced it
+    (``"jit"``, ``"make_olympuspr"``, ...), ``"f at file.py:3"``, its argument names and
+    result paths. An olympuspr carries it, so the JSON format does too."""
+
+    traced_for: str
+    func_src_info: str
+    arg_names: tuple[str, ...]
+    result_paths: tuple[str, ...] | None = None
+
+    def __str__(self) -> str:
+        return f"{self.func_src_info} traced for {self.traced_for}"
 
 
 class Var:

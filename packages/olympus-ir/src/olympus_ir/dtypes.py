@@ -249,11 +249,17 @@ def default_complex() -> np.dtype:
 
 
 def finfo(dt: Any):
+    """Machine limits of a floating-point dtype (NumPy's `finfo`, extended to bfloat16 and the
+    float8 family through ml_dtypes).
+    """
     dt = dtype(dt)
     return ml_dtypes.finfo(dt) if dt == bfloat16 else np.finfo(dt)
 
 
 def iinfo(dt: Any):
+    """Machine limits of an integer dtype (NumPy's `iinfo`, extended to int4/uint4 through
+    ml_dtypes).
+    """
     return np.iinfo(dtype(dt))
 
 

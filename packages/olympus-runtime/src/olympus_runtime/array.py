@@ -493,8 +493,8 @@ def _reduce(self: Any):
 
 def _setitem(self: Any, index: Any, value: Any) -> None:
     raise TypeError(
-        "'Array' object does not support item assignment. OLYMPUS arrays are immutable. "
-        "Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another .at[] method: "
+"OLYMPUS arrays are immutable and do not support in-place item assignment. Instead of "
+        "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
         "https://docs.olympus.dev/en/latest/_autosummary/olympus.numpy.ndarray.at.html"
     )
 

@@ -71,31 +71,37 @@ def devices(backend: str | None = None) -> list:
 
 
 def local_devices(backend: str | None = None) -> list:
+    """The devices this process can address, on `backend` (default: the default backend)."""
     _check_backend(backend)
     return list(get_client().local_devices())
 
 
 def device_count(backend: str | None = None) -> int:
+    """The number of devices of `backend` across every process."""
     _check_backend(backend)
     get_client()
     return len(_devices)
 
 
 def local_device_count(backend: str | None = None) -> int:
+    """The number of devices this process can address."""
     _check_backend(backend)
     return get_client().local_device_count()
 
 
 def process_index() -> int:
+    """This process's index in a multi-process run (0 when alone)."""
     return get_client().process_index()
 
 
 def process_count() -> int:
+    """The number of processes in the run."""
     get_client()
     return len({d.process_index for d in _devices})
 
 
 def default_backend() -> str:
+    """The name of the default backend (`"cpu"` on this build)."""
     return "cpu"
 
 

@@ -59,6 +59,7 @@ def set_x64(enabled: bool) -> None:
 
 
 def x64_enabled() -> bool:
+    """Whether 64-bit dtypes are enabled (`olympus_enable_x64`)."""
     return dtypes.is_x64_enabled()
 
 

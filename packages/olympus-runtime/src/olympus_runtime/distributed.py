@@ -84,6 +84,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
 
 
 def is_initialized() -> bool:
+    """Whether `olympus.distributed.initialize` has run in this process (and not `shutdown`)."""
     return bool(_state)
 
 

@@ -12,6 +12,7 @@ devices are interchangeable; shardings built on them are interned by that value.
 
 from __future__ import annotations
 
+import collections
 import enum
 import math
 import threading
@@ -176,8 +177,9 @@ class AbstractMesh:
                 f"{len(self.axis_names)} axis names")
 
     @property
-    def shape(self) -> dict[str, int]:
-        return dict(zip(self.axis_names, self.axis_sizes, strict=True))
+    def shape(self) -> collections.OrderedDict[str, int]:
+        """Axis name -> size, in mesh order (an OrderedDict, as JAX's)."""
+        return collections.OrderedDict(zip(self.axis_names, self.axis_sizes, strict=True))
 
     @property
     def shape_tuple(self) -> tuple:
@@ -271,8 +273,9 @@ class Mesh:
     # ---------------------------------------------------------------- properties
 
     @property
-    def shape(self) -> dict[str, int]:
-        return dict(zip(self.axis_names, self.devices.shape, strict=True))
+    def shape(self) -> collections.OrderedDict[str, int]:
+        """Axis name -> size, in mesh order (an OrderedDict, as JAX's)."""
+        return collections.OrderedDict(zip(self.axis_names, self.devices.shape, strict=True))
 
     @property
     def shape_tuple(self) -> tuple:
@@ -388,6 +391,9 @@ def get_mesh() -> Mesh:
 
 
 def get_abstract_mesh() -> AbstractMesh:
+    """The current abstract mesh (the set mesh's, or one pushed by `use_abstract_mesh`); an
+    empty one when none is set.
+    """
     return _state.abstract
 
 

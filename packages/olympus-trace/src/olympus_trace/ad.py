@@ -92,10 +92,16 @@ def add_tangents(a, b):
         return b
     if isinstance(b, Zero):
         return a
-    return lax_ops.add(a, b)
+    return lax_ops.add_any(a, b)
 
 
 # --- the JVP trace -------------------------------------------------------------------------
+
+
+def _short(x) -> str:
+    """How JAX shows a primal or tangent inside a tracer's repr: tracers by their own repr,
+    values by `str`."""
+    return repr(x) if isinstance(x, Tracer) else str(x)
 
 
 class JVPTracer(Tracer):
@@ -109,6 +115,9 @@ class JVPTracer(Tracer):
     @property
     def aval(self):
         return get_aval(self.primal)
+
+    def __repr__(self) -> str:
+        return f"JVPTracer(primal={_short(self.primal)}, tangent={_short(self.tangent)})"
 
     def to_concrete_value(self):
         p = self.primal
@@ -269,7 +278,7 @@ class LinearizeTracer(JVPTracer):
     def __repr__(self) -> str:
         t = self.tangent
         ta = t.aval if isinstance(t, (Zero, Tracer)) else get_aval(t)
-        return f"GradTracer(primal={self.primal}, typeof(tangent)={ta.str_short()})"
+        return f"GradTracer(primal={_short(self.primal)}, typeof(tangent)={ta.str_short()})"
 
 
 class LinearizeTrace(JVPTrace):
@@ -475,7 +484,7 @@ def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence) 
         if isinstance(ct, Zero) or ct is None:
             return
         prev = cts.get(id(v))
-        cts[id(v)] = ct if prev is None else lax_ops.add(prev, ct)
+        cts[id(v)] = ct if prev is None else add_tangents(prev, ct)
 
     for v, ct in zip(olympuspr.outvars, cts_out):
         if isinstance(v, Var) and id(v) in linear:

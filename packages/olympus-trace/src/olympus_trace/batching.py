@@ -55,6 +55,9 @@ class BatchTracer(Tracer):
         v = self.val
         return v._origin_msg() if isinstance(v, Tracer) else ""
 
+    def __repr__(self) -> str:
+        return f"VmapTracer(aval={self.aval}, batched={get_aval(self.val)})"
+
 
 class BatchTrace(Trace):
     name = "batch"

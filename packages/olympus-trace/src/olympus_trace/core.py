@@ -163,11 +163,13 @@ trace_ctx = _TraceContext()
 
 
 def current_trace() -> Trace:
+    """The innermost active trace (the eval trace when nothing is being traced)."""
     return trace_ctx.trace
 
 
 @contextmanager
 def set_current_trace(trace: Trace):
+    """A context manager making `trace` the current one within the block."""
     prev = trace_ctx.trace
     trace_ctx.trace = trace
     try:
@@ -230,7 +232,9 @@ class Tracer:
         return f"traced array with shape {self.aval.str_short(short_dtypes=False)}"
 
     def __repr__(self) -> str:
-        return f"Traced<{self.aval!r}>with<{type(self._trace).__name__}>"
+        # JAX's short form, what `print(x)` shows inside a transformation; the tracer
+        # classes of the transformations override it with JAX's names for theirs.
+        return f"{type(self).__name__}<{self.aval}>"
 
     def __bool__(self):
         _check_bool_conversion(self)
@@ -290,9 +294,9 @@ class Tracer:
 
     def __setitem__(self, idx, value):
         raise TypeError(
-            f"'{type(self).__name__}' object does not support item assignment. OLYMPUS arrays "
-            "are immutable. Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)`` or another "
-            ".at[] method."
+            "OLYMPUS arrays are immutable and do not support in-place item assignment. Instead "
+            "of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+            "https://docs.olympus.dev/en/latest/_autosummary/olympus.numpy.ndarray.at.html"
         )
 
     def __reduce__(self):

@@ -88,4 +88,4 @@ class UnexpectedTracerError(OlympusTypeError, _Documented):
 
 
 class KeyReuseError(OlympusTypeError):
-    pass
+    """A PRNG key was used more than once while key-reuse checking was on."""

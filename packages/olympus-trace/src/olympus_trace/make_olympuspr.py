@@ -14,6 +14,36 @@ from .core import get_aval
 from .staging import DebugInfo, fun_source_info, trace_to_olympuspr
 
 
+class NotAnArrayError(TypeError):
+    """An argument that is neither an array nor a scalar, where an array was needed."""
+
+
+def invalid_argument_error(fun: Callable, x: Any, path: str) -> TypeError:
+    """JAX's error for a non-array argument of a traced function, naming its pytree path."""
+    return TypeError(
+        f"Error interpreting argument to {fun} as an abstract array. The problematic value is "
+        f"of type {type(x)} and was passed to the function at path {path}.\n"
+        "This typically means that a jit-wrapped function was called with a non-array "
+        "argument, and this argument was not marked as static using the static_argnums or "
+        "static_argnames parameters of olympus.jit.")
+
+
+def abstractify_arguments(fun: Callable, leaves: Sequence, names_of: Callable) -> list:
+    """The avals of a traced function's argument leaves; a leaf that is not an array raises
+    `invalid_argument_error` (`names_of()` gives the leaves' paths, computed only then)."""
+    try:
+        return [abstractify(x) for x in leaves]
+    except NotAnArrayError:
+        names = names_of()
+        for i, x in enumerate(leaves):
+            try:
+                abstractify(x)
+            except NotAnArrayError:
+                path = names[i] if i < len(names) else f"args[{i}]"
+                raise invalid_argument_error(fun, x, path) from None
+        raise
+
+
 def abstractify(x: Any) -> ShapedArray:
     """The aval of an argument: arrays, numpy values, Python scalars (weak) or specs."""
     try:
@@ -24,7 +54,7 @@ def abstractify(x: Any) -> ShapedArray:
         from olympus_ir.avals import raise_to_shaped
 
         return raise_to_shaped(x)
-    raise TypeError(
+    raise NotAnArrayError(
         f"Argument '{x!r}' of type {type(x)} is not a valid OLYMPUS type."
     )
 
@@ -103,7 +133,8 @@ def trace_fun(fun, args, kwargs, static_argnums, static_argnames, traced_for,
     dyn_kwargs = {k: v for k, v in kwargs.items() if k not in static_argnames}
     leaves, in_tree = tree_util.tree_flatten((tuple(dyn_args), dyn_kwargs))
     if in_avals is None:
-        in_avals = [abstractify(x) for x in leaves]
+        in_avals = abstractify_arguments(fun, leaves, lambda: arg_names_of(
+            fun, args, kwargs, static_argnums, static_argnames))
     names = arg_names_of(fun, args, kwargs, static_argnums, static_argnames)
     if len(names) != len(in_avals):
         names = tuple(f"args[{i}]" for i in range(len(in_avals)))

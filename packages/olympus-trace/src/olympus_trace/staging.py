@@ -15,13 +15,14 @@ import os
 import threading
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import (
     ClosedOlympuspr,
+    DebugInfo,
     Eqn,
     Literal,
     Olympuspr,
@@ -42,18 +43,6 @@ from .core import (
     set_current_trace,
 )
 from .errors import UnexpectedTracerError
-
-
-class DebugInfo(NamedTuple):
-    """What a traced function was: for error messages and argument names."""
-
-    traced_for: str
-    func_src_info: str
-    arg_names: tuple[str, ...]
-    result_paths: tuple[str, ...] | None = None
-
-    def __str__(self) -> str:
-        return f"{self.func_src_info} traced for {self.traced_for}"
 
 
 def fun_source_info(fun: Callable) -> str:
@@ -173,6 +162,9 @@ def _summarize(src: SourceInfo | None) -> str:
 
 
 class OlympusprTracer(Tracer):
+    """The tracer `make_olympuspr`-style staging gives each value: an abstract value and the
+    olympuspr variable that will hold it."""
+
     # The variable is `_var`: a public `var` attribute would hide the `x.var()` array method.
     __slots__ = ("_aval", "_var")
 
@@ -187,6 +179,9 @@ class OlympusprTracer(Tracer):
 
     def _origin_msg(self) -> str:
         return self._trace.origin_msg(self._var)
+
+    def __repr__(self) -> str:
+        return f"JitTracer({self.aval})"  # JAX's name for the tracer of a staged trace
 
 
 class OlympusprTrace(Trace):

@@ -63,18 +63,26 @@ def record_scalar(event: str, value: float | int, **kwargs: str | int) -> None:
 
 
 def register_event_listener(callback: Callable[..., Any]) -> None:
+    """Call `callback(event, **kwargs)` on every event Olympus records (compiles, cache hits
+    and misses; JAX's event names with `olympus` in place of `jax`).
+    """
     _event_listeners.append(callback)
 
 
 def register_event_duration_secs_listener(callback: Callable[..., Any]) -> None:
+    """Call `callback(event, duration_secs, **kwargs)` on every timed event (tracing,
+    lowering, compiling, persistent-cache reads).
+    """
     _duration_listeners.append(callback)
 
 
 def register_event_time_span_listener(callback: Callable[..., Any]) -> None:
+    """Call `callback(event, start_time, end_time, **kwargs)` on every timed event."""
     _time_span_listeners.append(callback)
 
 
 def register_scalar_listener(callback: Callable[..., Any]) -> None:
+    """Call `callback(event, value, **kwargs)` on every scalar Olympus records."""
     _scalar_listeners.append(callback)
 
 
@@ -85,34 +93,42 @@ def _unregister(listeners: list, callback: Callable[..., Any], kind: str) -> Non
 
 
 def unregister_event_listener(callback: Callable[..., Any]) -> None:
+    """Remove an event listener; ValueError if it is not registered."""
     _unregister(_event_listeners, callback, "event")
 
 
 def unregister_event_duration_listener(callback: Callable[..., Any]) -> None:
+    """Remove an event-duration listener; ValueError if it is not registered."""
     _unregister(_duration_listeners, callback, "event duration")
 
 
 def unregister_event_time_span_listener(callback: Callable[..., Any]) -> None:
+    """Remove a time-span listener; ValueError if it is not registered."""
     _unregister(_time_span_listeners, callback, "event time span")
 
 
 def unregister_scalar_listener(callback: Callable[..., Any]) -> None:
+    """Remove a scalar listener; ValueError if it is not registered."""
     _unregister(_scalar_listeners, callback, "scalar")
 
 
 def get_event_listeners() -> list[Callable[..., Any]]:
+    """The registered event listeners, in registration order (a copy)."""
     return list(_event_listeners)
 
 
 def get_event_duration_listeners() -> list[Callable[..., Any]]:
+    """The registered event-duration listeners (a copy)."""
     return list(_duration_listeners)
 
 
 def get_event_time_span_listeners() -> list[Callable[..., Any]]:
+    """The registered time-span listeners (a copy)."""
     return list(_time_span_listeners)
 
 
 def get_scalar_listeners() -> list[Callable[..., Any]]:
+    """The registered scalar listeners (a copy)."""
     return list(_scalar_listeners)
 
 

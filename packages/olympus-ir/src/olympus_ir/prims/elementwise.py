@@ -29,14 +29,29 @@ def broadcast_operand_shapes(name: str, avals) -> tuple[int, ...]:
     return shapes.pop() if shapes else ()
 
 
+# The olympus.numpy function a dtype error suggests for each lax primitive (JAX's table:
+# primitives without an entry get no tip).
+_JNP_EQUIVALENTS = {
+    "abs": "fabs", "acos": "arccos", "acosh": "arccosh", "add": "add", "asin": "arcsin",
+    "asinh": "arcsinh", "atan": "arctan", "atan2": "arctan2", "atanh": "arctanh",
+    "cbrt": "cbrt", "ceil": "ceil", "cos": "cos", "cosh": "cosh", "div": "divide",
+    "eq": "equal", "exp": "exp", "expm1": "expm1", "floor": "floor", "log": "log",
+    "log1p": "log1p", "max": "maximum", "min": "minimum", "mul": "multiply",
+    "ne": "not_equal", "neg": "negative", "nextafter": "nextafter", "pow": "float_power",
+    "round": "round", "shift_left": "left_shift", "shift_right_logical": "right_shift",
+    "shift_right_arithmetic": "right_shift", "sign": "sign", "sin": "sin", "sinh": "sinh",
+    "sqrt": "sqrt", "sub": "subtract", "tan": "tan", "tanh": "tanh",
+}
+
+
 def _same_dtypes(name: str, avals) -> np.dtype:
     dts = {a.dtype for a in avals}
     if len(dts) > 1:
-        raise TypeError(
-            f"lax.{name} requires arguments to have the same dtypes, got "
-            f"{_dtype_names(avals)}. (Tip: olympus.numpy.{name} is a similar function "
-            "that does automatic type promotion on inputs)."
-        )
+        msg = f"lax.{name} requires arguments to have the same dtypes, got {_dtype_names(avals)}."
+        if name in _JNP_EQUIVALENTS:
+            msg += (f" (Tip: jnp.{_JNP_EQUIVALENTS[name]} is a similar function that does "
+                    "automatic type promotion on inputs).")
+        raise TypeError(msg)
     return avals[0].dtype
 
 
@@ -172,6 +187,9 @@ reduce_precision_p = _def("reduce_precision", _float)  # params: exponent_bits, 
 
 # binary
 add_p = _def("add", _number)
+# JAX's `add_any` (its add_jaxvals): the sum of two tangents or cotangents, which autodiff
+# emits where contributions meet; an ordinary add to everything but printing.
+add_any_p = _def("add_any", _number)
 sub_p = _def("sub", _number)
 mul_p = _def("mul", _number)
 div_p = _def("div", _number)
@@ -205,7 +223,7 @@ UNARY = (
     population_count_p, clz_p, integer_pow_p, copy_p, stop_gradient_p, reduce_precision_p,
 )
 BINARY = (
-    add_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, nextafter_p, and_p,
+    add_p, add_any_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, nextafter_p, and_p,
     or_p, xor_p, shift_left_p, shift_right_arithmetic_p, shift_right_logical_p, complex_p,
 )
 COMPARISONS = (eq_p, ne_p, lt_p, le_p, gt_p, ge_p)

@@ -64,7 +64,7 @@ for _name, _fn in {
     **{name: _chlo(name) for name in (
         "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc",
         "erf_inv", "lgamma", "digamma")},
-    "add": hlo.add, "sub": hlo.subtract, "mul": hlo.multiply, "div": hlo.divide,
+    "add": hlo.add, "add_any": hlo.add, "sub": hlo.subtract, "mul": hlo.multiply, "div": hlo.divide,
     "rem": hlo.remainder, "pow": hlo.power, "max": hlo.maximum, "min": hlo.minimum,
     "atan2": hlo.atan2, "nextafter": _chlo("next_after"), "and": hlo.and_, "or": hlo.or_,
     "xor": hlo.xor, "shift_left": hlo.shift_left,

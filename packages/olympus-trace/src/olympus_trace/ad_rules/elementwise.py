@@ -3,6 +3,8 @@ in its cases) and clamp."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from olympus_ir import primitives as P
 
 from .. import lax_ops as lax
@@ -42,6 +44,20 @@ def defjvp_unary(prim, deriv):
         if isinstance(t, Zero):
             return y, Zero(aval_of(t))
         return y, lax.mul(t, deriv(x, y, **params))
+
+    jvp_rules[prim] = rule
+
+
+def defjvp_tangent(prim, tangent):
+    """d prim(x) = tangent(dx, x, prim(x)): the whole tangent expression, for rules whose
+    operation order matters (see below)."""
+
+    def rule(primals, tangents, **params):
+        (x,), (t,) = primals, tangents
+        y = bind(prim, x, **params)
+        if isinstance(t, Zero):
+            return y, Zero(aval_of(t))
+        return y, tangent(t, x, y)
 
     jvp_rules[prim] = rule
 
@@ -88,36 +104,45 @@ deflinear_unary(P.conj_p, None)
 transpose_rules[P.conj_p] = _conj_transpose
 deflinear_unary(P.reduce_precision_p, lambda ct, **p: bind(P.reduce_precision_p, ct, **p))
 
-defjvp_unary(P.exp_p, lambda x, y: y)
-defjvp_unary(P.exp2_p, lambda x, y: lax.mul(y, scalar(0.6931471805599453, x)))
-defjvp_unary(P.log_p, lambda x, y: lax.div(scalar(1, x), x))
-defjvp_unary(P.log1p_p, lambda x, y: lax.div(scalar(1, x), lax.add(x, scalar(1, x))))
-defjvp_unary(P.expm1_p, lambda x, y: lax.add(y, scalar(1, x)))
-defjvp_unary(P.tanh_p, lambda x, y: lax.sub(scalar(1, x), lax.mul(y, y)))
-defjvp_unary(P.logistic_p, lambda x, y: lax.mul(y, lax.sub(scalar(1, x), y)))
-defjvp_unary(P.sin_p, lambda x, y: lax.cos(x))
-defjvp_unary(P.cos_p, lambda x, y: lax.neg(lax.sin(x)))
-defjvp_unary(P.tan_p, lambda x, y: lax.add(scalar(1, x), lax.mul(y, y)))
-defjvp_unary(P.asin_p, lambda x, y: lax.rsqrt(lax.sub(scalar(1, x), lax.mul(x, x))))
-defjvp_unary(P.acos_p, lambda x, y: lax.neg(lax.rsqrt(lax.sub(scalar(1, x), lax.mul(x, x)))))
-defjvp_unary(P.atan_p, lambda x, y: lax.div(scalar(1, x), lax.add(scalar(1, x), lax.mul(x, x))))
-defjvp_unary(P.sinh_p, lambda x, y: lax.cosh(x))
-defjvp_unary(P.cosh_p, lambda x, y: lax.sinh(x))
-defjvp_unary(P.asinh_p, lambda x, y: lax.rsqrt(lax.add(lax.mul(x, x), scalar(1, x))))
-defjvp_unary(P.acosh_p, lambda x, y: lax.rsqrt(lax.sub(lax.mul(x, x), scalar(1, x))))
-defjvp_unary(P.atanh_p, lambda x, y: lax.div(scalar(1, x), lax.sub(scalar(1, x),
-                                                                    lax.mul(x, x))))
-defjvp_unary(P.sqrt_p, lambda x, y: lax.div(scalar(0.5, x), y))
-defjvp_unary(P.rsqrt_p, lambda x, y: lax.mul(scalar(-0.5, x), lax.div(y, x)))
-defjvp_unary(P.cbrt_p, lambda x, y: lax.div(scalar(1 / 3, x), lax.mul(y, y)))
-defjvp_unary(P.square_p, lambda x, y: lax.mul(scalar(2, x), x))
-defjvp_unary(P.erf_p, lambda x, y: lax.mul(scalar(1.1283791670955126, x),
-                                           lax.exp(lax.neg(lax.mul(x, x)))))
-defjvp_unary(P.erfc_p, lambda x, y: lax.mul(scalar(-1.1283791670955126, x),
-                                            lax.exp(lax.neg(lax.mul(x, x)))))
-defjvp_unary(P.erf_inv_p, lambda x, y: lax.mul(scalar(0.886226925452758, x),
-                                               lax.exp(lax.mul(y, y))))
-defjvp_unary(P.lgamma_p, lambda x, y: lax.digamma(x))
+# Each tangent is JAX 0.10.2's expression, operation for operation, so the values agree to
+# the bit and the olympusprs of derivatives print alike: `t` is the input's tangent, `x` the
+# input, `y` the primal output.
+defjvp_tangent(P.exp_p, lambda t, x, y: lax.mul(t, y))
+defjvp_tangent(P.exp2_p, lambda t, x, y: lax.mul(lax.log(scalar(2, x)), lax.mul(t, y)))
+defjvp_tangent(P.log_p, lambda t, x, y: lax.div(t, x))
+defjvp_tangent(P.log1p_p, lambda t, x, y: lax.div(t, lax.add(x, scalar(1, x))))
+defjvp_tangent(P.expm1_p, lambda t, x, y: lax.mul(t, lax.add(y, scalar(1, y))))
+defjvp_tangent(P.tanh_p, lambda t, x, y: lax.mul(lax.add(t, lax.mul(t, y)),
+                                                 lax.sub(scalar(1, x), y)))
+defjvp_tangent(P.logistic_p, lambda t, x, y: lax.mul(t, lax.mul(y, lax.sub(scalar(1, y), y))))
+defjvp_tangent(P.sin_p, lambda t, x, y: lax.mul(t, lax.cos(x)))
+defjvp_tangent(P.cos_p, lambda t, x, y: lax.neg(lax.mul(t, lax.sin(x))))
+defjvp_tangent(P.tan_p, lambda t, x, y: lax.mul(t, lax.add(scalar(1, x), lax.square(y))))
+defjvp_tangent(P.asin_p, lambda t, x, y: lax.mul(
+    t, lax.rsqrt(lax.sub(scalar(1, x), lax.square(x)))))
+defjvp_tangent(P.acos_p, lambda t, x, y: lax.mul(
+    t, lax.neg(lax.rsqrt(lax.sub(scalar(1, x), lax.square(x))))))
+defjvp_tangent(P.atan_p, lambda t, x, y: lax.div(t, lax.add(scalar(1, x), lax.square(x))))
+defjvp_tangent(P.sinh_p, lambda t, x, y: lax.mul(t, lax.cosh(x)))
+defjvp_tangent(P.cosh_p, lambda t, x, y: lax.mul(t, lax.sinh(x)))
+defjvp_tangent(P.asinh_p, lambda t, x, y: lax.mul(
+    t, lax.rsqrt(lax.add(lax.square(x), scalar(1, x)))))
+defjvp_tangent(P.acosh_p, lambda t, x, y: lax.mul(
+    t, lax.rsqrt(lax.sub(lax.square(x), scalar(1, x)))))
+defjvp_tangent(P.atanh_p, lambda t, x, y: lax.mul(
+    lax.integer_pow(lax.add(scalar(1, x), x), -1), lax.div(t, lax.sub(scalar(1, x), x))))
+defjvp_tangent(P.sqrt_p, lambda t, x, y: lax.mul(t, lax.div(scalar(0.5, x), y)))
+defjvp_tangent(P.rsqrt_p, lambda t, x, y: lax.mul(t, lax.mul(scalar(-0.5, x), lax.div(y, x))))
+defjvp_tangent(P.cbrt_p, lambda t, x, y: lax.mul(
+    t, lax.mul(scalar(1 / 3, x), lax.integer_pow(y, -2))))
+defjvp_tangent(P.square_p, lambda t, x, y: lax.mul(t, lax.mul(scalar(2, x), x)))
+defjvp_tangent(P.erf_p, lambda t, x, y: lax.mul(
+    scalar(2 / np.sqrt(np.pi), x), lax.mul(t, lax.exp(lax.neg(lax.square(x))))))
+defjvp_tangent(P.erfc_p, lambda t, x, y: lax.mul(
+    scalar(-2 / np.sqrt(np.pi), x), lax.mul(t, lax.exp(lax.neg(lax.square(x))))))
+defjvp_tangent(P.erf_inv_p, lambda t, x, y: lax.mul(
+    scalar(np.sqrt(np.pi) / 2, x), lax.mul(t, lax.exp(lax.square(y)))))
+defjvp_tangent(P.lgamma_p, lambda t, x, y: lax.mul(t, lax.digamma(x)))
 
 
 def _abs_jvp(primals, tangents):
@@ -226,8 +251,9 @@ def _div_jvp(primals, tangents):
     out = lax.div(x, y)
     shape = get_aval(out).shape
     a = Zero(aval_of(tx)) if isinstance(tx, Zero) else lax.div(tx, y)
-    b = Zero(aval_of(ty)) if isinstance(ty, Zero) else lax.neg(
-        lax.mul(ty, lax.div(out, y)))
+    # JAX's formula, -t * x * y**-2, so values agree to the bit and olympusprs print alike.
+    b = Zero(aval_of(ty)) if isinstance(ty, Zero) else lax.mul(
+        lax.mul(lax.neg(ty), x), lax.integer_pow(y, -2))
     return out, add_tangents(_fit(a, shape), _fit(b, shape))
 
 
@@ -316,6 +342,8 @@ def _complex_jvp(primals, tangents):
 
 
 jvp_rules[P.add_p] = _add_jvp
+jvp_rules[P.add_any_p] = lambda primals, tangents: (
+    lax.add_any(*primals), add_tangents(*tangents))
 jvp_rules[P.sub_p] = _sub_jvp
 jvp_rules[P.mul_p] = _mul_jvp
 jvp_rules[P.div_p] = _div_jvp
@@ -388,6 +416,7 @@ def _complex_transpose(ct, x, y):
 
 transpose_rules[P.complex_p] = _complex_transpose
 transpose_rules[P.add_p] = _add_transpose
+transpose_rules[P.add_any_p] = _add_transpose
 transpose_rules[P.sub_p] = _sub_transpose
 transpose_rules[P.mul_p] = _mul_transpose
 transpose_rules[P.div_p] = _div_transpose

@@ -135,6 +135,8 @@ def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_ty
 
 def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                               precision=None, preferred_element_type=None):
+    """A convolution with explicit `(low, high)` padding pairs and lhs/rhs dilation, in the
+    NCHW/OIHW layout (`conv_general_dilated` with default dimension numbers)."""
     return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                                 precision=precision,
                                 preferred_element_type=preferred_element_type)

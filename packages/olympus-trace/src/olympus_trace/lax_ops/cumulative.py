@@ -16,17 +16,19 @@ def _shape(x):
     return get_aval(x).shape
 
 
-def _cumulative(prim):
+def _cumulative(prim, what):
     def f(operand, axis: int = 0, reverse: bool = False):
         nd = len(_shape(operand))
         return bind(prim, operand, axis=int(axis) % builtins.max(nd, 1), reverse=bool(reverse))
 
     f.__name__ = prim.name
+    f.__doc__ = (f"The running {what} of `operand` along `axis` (from the end when "
+                 "`reverse`); the result has the operand's shape and dtype.")
     return f
 
 
-cumsum = _cumulative(P.cumsum_p)
-cumprod = _cumulative(P.cumprod_p)
-cummax = _cumulative(P.cummax_p)
-cummin = _cumulative(P.cummin_p)
-cumlogsumexp = _cumulative(P.cumlogsumexp_p)
+cumsum = _cumulative(P.cumsum_p, "sum")
+cumprod = _cumulative(P.cumprod_p, "product")
+cummax = _cumulative(P.cummax_p, "maximum")
+cummin = _cumulative(P.cummin_p, "minimum")
+cumlogsumexp = _cumulative(P.cumlogsumexp_p, "log-sum-exp")

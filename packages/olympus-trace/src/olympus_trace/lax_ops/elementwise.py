@@ -23,7 +23,7 @@ __all__ = [
     "tanh", "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
     "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "square", "erf", "erfc", "erf_inv", "lgamma",
     "digamma", "abs", "real", "imag", "conj", "bitwise_not", "population_count", "clz",
-    "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter",
+    "add", "add_any", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter",
     "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_arithmetic",
     "shift_right_logical", "complex", "eq", "ne", "lt", "le", "gt", "ge", "round",
     "integer_pow", "convert_element_type", "bitcast_convert_type", "select_n", "select",
@@ -65,97 +65,108 @@ def _lax_args(*args):
     )
 
 
-def _unary(prim):
+def _unary(prim, doc):
     def op(x, **params):
         return bind(prim, x, **params)
 
     op.__name__ = prim.name
+    op.__doc__ = f"{doc}\n\nOne `{prim.name}` equation; `x` keeps its shape and dtype."
     return op
 
 
-def _binary(prim):
+def _binary(prim, doc):
     def op(x, y):
         return bind(prim, *_lax_args(x, y))
 
     op.__name__ = prim.name
+    op.__doc__ = (f"{doc}\n\nOne `{prim.name}` equation. `x` and `y` must have the same shape "
+                  "and dtype (Python scalars take the other operand's dtype); lax does not "
+                  "broadcast or promote.")
     return op
 
 
-neg = _unary(P.neg_p)
-sign = _unary(P.sign_p)
-floor = _unary(P.floor_p)
-ceil = _unary(P.ceil_p)
-is_finite = _unary(P.is_finite_p)
-exp = _unary(P.exp_p)
-exp2 = _unary(P.exp2_p)
-log = _unary(P.log_p)
-log1p = _unary(P.log1p_p)
-expm1 = _unary(P.expm1_p)
-tanh = _unary(P.tanh_p)
-logistic = _unary(P.logistic_p)
-sin = _unary(P.sin_p)
-cos = _unary(P.cos_p)
-tan = _unary(P.tan_p)
-asin = _unary(P.asin_p)
-acos = _unary(P.acos_p)
-atan = _unary(P.atan_p)
-sinh = _unary(P.sinh_p)
-cosh = _unary(P.cosh_p)
-asinh = _unary(P.asinh_p)
-acosh = _unary(P.acosh_p)
-atanh = _unary(P.atanh_p)
-sqrt = _unary(P.sqrt_p)
-rsqrt = _unary(P.rsqrt_p)
-cbrt = _unary(P.cbrt_p)
-square = _unary(P.square_p)
-erf = _unary(P.erf_p)
-erfc = _unary(P.erfc_p)
-erf_inv = _unary(P.erf_inv_p)
-lgamma = _unary(P.lgamma_p)
-digamma = _unary(P.digamma_p)
-abs = _unary(P.abs_p)  # noqa: A001
-real = _unary(P.real_p)
-imag = _unary(P.imag_p)
-conj = _unary(P.conj_p)
-bitwise_not = _unary(P.not_p)
-population_count = _unary(P.population_count_p)
-clz = _unary(P.clz_p)
-copy = _unary(P.copy_p)  # not in jax.lax: olympus.numpy's array(copy=True)
+neg = _unary(P.neg_p, "Elementwise negation: -x.")
+sign = _unary(P.sign_p, "Elementwise sign: -1, 0 or 1 (for complex x, x / |x|).")
+floor = _unary(P.floor_p, "Elementwise floor.")
+ceil = _unary(P.ceil_p, "Elementwise ceiling.")
+is_finite = _unary(P.is_finite_p, "Elementwise test for finite values (neither inf nor nan); returns booleans.")
+exp = _unary(P.exp_p, "Elementwise natural exponential: e**x.")
+exp2 = _unary(P.exp2_p, "Elementwise base-2 exponential: 2**x.")
+log = _unary(P.log_p, "Elementwise natural logarithm.")
+log1p = _unary(P.log1p_p, "Elementwise log(1 + x), accurate for small x.")
+expm1 = _unary(P.expm1_p, "Elementwise e**x - 1, accurate for small x.")
+tanh = _unary(P.tanh_p, "Elementwise hyperbolic tangent.")
+logistic = _unary(P.logistic_p, "Elementwise logistic sigmoid: 1 / (1 + e**-x).")
+sin = _unary(P.sin_p, "Elementwise sine.")
+cos = _unary(P.cos_p, "Elementwise cosine.")
+tan = _unary(P.tan_p, "Elementwise tangent.")
+asin = _unary(P.asin_p, "Elementwise arc sine.")
+acos = _unary(P.acos_p, "Elementwise arc cosine.")
+atan = _unary(P.atan_p, "Elementwise arc tangent.")
+sinh = _unary(P.sinh_p, "Elementwise hyperbolic sine.")
+cosh = _unary(P.cosh_p, "Elementwise hyperbolic cosine.")
+asinh = _unary(P.asinh_p, "Elementwise inverse hyperbolic sine.")
+acosh = _unary(P.acosh_p, "Elementwise inverse hyperbolic cosine.")
+atanh = _unary(P.atanh_p, "Elementwise inverse hyperbolic tangent.")
+sqrt = _unary(P.sqrt_p, "Elementwise square root.")
+rsqrt = _unary(P.rsqrt_p, "Elementwise reciprocal square root: 1 / sqrt(x).")
+cbrt = _unary(P.cbrt_p, "Elementwise cube root.")
+square = _unary(P.square_p, "Elementwise square: x * x.")
+erf = _unary(P.erf_p, "Elementwise error function.")
+erfc = _unary(P.erfc_p, "Elementwise complementary error function: 1 - erf(x).")
+erf_inv = _unary(P.erf_inv_p, "Elementwise inverse error function.")
+lgamma = _unary(P.lgamma_p, "Elementwise log of the absolute value of the gamma function.")
+digamma = _unary(P.digamma_p, "Elementwise digamma function (the derivative of lgamma).")
+abs = _unary(P.abs_p, "Elementwise absolute value (for complex x, its modulus).")  # noqa: A001
+real = _unary(P.real_p, "Elementwise real part of a complex array.")
+imag = _unary(P.imag_p, "Elementwise imaginary part of a complex array.")
+conj = _unary(P.conj_p, "Elementwise complex conjugate.")
+bitwise_not = _unary(P.not_p, "Elementwise bitwise NOT (logical NOT for booleans).")
+population_count = _unary(P.population_count_p, "Elementwise count of set bits.")
+clz = _unary(P.clz_p, "Elementwise count of leading zero bits.")
+copy = _unary(P.copy_p, "A copy of x as a new array (not in jax.lax; backs olympus.numpy.array(copy=True)).")  # not in jax.lax: olympus.numpy's array(copy=True)
 
-add = _binary(P.add_p)
-sub = _binary(P.sub_p)
-mul = _binary(P.mul_p)
-div = _binary(P.div_p)
-rem = _binary(P.rem_p)
-pow = _binary(P.pow_p)  # noqa: A001
-max = _binary(P.max_p)  # noqa: A001
-min = _binary(P.min_p)  # noqa: A001
-atan2 = _binary(P.atan2_p)
-nextafter = _binary(P.nextafter_p)
-bitwise_and = _binary(P.and_p)
-bitwise_or = _binary(P.or_p)
-bitwise_xor = _binary(P.xor_p)
-shift_left = _binary(P.shift_left_p)
-shift_right_arithmetic = _binary(P.shift_right_arithmetic_p)
-shift_right_logical = _binary(P.shift_right_logical_p)
-complex = _binary(P.complex_p)  # noqa: A001
-eq = _binary(P.eq_p)
-ne = _binary(P.ne_p)
-lt = _binary(P.lt_p)
-le = _binary(P.le_p)
-gt = _binary(P.gt_p)
-ge = _binary(P.ge_p)
+add = _binary(P.add_p, "Elementwise addition: x + y.")
+add_any = _binary(P.add_any_p, "The sum of two tangents or cotangents (JAX's `add_any`), as "
+                  "autodiff accumulates them.")
+sub = _binary(P.sub_p, "Elementwise subtraction: x - y.")
+mul = _binary(P.mul_p, "Elementwise multiplication: x * y.")
+div = _binary(P.div_p, "Elementwise division: x / y (integer division rounds toward zero).")
+rem = _binary(P.rem_p, "Elementwise remainder of x / y, with the sign of x (C fmod).")
+pow = _binary(P.pow_p, "Elementwise power: x ** y.")  # noqa: A001
+max = _binary(P.max_p, "Elementwise maximum (nan-propagating).")  # noqa: A001
+min = _binary(P.min_p, "Elementwise minimum (nan-propagating).")  # noqa: A001
+atan2 = _binary(P.atan2_p, "Elementwise arc tangent of x / y, using the signs of both to pick the quadrant.")
+nextafter = _binary(P.nextafter_p, "Elementwise next representable value after x in the direction of y.")
+bitwise_and = _binary(P.and_p, "Elementwise bitwise AND (logical AND for booleans).")
+bitwise_or = _binary(P.or_p, "Elementwise bitwise OR (logical OR for booleans).")
+bitwise_xor = _binary(P.xor_p, "Elementwise bitwise XOR (logical XOR for booleans).")
+shift_left = _binary(P.shift_left_p, "Elementwise left shift: x << y.")
+shift_right_arithmetic = _binary(P.shift_right_arithmetic_p, "Elementwise arithmetic (sign-extending) right shift.")
+shift_right_logical = _binary(P.shift_right_logical_p, "Elementwise logical (zero-filling) right shift.")
+complex = _binary(P.complex_p, "Elementwise complex number x + 1j * y from real and imaginary parts.")  # noqa: A001
+eq = _binary(P.eq_p, "Elementwise equality test, returning booleans.")
+ne = _binary(P.ne_p, "Elementwise inequality test, returning booleans.")
+lt = _binary(P.lt_p, "Elementwise x < y, returning booleans.")
+le = _binary(P.le_p, "Elementwise x <= y, returning booleans.")
+gt = _binary(P.gt_p, "Elementwise x > y, returning booleans.")
+ge = _binary(P.ge_p, "Elementwise x >= y, returning booleans.")
 
 
 def round(x, rounding_method=0):  # noqa: A001
+    """Elementwise rounding to the nearest integer value: halves away from zero
+    (`RoundingMethod.AWAY_FROM_ZERO`, 0) or to even (`TO_NEAREST_EVEN`, 1)."""
     return bind(P.round_p, x, rounding_method=int(rounding_method))
 
 
 def integer_pow(x, y: int):
+    """Elementwise `x ** y` for a static Python integer `y`, as repeated multiplication."""
     return bind(P.integer_pow_p, x, y=int(y))
 
 
 def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):
+    """Round `operand` to a float format with `exponent_bits` and `mantissa_bits`, keeping its
+    dtype (overflow goes to inf)."""
     return bind(P.reduce_precision_p, operand, exponent_bits=int(exponent_bits),
                 mantissa_bits=int(mantissa_bits))
 
@@ -174,10 +185,14 @@ def convert_element_type(x, new_dtype, weak_type: bool = False):
 
 
 def bitcast_convert_type(x, new_dtype):
+    """Reinterpret the bits of `x` as `new_dtype`; a wider or narrower type adds or removes
+    a trailing dimension, as XLA defines it."""
     return bind(P.bitcast_convert_type_p, x, new_dtype=dtypes.dtype(new_dtype))
 
 
 def select_n(which, *cases):
+    """Elementwise choice among `cases` by `which`: a boolean `which` picks `cases[1]` where
+    true, an integer one picks `cases[which]`."""
     return bind(P.select_n_p, which, *cases)
 
 
@@ -187,6 +202,7 @@ def select(pred, on_true, on_false):
 
 
 def clamp(lo, x, hi):
+    """Elementwise `min(max(x, lo), hi)`; `lo` and `hi` are scalars or have the shape of `x`."""
     lo, x, hi = _lax_args(lo, x, hi)
     return bind(P.clamp_p, lo, x, hi)
 

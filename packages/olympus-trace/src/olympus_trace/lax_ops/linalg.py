@@ -39,6 +39,8 @@ def default_precision(precision):
 
 
 def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """A general dot product: `dimension_numbers` is `((lhs_contracting, rhs_contracting),
+    (lhs_batch, rhs_batch))`; the result is batch dims, then lhs free dims, then rhs free dims."""
     (lc, rc), (lb, rb) = dimension_numbers
     dn = ((tuple(int(d) for d in lc), tuple(int(d) for d in rc)),
           (tuple(int(d) for d in lb), tuple(int(d) for d in rb)))

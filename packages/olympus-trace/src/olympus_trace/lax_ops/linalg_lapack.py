@@ -73,6 +73,8 @@ def lu(x):
 
 
 def qr(x, *, pivoting: bool = False, full_matrices: bool = True, use_magma=None):
+    """The QR decomposition of the trailing two dimensions of `x`: `(q, r)` (with the column
+    permutation when `pivoting`), reduced when not `full_matrices`."""
     if pivoting:
         raise NotImplementedError("qr: pivoting=True is not supported.")
     return tuple(bind(P.qr_p, x, full_matrices=bool(full_matrices), pivoting=False))

@@ -12,29 +12,35 @@ __all__ = ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and"
            "reduce_xor", "argmax", "argmin"]
 
 
-def _reduce(prim):
+def _reduce(prim, what):
     def op(x, axes):
         axes = tuple(sorted(int(a) for a in axes))
         return bind(prim, x, axes=axes, out_sharding=None)
 
     op.__name__ = prim.name
+    op.__doc__ = (f"The {what} of `x` over `axes` (a sequence of dimensions), which are "
+                  "removed from the shape; one `" + prim.name + "` equation.")
     return op
 
 
-reduce_sum = _reduce(P.reduce_sum_p)
-reduce_prod = _reduce(P.reduce_prod_p)
-reduce_max = _reduce(P.reduce_max_p)
-reduce_min = _reduce(P.reduce_min_p)
-reduce_and = _reduce(P.reduce_and_p)
-reduce_or = _reduce(P.reduce_or_p)
-reduce_xor = _reduce(P.reduce_xor_p)
+reduce_sum = _reduce(P.reduce_sum_p, "sum")
+reduce_prod = _reduce(P.reduce_prod_p, "product")
+reduce_max = _reduce(P.reduce_max_p, "maximum")
+reduce_min = _reduce(P.reduce_min_p, "minimum")
+reduce_and = _reduce(P.reduce_and_p, "logical/bitwise AND")
+reduce_or = _reduce(P.reduce_or_p, "logical/bitwise OR")
+reduce_xor = _reduce(P.reduce_xor_p, "logical/bitwise XOR")
 
 
 def argmax(x, axis: int, index_dtype):
+    """The index of the maximum of `x` along `axis`, as `index_dtype` (the first one on ties;
+    nan counts as the maximum)."""
     return bind(P.argmax_p, x, axes=(int(axis),),
                 index_dtype=dtypes.canonicalize_dtype(index_dtype))
 
 
 def argmin(x, axis: int, index_dtype):
+    """The index of the minimum of `x` along `axis`, as `index_dtype` (the first one on ties;
+    nan counts as the minimum)."""
     return bind(P.argmin_p, x, axes=(int(axis),),
                 index_dtype=dtypes.canonicalize_dtype(index_dtype))

@@ -19,6 +19,8 @@ __all__ = [
 
 
 def broadcast_in_dim(x, shape, broadcast_dimensions):
+    """Broadcast `x` to `shape`, operand dimension i becoming result dimension
+    `broadcast_dimensions[i]` (each of size 1 or equal)."""
     shape = tuple(to_dim(d) for d in shape)
     if get_aval(x).shape == shape and tuple(broadcast_dimensions) == tuple(range(len(shape))):
         return x
@@ -35,6 +37,8 @@ def broadcast(x, sizes):
 
 
 def reshape(x, new_sizes, dimensions=None):
+    """`x` with shape `new_sizes` (same number of elements), optionally after transposing by
+    `dimensions`."""
     new_sizes = tuple(to_dim(d) for d in new_sizes)
     aval = get_aval(x)
     if aval.shape == new_sizes and dimensions is None:
@@ -44,6 +48,7 @@ def reshape(x, new_sizes, dimensions=None):
 
 
 def transpose(x, permutation):
+    """Permute the dimensions of `x`: result dimension i is operand dimension `permutation[i]`."""
     permutation = tuple(int(p) for p in permutation)
     if permutation == tuple(range(len(permutation))):
         return x
@@ -51,6 +56,7 @@ def transpose(x, permutation):
 
 
 def squeeze(x, dimensions):
+    """Remove the size-1 dimensions listed in `dimensions`."""
     dimensions = tuple(sorted(int(d) for d in dimensions))
     if not dimensions:
         return x
@@ -58,10 +64,12 @@ def squeeze(x, dimensions):
 
 
 def expand_dims(x, dimensions):
+    """Insert size-1 dimensions at the positions `dimensions` of the result."""
     return bind(P.expand_dims_p, x, dimensions=tuple(int(d) for d in dimensions))
 
 
 def concatenate(operands, dimension):
+    """Join `operands` (same rank and dtype) along `dimension`."""
     operands = list(operands)
     if len(operands) == 1:
         return operands[0]
@@ -69,26 +77,32 @@ def concatenate(operands, dimension):
 
 
 def pad(x, padding_value, padding_config):
+    """Pad `x` with `padding_value` by `(low, high, interior)` per dimension; negative low/high
+    amounts remove elements."""
     return bind(P.pad_p, x, padding_value,
                 padding_config=tuple(tuple(to_dim(v) for v in c) for c in padding_config))
 
 
 def rev(x, dimensions):
+    """Reverse `x` along each of `dimensions`."""
     return bind(P.rev_p, x, dimensions=tuple(int(d) for d in dimensions))
 
 
 def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001
+    """The static slice `x[start:limit:stride]` in every dimension."""
     return bind(P.slice_p, x, start_indices=tuple(to_dim(i) for i in start_indices),
                 limit_indices=tuple(to_dim(i) for i in limit_indices),
                 strides=None if strides is None else tuple(int(s) for s in strides))
 
 
 def iota(dtype, size: int):
+    """A 1-D array `[0, 1, ..., size - 1]` of `dtype`."""
     return bind(P.iota_p, dtype=dtypes.canonicalize_dtype(dtype), shape=(to_dim(size),),
                 dimension=0, sharding=None)
 
 
 def broadcasted_iota(dtype, shape, dimension: int):
+    """An array of `shape` and `dtype` counting 0, 1, ... along `dimension`."""
     return bind(P.iota_p, dtype=dtypes.canonicalize_dtype(dtype),
                 shape=tuple(to_dim(s) for s in shape), dimension=int(dimension), sharding=None)
 

@@ -29,5 +29,6 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
 
 
 def sort_key_val(keys, values, dimension: int = -1, is_stable: bool = True):
+    """Sort `keys` along `dimension` and permute `values` the same way; returns both."""
     k, v = sort((keys, values), dimension, is_stable, 1)
     return k, v

@@ -3,6 +3,7 @@ hessian, vmap. Each flattens pytrees and calls the flat machinery in olympus-tra
 
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
 from collections.abc import Callable, Sequence
@@ -618,18 +619,10 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
             d %= nd
             canon.append(d)
             sizes.setdefault(get_aval(x).shape[d], []).append(i)
-        if len(sizes) > 1:
-            names = _arg_names(fun, leaves, tree)
-            lines = [f"  {names[i]} of shape {get_aval(leaves[i]).shape} and axis "
-                     f"{canon[i]} has size {s}" for s, idx in sizes.items() for i in idx]
-            raise ValueError(
-                "vmap got inconsistent sizes for array axes to be mapped:\n" + "\n".join(lines)
-            )
+        if len(sizes) > 1 or (sizes and axis_size is not None and axis_size not in sizes):
+            raise _inconsistent_sizes(fun, args, kwargs, leaves, canon, axis_size)
         if sizes:
             size = next(iter(sizes))
-            if axis_size is not None and axis_size != size:
-                raise ValueError(f"vmap got axis_size={axis_size} but the mapped arguments "
-                                 f"have size {size}")
         elif axis_size is not None:
             size = axis_size
         else:
@@ -696,6 +689,42 @@ def _asarray(x):
     from olympus.numpy import asarray
 
     return asarray(x)
+
+
+def _inconsistent_sizes(fun, args, kwargs, leaves, dims, axis_size) -> ValueError:
+    """JAX's error for mapped axes of different sizes: the most common size first, with one
+    example argument per size (named as JAX names them: the parameter bound by position,
+    else ``args[i]``, and ``kwargs['k']`` for keywords)."""
+    try:
+        params = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        params = None
+
+    def arg_name(path):
+        i = path[0].idx
+        if params is None or i >= len(params):
+            return f"args{tree_util.keystr(tuple(path))}"
+        return f"argument {params[i]}{tree_util.keystr(tuple(path[1:]))}"
+
+    arg_paths = [p for p, _ in tree_util.tree_flatten_with_path(args)[0]]
+    kw_paths = [p for p, _ in tree_util.tree_flatten_with_path(kwargs)[0]]
+    names = ([arg_name(p) for p in arg_paths]
+             + [f"kwargs{tree_util.keystr(tuple(p))}" for p in kw_paths])
+    mapped = [(i, get_aval(x).shape[d]) for i, (x, d) in enumerate(zip(leaves, dims))
+              if d is not None]
+    counts = collections.Counter(sz for _, sz in mapped).most_common()
+    msg = ["vmap got inconsistent sizes for array axes to be mapped:\n"]
+    if axis_size is not None:
+        msg.append(f"  * the `axis_size` argument was {axis_size};\n")
+    for k, (sz, ct) in enumerate(counts):
+        i = next(i for i, s in mapped if s == sz)
+        ex = f"axis {dims[i]} of {names[i]} of type {get_aval(leaves[i]).str_short(False)}"
+        if ct == 1:
+            msg.append(f"  * one axis had size {sz}: {ex};\n")
+        else:
+            which = "most" if k == 0 else "some"
+            msg.append(f"  * {which} axes ({ct} of them) had size {sz}, e.g. {ex};\n")
+    return ValueError("".join(msg)[:-2])
 
 
 def _arg_names(fun, leaves, tree):

@@ -28,7 +28,13 @@ from olympus_lower.rules.callbacks import take_callback_error
 from olympus_runtime import mesh as _mesh_lib
 from olympus_trace import tree_util
 from olympus_trace.core import EvalTrace, trace_ctx
-from olympus_trace.make_olympuspr import abstractify, arg_names_of, trace_fun
+from olympus_trace.make_olympuspr import (
+    NotAnArrayError,
+    abstractify,
+    abstractify_arguments,
+    arg_names_of,
+    trace_fun,
+)
 from olympus_trace.olympuspr_utils import dce_closed
 
 from .. import monitoring
@@ -467,7 +473,16 @@ class Jitted:
                 _hashable_static(v, k)
 
     def _specialize(self, args, kwargs, in_avals=None):
-        key, leaves = self._signature(args, kwargs)
+        try:
+            key, leaves = self._signature(args, kwargs)
+        except NotAnArrayError:
+            nums, names = self._static_argnums, self._static_argnames
+            leaves = tree_util.tree_leaves((
+                tuple(a for i, a in enumerate(args) if i not in nums and i - len(args) not in nums),
+                {k: v for k, v in kwargs.items() if k not in names}))
+            abstractify_arguments(self._fun, leaves, lambda: arg_names_of(
+                self._fun, args, kwargs, nums, names))
+            raise
         if in_avals is not None:
             key = key + (tuple(in_avals),)
         call = self._calls.get(key)

@@ -92,6 +92,9 @@ class _SetMesh:
 
 
 def set_mesh(mesh: Mesh) -> _SetMesh:
+    """Make `mesh` the current mesh, as a setter or a context manager (`with set_mesh(m):`);
+    PartitionSpecs and sharding-in-types resolve against it.
+    """
     return _SetMesh(mesh)
 
 
@@ -101,6 +104,9 @@ get_abstract_mesh = _mesh_lib.get_abstract_mesh
 
 @contextlib.contextmanager
 def use_abstract_mesh(mesh: AbstractMesh):
+    """Within the block, make `mesh` (an AbstractMesh: axis names, sizes and types, no devices)
+    the current abstract mesh, for tracing without devices.
+    """
     if not isinstance(mesh, AbstractMesh):
         raise TypeError(f"use_abstract_mesh expects an AbstractMesh, got {mesh!r}")
     saved = _mesh_lib.push_abstract_mesh(mesh)
@@ -111,6 +117,7 @@ def use_abstract_mesh(mesh: AbstractMesh):
 
 
 def make_single_device_sharding(device: Any) -> SingleDeviceSharding:
+    """A SingleDeviceSharding placing a whole array on `device`."""
     return SingleDeviceSharding(device)
 
 
@@ -222,6 +229,9 @@ def reshard(xs: Any, out_shardings: Any) -> Any:
 
 
 def _axes_decorator(kind: AxisType, name: str):
+    """Build `auto_axes` or `explicit_axes`: a decorator running `fun` with the given mesh axes
+    switched to that axis type, resharding its outputs to `out_sharding`.
+    """
     def decorator(fun: Callable | None = None, *, axes: Any = None, out_sharding: Any = None):
         if fun is None:
             return lambda f: decorator(f, axes=axes, out_sharding=out_sharding)
@@ -244,6 +254,10 @@ def _axes_decorator(kind: AxisType, name: str):
         return wrapped
 
     decorator.__name__ = name
+    decorator.__doc__ = (
+        f"Run `fun` with the mesh axes `axes` (default: all) of the current mesh treated as "
+        f"{kind.name}, then reshard its outputs to `out_sharding` when given. Usable as "
+        f"`@{name}` or `@{name}(axes=..., out_sharding=...)`.")
     return decorator
 
 
@@ -372,18 +386,24 @@ def default_device(device: Any):
 
 
 def local_device_count(backend: str | None = None) -> int:
+    """The number of devices this process can address (on `backend`, default the default one)."""
     return rt.local_device_count(backend)
 
 
 def process_index(backend: str | None = None) -> int:
+    """This process's index among the processes of a multi-process run (0 when alone)."""
     return rt.process_index()
 
 
 def process_count(backend: str | None = None) -> int:
+    """The number of processes taking part in the computation (1 unless
+    `olympus.distributed.initialize` joined several).
+    """
     return len({d.process_index for d in rt.devices(backend)})
 
 
 def process_indices(backend: str | None = None) -> list[int]:
+    """The sorted indices of the processes owning the backend's devices."""
     return sorted({d.process_index for d in rt.devices(backend)})
 
 

@@ -153,13 +153,12 @@ def _carry_type_error(what, tree, in_avals, out_avals, out_tree):
 
 def _promoted_carry(a, b):
     """The carry type to trace again with when the initial carry `a` is weakly typed and the
-    body returns `b`: strong `b` if only the weak type differs, else (JAX's rule for a
-    Python scalar started carry, e.g. an int updated to a float) the strong promotion of
-    the two, the same shape. None when `a` stays."""
-    if not a.weak_type or a.shape != b.shape:
+    body returns `b` of another dtype (JAX's rule for a Python-scalar started carry, e.g.
+    an int updated to a float): the strong promotion of the two, the same shape. None when
+    `a` stays, which includes a weak carry whose body result differs only in being strong:
+    as in JAX, the body keeps seeing the weak carry."""
+    if not a.weak_type or a.shape != b.shape or a.dtype == b.dtype:
         return None
-    if a.dtype == b.dtype:
-        return None if b.weak_type else b
     return a.update(dtype=dtypes.result_type(a, b), weak_type=False)
 
 

@@ -85,10 +85,21 @@ def _py_base(v):
 
 
 def _stack_nested(obj, dt):
+    """A (nested) list holding traced values, as JAX stages it: each element converted and
+    given a leading axis in turn, then joined by `concatenate`s of at most 16 operands."""
     if isinstance(obj, (list, tuple)):
         if not obj:
             return _put(np.zeros((0,), dt))
-        return stack([_stack_nested(v, dt) for v in obj])
+        parts = []
+        for v in obj:
+            x = _stack_nested(v, dt)
+            shape = aval_of(x).shape
+            parts.append(lax.broadcast_in_dim(x, (1, *shape), tuple(range(1, len(shape) + 1))))
+        while len(parts) > 16:
+            parts = [lax.concatenate(parts[i:i + 16], 0) for i in range(0, len(parts), 16)]
+        return lax.concatenate(parts, 0)
+    if not isinstance(obj, (Tracer, Array)):
+        return np.asarray(obj, dt)  # a constant element stays a literal, as in JAX
     return asarray(obj, dt)
 
 

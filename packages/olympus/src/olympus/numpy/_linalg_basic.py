@@ -87,6 +87,7 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
 
 
 def outer(a, b, out=None):
+    """The outer product of two vectors (flattened first): `out[i, j] = a[i] * b[j]`."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to olympus.numpy.outer is not supported.")
     (a, b), dt, weak = _promote(_arr("outer", a), _arr("outer", b))
@@ -97,6 +98,9 @@ def outer(a, b, out=None):
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+    """Contract `a` and `b` over `axes`: an integer N (the last N of `a` with the first N of
+    `b`) or a pair of axis sequences.
+    """
     (a, b), dt, weak = _promote(_arr("tensordot", a), _arr("tensordot", b))
     na, nb = len(_shape(a)), len(_shape(b))
     if isinstance(axes, (int, np.integer)):
@@ -163,6 +167,7 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
 
 
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
+    """The sum along the `offset` diagonal of the `axis1`/`axis2` planes of `a`."""
     if out is not None:
         raise NotImplementedError("The 'out' argument to olympus.numpy.trace is not supported.")
     d = diagonal(a, offset, axis1, axis2)
@@ -173,6 +178,7 @@ def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=No
 
 
 def kron(a, b):
+    """The Kronecker product of `a` and `b`."""
     (a, b), dt, weak = _promote(_arr("kron", a), _arr("kron", b))
     sa, sb = _shape(a), _shape(b)
     nd = builtins.max(len(sa), len(sb))

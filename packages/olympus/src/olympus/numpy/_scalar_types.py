@@ -12,6 +12,9 @@ class _ScalarType:
     def __init__(self, dt: np.dtype, name: str):
         self.dtype = np.dtype(dt)
         self.__name__ = name
+        self.__doc__ = (f"The `{name}` scalar type of olympus.numpy (dtype {self.dtype.name}): "
+                        f"`{name}(x)` is `asarray(x, {self.dtype.name})`; it compares equal to "
+                        f"NumPy's type and dtype.")
 
     def __call__(self, x):
         from . import asarray

@@ -61,12 +61,14 @@ def canonicalize_shape(shape, what="shape") -> tuple:
             return tuple(d if type(d) is DimExpr else operator.index(d) for d in dims)
         except TypeError:
             pass
-    got = shape if dims is None else dims
+    got = shape if dims is None or isinstance(shape, list) else dims
     msg = f"Shapes must be 1D sequences of concrete values of integer type, got {got}."
-    if isinstance(shape, Tracer) or (dims is not None and builtins.any(
-            isinstance(d, Tracer) for d in dims)):
-        msg += (" If using `jit`, try using `static_argnums` or applying `jit` to smaller "
+    tracers = [d for d in (dims if dims is not None else (shape,)) if isinstance(d, Tracer)]
+    if tracers:
+        # JAX's wording: the hint on its own line, then where each traced size came from.
+        msg += ("\nIf using `jit`, try using `static_argnums` or applying `jit` to smaller "
                 "subfunctions.")
+        msg += "".join(t._origin_msg() for t in tracers)
     raise TypeError(msg)
 
 
@@ -80,6 +82,8 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
             raise TypeError("reshape() missing required argument: 'shape'")
         shape = newshape
     a = ensure_arraylike("reshape", a)
+    if isinstance(shape, Tracer) and aval_of(shape).ndim == 0:
+        shape = [shape]  # as JAX: so an error shows the list it was given
     shape = canonicalize_shape(shape)
     if order == "C" or order is None:
         return _reshape_c(a, shape)

@@ -49,6 +49,7 @@ def _sort_along(ops_list, axis, num_keys=1):
 
 @_jitted(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable=True, descending=False):
+    """A sorted copy of `a` along `axis` (flattened when `axis` is None); nans sort last."""
     if order is not None:
         raise TypeError("'order' argument to sort is not supported.")
     a = _arr("sort", a)
@@ -65,6 +66,9 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable=True, descen
 @_jitted(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable=True,
             descending=False):
+    """Indices that sort `a` along `axis` (stable unless `stable=False`; `descending` reverses
+    the order, keeping ties in order).
+    """
     if order is not None:
         raise TypeError("'order' argument to argsort is not supported.")
     a = _arr("argsort", a)
@@ -100,6 +104,7 @@ def lexsort(keys, axis: int = -1):
 
 
 def sort_complex(a):
+    """Sort a complex array by real part, then imaginary part; the result is complex."""
     a = _arr("sort_complex", a)
     dt = _dt(a)
     if not dtypes.is_complex(dt):
@@ -146,10 +151,16 @@ def _partition_core(a, kth, axis):
 
 
 def partition(a, kth: int, axis: int = -1):
+    """A copy of `a` with its `kth` smallest element along `axis` in its sorted position,
+    smaller elements before it and larger ones after (in no given order).
+    """
     return _partition_indices(a, kth, axis)[0]
 
 
 def argpartition(a, kth: int, axis: int = -1):
+    """Indices that partition `a` around its `kth` smallest element along `axis`: the index of
+    the kth element lands at position kth, smaller ones before it, larger ones after.
+    """
     return _partition_indices(a, kth, axis)[1]
 
 
@@ -343,17 +354,25 @@ def _unique_core(s, perm, mask, fill_value, size, return_index, return_inverse,
 
 
 def unique_values(x, *, size=None, fill_value=None):
+    """The sorted unique values of `x`, flattened (array API)."""
     return unique(x, size=size, fill_value=fill_value)
 
 
 def unique_counts(x, *, size=None, fill_value=None):
+    """The unique values of `x` and how often each occurs (array API)."""
     return unique(x, return_counts=True, size=size, fill_value=fill_value)
 
 
 def unique_inverse(x, *, size=None, fill_value=None):
+    """The unique values of `x` and, for each element of `x`, the index of its value among
+    them, shaped like `x` (array API).
+    """
     return unique(x, return_inverse=True, size=size, fill_value=fill_value)
 
 
 def unique_all(x, *, size=None, fill_value=None):
+    """The unique values of `x`, the first index of each, the inverse indices and the counts
+    (array API).
+    """
     return unique(x, return_index=True, return_inverse=True, return_counts=True, size=size,
                   fill_value=fill_value)

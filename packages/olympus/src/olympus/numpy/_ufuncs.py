@@ -609,25 +609,81 @@ radians = ufunc(deg2rad._func, 1, 1, name="radians")
 degrees = ufunc(rad2deg._func, 1, 1, name="degrees")
 
 
-@_uf(2)
-def logaddexp(x1, x2, /):
-    """Elementwise ``log(exp(x1) + exp(x2))`` computed stably."""
-    x1, x2 = _binary("logaddexp", x1, x2, inexact=True)
+def _replace_posinf(x):
+    zeros = prom.broadcast_to(_zero(x), aval_of(x).shape)
+    return lax.select(lax.eq(x, np.array(np.inf, _dt(x))[()]), zeros, x)
+
+
+def _logaddexp_real(x1, x2, exp, scale):
+    """JAX's formula, equation for equation: nan or infinities of one sign where the
+    difference is nan, else max + log1p(exp(-|x1 - x2|)) (times `scale` for base 2)."""
     amax = lax.max(x1, x2)
     delta = lax.sub(x1, x2)
-    out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
-    return _where(lax.ne(delta, delta), lax.add(x1, x2), out)
+    isnan = lax.ne(delta, delta)
+    both = lax.add(x1, x2)
+    tail = lax.log1p(exp(lax.neg(lax.abs(delta))))
+    if scale is not None:
+        tail = lax.mul(np.array(scale, _dt(amax))[()], tail)
+    return lax.select(isnan, both, lax.add(amax, tail))
+
+
+def _custom_jvp_logaddexp(name, exp, scale):
+    # Built on first use: olympus.numpy is imported before the custom-derivative machinery.
+    from .._src.custom_derivatives import custom_jvp
+
+    def primal(x1, x2):
+        return _logaddexp_real(x1, x2, exp, scale)
+
+    def jvp(primals, tangents):
+        x1, x2 = primals
+        t1, t2 = tangents
+        out = f(x1, x2)
+        r_out = _replace_posinf(out)
+        return out, lax.add(lax.mul(t1, exp(lax.sub(_replace_posinf(x1), r_out))),
+                            lax.mul(t2, exp(lax.sub(_replace_posinf(x2), r_out))))
+
+    primal.__name__ = primal.__qualname__ = name
+    jvp.__name__ = jvp.__qualname__ = f"_{name}_jvp"
+    f = custom_jvp(primal)
+    f.defjvp(jvp)
+    return f
+
+
+_LOGADDEXP = {}
+
+
+def _logaddexp_fn(name):
+    f = _LOGADDEXP.get(name)
+    if f is None:
+        exp, scale = (lax.exp, None) if name == "logaddexp" else (lax.exp2, 1 / np.log(2))
+        f = _LOGADDEXP[name] = _custom_jvp_logaddexp(name, exp, scale)
+    return f
+
+
+@_uf(2)
+def logaddexp(x1, x2, /):
+    """Elementwise ``log(exp(x1) + exp(x2))`` computed stably (JAX's custom derivative:
+    finite where one input is -inf)."""
+    x1, x2 = _binary("logaddexp", x1, x2, inexact=True)
+    if dtypes.is_complex(_dt(x1)):
+        amax = lax.max(x1, x2)
+        delta = lax.sub(x1, x2)
+        out = lax.add(amax, lax.log1p(lax.exp(lax.neg(lax.abs(delta)))))
+        return _where(lax.ne(delta, delta), lax.add(x1, x2), out)
+    return _logaddexp_fn("logaddexp")(x1, x2)
 
 
 @_uf(2)
 def logaddexp2(x1, x2, /):
-    """Elementwise ``log2(2**x1 + 2**x2)`` computed stably."""
+    """Elementwise ``log2(2**x1 + 2**x2)`` computed stably (JAX's custom derivative)."""
     x1, x2 = _binary("logaddexp2", x1, x2, inexact=True)
-    amax = lax.max(x1, x2)
-    delta = lax.sub(x1, x2)
-    ln2 = np.array(np.log(2), _dt(amax))[()]
-    out = lax.add(amax, lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), ln2))
-    return _where(lax.ne(delta, delta), lax.add(x1, x2), out)
+    if dtypes.is_complex(_dt(x1)):
+        amax = lax.max(x1, x2)
+        delta = lax.sub(x1, x2)
+        ln2 = np.array(np.log(2), _dt(amax))[()]
+        out = lax.add(amax, lax.div(lax.log1p(lax.exp2(lax.neg(lax.abs(delta)))), ln2))
+        return _where(lax.ne(delta, delta), lax.add(x1, x2), out)
+    return _logaddexp_fn("logaddexp2")(x1, x2)
 
 
 @_uf(1)

@@ -185,18 +185,22 @@ def _one_axis(name, kind, a, n, axis, norm):
 
 
 def fft(a, n=None, axis: int = -1, norm=None):
+    """The 1-D discrete Fourier transform of `a` along `axis` (length `n`, padded or cropped)."""
     return _one_axis("fft", FftType.FFT, a, n, axis, norm)
 
 
 def ifft(a, n=None, axis: int = -1, norm=None):
+    """The inverse of `fft` along `axis`."""
     return _one_axis("ifft", FftType.IFFT, a, n, axis, norm)
 
 
 def rfft(a, n=None, axis: int = -1, norm=None):
+    """The 1-D Fourier transform of real `a`: the `n // 2 + 1` non-negative frequencies."""
     return _one_axis("rfft", FftType.RFFT, a, n, axis, norm)
 
 
 def irfft(a, n=None, axis: int = -1, norm=None):
+    """The inverse of `rfft`: a real signal of length `n` (default `2 * (m - 1)`)."""
     return _one_axis("irfft", FftType.IRFFT, a, n, axis, norm)
 
 
@@ -214,40 +218,49 @@ def hfft(a, n=None, axis: int = -1, norm=None):
 
 
 def ihfft(a, n=None, axis: int = -1, norm=None):
+    """The inverse of `hfft`: the transform of a real signal with Hermitian symmetry."""
     if norm not in _NORMS:
         raise ValueError(f"Invalid norm value {norm}")
     return lax.conj(rfft(a, n, axis, _swap_norm(norm)))
 
 
 def fft2(a, s=None, axes=(-2, -1), norm=None):
+    """The 2-D Fourier transform over `axes` (default the last two)."""
     return _fftn_core("fft2", FftType.FFT, a, s, axes, norm)
 
 
 def ifft2(a, s=None, axes=(-2, -1), norm=None):
+    """The inverse of `fft2`."""
     return _fftn_core("ifft2", FftType.IFFT, a, s, axes, norm)
 
 
 def rfft2(a, s=None, axes=(-2, -1), norm=None):
+    """The 2-D Fourier transform of a real array over `axes`."""
     return _fftn_core("rfft2", FftType.RFFT, a, s, axes, norm)
 
 
 def irfft2(a, s=None, axes=(-2, -1), norm=None):
+    """The inverse of `rfft2`."""
     return _fftn_core("irfft2", FftType.IRFFT, a, s, axes, norm)
 
 
 def fftn(a, s=None, axes=None, norm=None):
+    """The N-D Fourier transform over `axes` (default all)."""
     return _fftn_core("fftn", FftType.FFT, a, s, axes, norm)
 
 
 def ifftn(a, s=None, axes=None, norm=None):
+    """The inverse of `fftn`."""
     return _fftn_core("ifftn", FftType.IFFT, a, s, axes, norm)
 
 
 def rfftn(a, s=None, axes=None, norm=None):
+    """The N-D Fourier transform of a real array over `axes`."""
     return _fftn_core("rfftn", FftType.RFFT, a, s, axes, norm)
 
 
 def irfftn(a, s=None, axes=None, norm=None):
+    """The inverse of `rfftn`."""
     return _fftn_core("irfftn", FftType.IRFFT, a, s, axes, norm)
 
 

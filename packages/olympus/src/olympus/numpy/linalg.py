@@ -92,6 +92,7 @@ def _H(x):
 
 
 def matrix_transpose(x):
+    """Swap the last two dimensions of `x` (array API)."""
     x = _arr("matrix_transpose", x)
     if len(_shape(x)) < 2:
         raise ValueError("matrix_transpose requires an array of rank >= 2.")
@@ -214,6 +215,9 @@ def solve(a, b):
 
 @jit
 def inv(a):
+    """The inverse of each square matrix in the trailing two dimensions of `a` (LU with pivoting;
+    singular matrices give inf/nan, as in JAX).
+    """
     a = _inexact("inv", a)
     _square("inv", a)
     n = _shape(a)[-1]
@@ -235,6 +239,7 @@ def _lu_parts(a):
 
 @jit
 def det(a):
+    """The determinant of each square matrix in the trailing two dimensions of `a`."""
     a = _inexact("det", a)
     _square("det", a)
     diag, sign = _lu_parts(a)
@@ -265,6 +270,7 @@ def slogdet(a, *, method=None):
 
 @jit(static_argnames=("n",))
 def matrix_power(a, n: int):
+    """The integer power `n` of square matrices by repeated squaring (negative `n` inverts)."""
     a = _inexact("matrix_power", a) if not dtypes.is_integer(_dt(_arr("matrix_power", a))) \
         else _arr("matrix_power", a)
     _square("matrix_power", a)
@@ -295,6 +301,9 @@ def _symmetrize(x):
 
 @jit(static_argnames=("upper", "symmetrize_input"))
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
+    """The lower Cholesky factor of Hermitian positive-definite matrices (`upper=True` for the
+    upper one); nan where the matrix is not positive definite.
+    """
     a = _inexact("cholesky", a)
     _square("cholesky", a)
     if symmetrize_input:
@@ -305,6 +314,9 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
 
 @jit(static_argnames=("mode",))
 def qr(a, mode: str = "reduced"):
+    """The QR decomposition of the trailing two dimensions: `(q, r)` as a named tuple for the
+    `"reduced"`/`"complete"` modes, `r` alone for `"r"`.
+    """
     a = _inexact("qr", a)
     if len(_shape(a)) < 2:
         raise ValueError("qr requires an array of rank >= 2.")
@@ -320,6 +332,7 @@ def qr(a, mode: str = "reduced"):
 
 @jit(static_argnames=("full_matrices", "compute_uv", "hermitian"))
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+    """The singular value decomposition `u, s, vh` of the trailing two dimensions."""
     a = _inexact("svd", a)
     if len(_shape(a)) < 2:
         raise ValueError("svd requires an array of rank >= 2.")
@@ -331,6 +344,7 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
 
 
 def svdvals(x):
+    """The singular values of the trailing two dimensions, in descending order."""
     return svd(x, compute_uv=False)
 
 
@@ -351,6 +365,7 @@ def eigh(a, UPLO: str | None = None, symmetrize_input: bool = True):  # noqa: N8
 
 
 def eigvalsh(a, UPLO: str | None = "L", symmetrize_input: bool = True):  # noqa: N803
+    """The eigenvalues of Hermitian matrices, in ascending order."""
     return eigh(a, UPLO, symmetrize_input).eigenvalues
 
 
@@ -476,6 +491,9 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
 
 @jit
 def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803
+    """The number of singular values above the tolerance (`rtol`, by default the largest
+    singular value times max(M, N) times machine epsilon).
+    """
     M = _inexact("matrix_rank", M)
     if len(_shape(M)) < 2:
         return _reductions.any(lax.ne(M, np.zeros((), _dt(M))))
@@ -510,6 +528,7 @@ def cond(x, p=None):
 
 
 def multi_dot(arrays, *, precision=None):
+    """The product of a chain of matrices, contracted in the cheapest order."""
     arrays = list(arrays)
     if len(arrays) < 2:
         raise ValueError("multi_dot requires at least two arrays.")
@@ -611,6 +630,7 @@ def norm(x, ord=None, axis=None, keepdims: bool = False):  # noqa: A002
 
 @jit(static_argnames=("axis", "keepdims", "ord"), inline=True)
 def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):  # noqa: A002
+    """The vector `ord`-norm of `x` over `axis` (all elements when None)."""
     x = _inexact("vector_norm", x)
     nd = len(_shape(x))
     if axis is None:
@@ -623,6 +643,9 @@ def vector_norm(x, /, *, axis=None, keepdims: bool = False, ord=2):  # noqa: A00
 
 
 def matrix_norm(x, /, *, keepdims: bool = False, ord="fro"):  # noqa: A002
+    """The matrix norm (`"fro"`, `"nuc"`, 1, -1, 2, -2, inf, -inf) of the trailing two
+    dimensions.
+    """
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 

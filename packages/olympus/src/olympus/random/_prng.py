@@ -440,11 +440,13 @@ def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
 
 
 def key_impl(keys) -> str:
+    """The name of the PRNG implementation of a typed key array (e.g. `"threefry2x32"`)."""
     _to_raw("key_impl", keys, allow_batched=True)
     return "threefry2x32"
 
 
 def key_dtype(impl=None) -> KeyDType:
+    """The key dtype of a PRNG implementation (`key<fry>` for threefry2x32)."""
     _check_impl(impl)
     return _KEY_DTYPE
 

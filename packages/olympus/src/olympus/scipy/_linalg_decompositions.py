@@ -120,11 +120,17 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: boo
 
 
 def det(a, overwrite_a: bool = False, check_finite: bool = True):
+    """The determinant of a square matrix (SciPy's signature: `overwrite_a` and `check_finite`
+    are accepted and ignored).
+    """
     del overwrite_a, check_finite
     return jnp.linalg.det(a)
 
 
 def inv(a, overwrite_a: bool = False, check_finite: bool = True):
+    """The inverse of a square matrix (SciPy's signature; the overwrite and check flags are
+    ignored).
+    """
     del overwrite_a, check_finite
     return jnp.linalg.inv(a)
 
