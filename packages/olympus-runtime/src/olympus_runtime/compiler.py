@@ -498,12 +498,15 @@ class Executable:
             self.in_shardings = (sharding,) * len(self.in_avals)
             self.out_shardings = (sharding,) * len(self.out_avals)
         else:
+            # (A program with no parameters or no results still reports one sharding.)
             self.in_shardings = tuple(
                 _layout_sharding(self.devices, op, len(a.shape), mesh)
-                for op, a in zip(loaded.get_parameter_shardings(), self.in_avals, strict=True))
+                for op, a in zip(loaded.get_parameter_shardings() if self.in_avals else (),
+                                 self.in_avals, strict=True))
             self.out_shardings = tuple(
                 _layout_sharding(self.devices, op, len(a.shape), mesh)
-                for op, a in zip(loaded.get_output_shardings(), self.out_avals, strict=True))
+                for op, a in zip(loaded.get_output_shardings() if self.out_avals else (),
+                                 self.out_avals, strict=True))
         self.out_handlers = [
             _array_result_handler(aval, sharding, committed, _skip_checks=True)
             for aval, sharding in zip(self.out_avals, self.out_shardings, strict=True)

@@ -407,6 +407,40 @@ def test_sharded_call_uses_cache_and_donation(mesh):
     assert f._cache_size() == 1
 
 
+def test_cached_call_on_sharded_inputs_stays_in_cpp(mesh, monkeypatch):
+    """A cached call on NamedSharding inputs runs on jaxlib's C++ fast path alone: it never
+    calls back into Python to place an argument (jaxlib compares the device count it
+    recorded for the input's sharding with the executable's; a sharding class whose C++
+    part recorded none sent every call through that fallback)."""
+    import olympus_runtime as rt
+
+    s = NamedSharding(mesh, P("x", "y"))
+    a = olympus.device_put(X, s)
+    b = olympus.device_put(X + 1, s)
+    f = olympus.jit(lambda u, v: u * v + 1)
+    f(a, b)
+    placed = []
+    real = rt.device_put
+    monkeypatch.setattr(rt, "device_put", lambda *args: placed.append(args) or real(*args))
+    for _ in range(3):
+        out = f(a, b)
+    assert placed == []
+    np.testing.assert_array_equal(np.asarray(out), X * (X + 1) + 1)
+    assert s.num_devices == 8 and hash(s) == object.__hash__(s)
+    explicit = olympus.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    assert NamedSharding(explicit, P("x", "y")) != s  # axis types matter: no shared entry
+
+
+def test_jit_without_results_or_arguments_on_a_mesh(mesh):
+    """A program with no results (or no parameters) over several devices compiles: XLA
+    still reports one sharding for its empty result tuple."""
+    x = olympus.device_put(X, NamedSharding(mesh, P("x")))
+    assert olympus.jit(lambda a: None)(x) is None
+    out = olympus.jit(lambda: olympus.lax.with_sharding_constraint(
+        jnp.ones((8, 2)), NamedSharding(mesh, P("x"))))()
+    assert out.sharding.spec == P("x") and float(out.sum()) == 16.0
+
+
 # --- bad input: clean Python errors, checked in a fresh process --------------------------------
 
 BAD_INPUTS = {
