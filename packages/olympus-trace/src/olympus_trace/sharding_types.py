@@ -285,7 +285,7 @@ def _check_unique(prim, mesh, spec, in_avals, in_specs, out_aval) -> None:
 
 # --------------------------------------------------------------------------- rules
 #
-# A rule: (mesh, in_specs, in_avals, out_avals, **params) -> one spec per result (a tuple
+# A rule: (mesh, in_specs, in_avals, out_avals, /, **params) -> one spec per result (a tuple
 # with an entry per dimension), or None to leave every result replicated.
 
 rules: dict[str, Callable[..., Any]] = {}
@@ -308,7 +308,7 @@ def _is_elementwise(in_avals, out_avals) -> bool:
     return bool(ranked) and all(a.shape == shape for a in ranked)
 
 
-def _elementwise(mesh, in_specs, in_avals, out_avals, **params):
+def _elementwise(mesh, in_specs, in_avals, out_avals, /, **params):
     """Zipped dimensions: operands split the same way (or not at all) give that split;
     two different splits of one dimension are an error."""
     specs = [s for s, a in zip(in_specs, in_avals, strict=True) if a.shape]
@@ -331,13 +331,35 @@ def _elementwise(mesh, in_specs, in_avals, out_avals, **params):
 
 
 @_rule("sharding_constraint")
-def _constraint(mesh, in_specs, in_avals, out_avals, *, sharding, **_):
+def _constraint(mesh, in_specs, in_avals, out_avals, /, *, sharding, **_):
     """The constraint's spec on the explicit axes (as the current mesh sees them) is the
     result's type."""
     if hooks.constraint_type is None or getattr(sharding, "mesh", None) is None:
         return None
     ty = hooks.constraint_type(sharding, len(out_avals[0].shape))
     return None if ty is None else _typed_as(ty.mesh, [ty.spec])
+
+
+class _Spec(NamedTuple):
+    mesh: Any
+    spec: Any
+
+
+@_rule("shard_map")
+def _shard_map(ctx_mesh, in_specs, in_avals, out_avals, /, *, mesh, out_specs, **_):
+    """Each result is split over the explicit axes its out_spec names."""
+    smesh = mesh
+    if hooks.constraint_type is None:
+        return None
+    types = [hooks.constraint_type(_Spec(smesh, s), len(a.shape))
+             for s, a in zip(out_specs, out_avals, strict=True)]
+    typed = [t for t in types if t is not None]
+    if not typed:
+        return None
+    return _typed_as(typed[0].mesh, [None if t is None else t.spec for t in types])
+
+
+_CREATES_TYPES.add("shard_map")
 
 
 class _Typed(list):
@@ -353,39 +375,39 @@ def _typed_as(mesh, specs):
 
 
 @_rule("broadcast_in_dim")
-def _broadcast_in_dim(mesh, in_specs, in_avals, out_avals, *, shape, broadcast_dimensions,
+def _broadcast_in_dim(mesh, in_specs, in_avals, out_avals, /, *, shape, broadcast_dimensions,
                       **_):
     src = dict(zip(broadcast_dimensions, in_specs[0], strict=True))
     return [tuple(src.get(i) for i in range(len(shape)))]
 
 
 @_rule("transpose")
-def _transpose(mesh, in_specs, in_avals, out_avals, *, permutation, **_):
+def _transpose(mesh, in_specs, in_avals, out_avals, /, *, permutation, **_):
     return [tuple(in_specs[0][p] for p in permutation)]
 
 
 @_rule("reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or",
        "reduce_xor", "argmax", "argmin")
-def _reduce(mesh, in_specs, in_avals, out_avals, *, axes, **_):
+def _reduce(mesh, in_specs, in_avals, out_avals, /, *, axes, **_):
     axes = set(axes)
     return [tuple(e for i, e in enumerate(in_specs[0]) if i not in axes)]
 
 
 @_rule("squeeze")
-def _squeeze(mesh, in_specs, in_avals, out_avals, *, dimensions, **_):
+def _squeeze(mesh, in_specs, in_avals, out_avals, /, *, dimensions, **_):
     dims = set(dimensions)
     return [tuple(e for i, e in enumerate(in_specs[0]) if i not in dims)]
 
 
 @_rule("expand_dims")
-def _expand_dims(mesh, in_specs, in_avals, out_avals, *, dimensions, **_):
+def _expand_dims(mesh, in_specs, in_avals, out_avals, /, *, dimensions, **_):
     it = iter(in_specs[0])
     dims = set(dimensions)
     return [tuple(None if i in dims else next(it) for i in range(len(out_avals[0].shape)))]
 
 
 @_rule("concatenate")
-def _concatenate(mesh, in_specs, in_avals, out_avals, **_):
+def _concatenate(mesh, in_specs, in_avals, out_avals, /, **_):
     first = in_specs[0]
     if any(s != first for s in in_specs[1:]):
         shown = ", ".join(f"NamedSharding(mesh={mesh}, spec={_spec_str(s)})"
@@ -406,7 +428,7 @@ def _check_match(lhs, rhs, msg) -> None:
 
 
 @_rule("dot_general")
-def _dot_general(mesh, in_specs, in_avals, out_avals, *, dimension_numbers, **_):
+def _dot_general(mesh, in_specs, in_avals, out_avals, /, *, dimension_numbers, **_):
     (lc, rc), (lb, rb) = dimension_numbers
     ls, rs = in_specs
     l_contract = tuple(ls[i] for i in lc)
@@ -441,7 +463,7 @@ def _reshape_error(aval, spec, new_sizes):
 
 
 @_rule("reshape")
-def _reshape(mesh, in_specs, in_avals, out_avals, *, new_sizes, dimensions=None, **_):
+def _reshape(mesh, in_specs, in_avals, out_avals, /, *, new_sizes, dimensions=None, **_):
     """As JAX: dimensions of size 1 come and go freely; otherwise one dimension may split
     into several (its axes go to the leading new dimensions they divide) or several merge
     into one (their axes, from the leading merged dimensions on, are kept). Anything else
@@ -505,5 +527,5 @@ def _reshape(mesh, in_specs, in_avals, out_avals, *, new_sizes, dimensions=None,
 
 @_rule("iota", "rng_bit_generator", "random_bits", "random_seed", "random_wrap",
        "random_unwrap")
-def _unsharded(mesh, in_specs, in_avals, out_avals, **_):
+def _unsharded(mesh, in_specs, in_avals, out_avals, /, **_):
     return None

@@ -149,6 +149,8 @@ R Type-specified sharding: P('X',)
 R === with mesh: AbstractMesh('X': 4, 'Y': 2, axis_types=(Auto, Auto), device_kind=cpu, num_cores=None, platform=cpu) ===
 R Concrete value sharding: P('X',)
 R Type-specified sharding: P(None,)
+T float32[8@X,16] P('X', None)
+T True
 """
 
 
@@ -240,6 +242,20 @@ def _guide() -> None:
         return x
 
     check_in_auto_context(my_array, out_sharding=P("X"))
+
+    olympus.set_mesh(olympus.make_mesh((4, 2), ("X", "Y")))  # manual mode: shard_map
+    x = olympus.device_put(jnp.arange(8 * 4.).reshape(8, 4), P(None, "X"))
+    y = olympus.device_put(jnp.arange(4 * 16.).reshape(4, 16), P("X", None))
+
+    @olympus.shard_map(out_specs=P("X", None))
+    def matmul(x_shard, y_shard):
+        z_summand = jnp.dot(x_shard, y_shard)
+        return lax.psum_scatter(z_summand, "X", tiled=True)
+
+    z = matmul(x, y)
+    print("T", typeof(z), z.sharding.spec)
+    z_ref = jnp.dot(x, y, out_sharding=P("X", None))
+    print("T", bool(jnp.allclose(z_ref, z)))
 
 
 def test_the_guide_prints_what_jax_prints():
