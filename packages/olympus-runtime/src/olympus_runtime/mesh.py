@@ -15,13 +15,15 @@ from __future__ import annotations
 import enum
 import math
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from jaxlib import _jax
 
-__all__ = ["AxisType", "PartitionSpec", "Mesh", "AbstractMesh", "AbstractDevice",
+__all__ = ["AxisType", "ManualAxisType", "PartitionSpec", "Mesh", "AbstractMesh",
+           "AbstractDevice",
            "DuplicateSpecError",
            "get_mesh", "get_abstract_mesh", "push_mesh", "pop_mesh", "set_global_mesh",
            "push_abstract_mesh"]
@@ -36,6 +38,56 @@ class AxisType(enum.Enum):
 
     def __repr__(self) -> str:
         return self.name
+
+
+class ManualAxisType:
+    """The manual mesh axes of a value's type inside ``shard_map``: those it varies over,
+    and those it is unreduced or reduced over (disjoint from the varying ones). Interned:
+    equal sets give the same object, compared by identity (as JAX's)."""
+
+    __slots__ = ("varying", "unreduced", "reduced", "__weakref__")
+    _interned: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+    def __new__(cls, *, varying: Any = frozenset(), unreduced: Any = frozenset(),
+                reduced: Any = frozenset()):
+        given = (varying, unreduced, reduced)  # printed as given, as JAX does
+        varying, unreduced, reduced = map(frozenset, given)
+        if varying & unreduced:
+            raise ValueError(
+                "varying and unreduced cannot have common mesh axes. Got "
+                f"varying={given[0]} and unreduced={given[1]}")
+        if varying & reduced:
+            raise ValueError(
+                "varying and reduced cannot have common mesh axes. Got "
+                f"varying={given[0]} and reduced={given[2]}")
+        key = (varying, unreduced, reduced)
+        obj = cls._interned.get(key)
+        if obj is None:
+            obj = object.__new__(cls)
+            object.__setattr__(obj, "varying", varying)
+            object.__setattr__(obj, "unreduced", unreduced)
+            object.__setattr__(obj, "reduced", reduced)
+            obj = cls._interned.setdefault(key, obj)
+        return obj
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"ManualAxisType is immutable (setting {name!r})")
+
+    def update(self, **kwargs: Any) -> ManualAxisType:
+        return ManualAxisType(varying=kwargs.get("varying", self.varying),
+                              unreduced=kwargs.get("unreduced", self.unreduced),
+                              reduced=kwargs.get("reduced", self.reduced))
+
+    def __repr__(self) -> str:
+        return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
+                f"reduced={self.reduced})")
+
+    def __reduce__(self):
+        return (_manual_axis_type, (self.varying, self.unreduced, self.reduced))
+
+
+def _manual_axis_type(varying, unreduced, reduced) -> ManualAxisType:
+    return ManualAxisType(varying=varying, unreduced=unreduced, reduced=reduced)
 
 
 class DuplicateSpecError(ValueError):

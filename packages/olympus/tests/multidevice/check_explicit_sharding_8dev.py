@@ -296,3 +296,21 @@ def test_abstract_device_and_mesh_reprs(mesh):
     assert repr(olympus.sharding.AbstractMesh((8,), ("A",), (AxisType.Explicit,))) == (
         "AbstractMesh('A': 8, axis_types=(Explicit,))")
     assert am != olympus.sharding.AbstractMesh((4, 2), ("X", "Y"))  # no device kind
+
+
+def test_manual_axis_type_as_jax():
+    """Reprs and errors recorded from reference JAX 0.10.2 (`jax.sharding.ManualAxisType`)."""
+    M = olympus.sharding.ManualAxisType
+    m = M(varying={"x"})
+    assert repr(m) == ("ManualAxisType(varying=frozenset({'x'}), unreduced=frozenset(), "
+                       "reduced=frozenset())")
+    assert M(varying=frozenset({"x"})) is m  # interned
+    assert repr(m.update(reduced={"y"})) == (
+        "ManualAxisType(varying=frozenset({'x'}), unreduced=frozenset(), "
+        "reduced=frozenset({'y'}))")
+    with pytest.raises(ValueError, match=r"^varying and unreduced cannot have common mesh "
+                       r"axes. Got varying=\{'x'\} and unreduced=\{'x'\}$"):
+        M(varying={"x"}, unreduced={"x"})
+    with pytest.raises(ValueError, match=r"^varying and reduced cannot have common mesh "
+                       r"axes. Got varying=\{'x'\} and reduced=\{'x'\}$"):
+        M(varying={"x"}, reduced={"x"})
