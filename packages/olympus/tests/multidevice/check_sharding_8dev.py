@@ -441,6 +441,47 @@ def test_jit_without_results_or_arguments_on_a_mesh(mesh):
     assert out.sharding.spec == P("x") and float(out.sum()) == 16.0
 
 
+def test_shard_map_with_some_axes_manual(mesh):
+    """``axis_names={'x'}`` on a (4, 2) mesh: the body is per device along x only ('y' is
+    the partitioner's). Values, result specs, the lowered manual computations (an
+    ``axis_index`` wrapped in one over the remaining axis) and the error for a spec naming
+    a non-manual axis as recorded from reference JAX 0.10.2."""
+    from olympus import lax
+
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+
+    def body(b):
+        return lax.psum(b * 2, "x"), b + lax.axis_index("x")
+
+    f = olympus.jit(olympus.shard_map(body, mesh=mesh, in_specs=P("x"),
+                                      out_specs=(P(), P("x")), axis_names={"x"}))
+    a, b = f(x)
+    np.testing.assert_array_equal(np.asarray(a), 2 * x.reshape(4, 2, 8).sum(0))
+    np.testing.assert_array_equal(np.asarray(b), x + np.repeat(np.arange(4.0), 2)[:, None])
+    assert (a.shape, b.shape, a.sharding.spec, b.sharding.spec) == ((2, 8), (8, 8), P(),
+                                                                     P("x"))
+    lines = [ln.strip().split(" = ", 1)[1] for ln in f.lower(x).as_text().splitlines()
+             if "sdy.manual_computation" in ln]
+    assert lines == [
+        'sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x", ?}, {?}]>] '
+        'out_shardings=[<@mesh, [{?}, {?}]>, <@mesh, [{"x", ?}, {?}]>] manual_axes={"x"} '
+        '(%arg1: tensor<2x8xf32>) {',
+        'sdy.manual_computation() in_shardings=[] out_shardings=[<@mesh, []>] '
+        'manual_axes={"y"} () {']
+    with pytest.raises(ValueError) as e:
+        olympus.shard_map(body, mesh=mesh, in_specs=P("y"), out_specs=(P(), P("y")),
+                          axis_names={"x"})(x)
+    assert str(e.value) == (
+        "shard_map in_specs argument must refer to an axis marked as manual "
+        "(frozenset({'x'})), but:\n\n  in_specs refers to 'y'\n\nCheck the in_specs values "
+        "passed to shard_map.")
+    g = olympus.jit(olympus.shard_map(lambda t: jnp.sin(t) @ t.T, mesh=mesh,
+                                      in_specs=P("x", None), out_specs=P("x"),
+                                      axis_names={"x"}))
+    want = np.concatenate([np.sin(x[i:i + 2]) @ x[i:i + 2].T for i in range(0, 8, 2)])
+    np.testing.assert_allclose(np.asarray(g(x)), want, rtol=1e-5, atol=1e-3)
+
+
 # --- bad input: clean Python errors, checked in a fresh process --------------------------------
 
 BAD_INPUTS = {
