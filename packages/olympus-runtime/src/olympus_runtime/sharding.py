@@ -178,8 +178,10 @@ class _TiledLayout:
                 coords.append(tile % n)
                 tile //= n
             coords.reverse()
+            # A dimension in one piece is indexed ``slice(None)``, as JAX indexes it.
             out[devices[dev_index]] = tuple(
-                slice(c * s, (c + 1) * s) for c, s in zip(coords, shard, strict=False)
+                slice(None) if n == 1 else slice(c * s, (c + 1) * s)
+                for c, s, n in zip(coords, shard, dims, strict=False)
             )
         return out
 

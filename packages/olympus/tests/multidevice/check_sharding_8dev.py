@@ -482,6 +482,58 @@ def test_shard_map_with_some_axes_manual(mesh):
     np.testing.assert_allclose(np.asarray(g(x)), want, rtol=1e-5, atol=1e-3)
 
 
+def test_pmap_sharding_nesting_and_named_axes_as_jax():
+    """JAX 0.10.2's pmap is a shard_map: its results carry a NamedSharding on the mesh axis
+    ``_internal_pmap_axis_name`` (there is no public PmapSharding), a nested pmap is an
+    error, and vmap's named axes compose with pmap's in collectives. Values, reprs and
+    messages recorded from reference JAX 0.10.2 on 8 devices."""
+    from olympus import lax
+
+    x = np.arange(16, dtype=np.float32).reshape(4, 2, 2)
+    for body in (lambda v: lax.psum(v, "i") + lax.psum(v, "j"),
+                 lambda v: v * 0 + lax.axis_index("i") * 10 + lax.axis_index("j")):
+        with pytest.raises(ValueError) as e:
+            olympus.pmap(olympus.pmap(body, "i"), "j")(x)
+        assert str(e.value) == (
+            "The context mesh AbstractMesh('j': 4, axis_types=(Manual,), device_kind=cpu, "
+            "num_cores=None, platform=cpu) should match the mesh passed to shard_map "
+            "Mesh('i': 2, axis_types=(Auto,))")
+    r = olympus.pmap(olympus.vmap(lambda v: lax.psum(v, ("i", "j")), axis_name="j"), "i")(x)
+    np.testing.assert_array_equal(np.asarray(r), np.broadcast_to(x.sum((0, 1)), x.shape))
+    r = olympus.vmap(olympus.pmap(lambda v: lax.psum(v, "i") - lax.pmean(v, "j"), "i"),
+                     axis_name="j")(x)
+    np.testing.assert_array_equal(np.asarray(r), x.sum(1, keepdims=True) - x.mean(
+        0, keepdims=True))
+    assert np.asarray(r).tolist() == [[[-4.0, -3.0], [-6.0, -5.0]], [[4.0, 5.0], [2.0, 3.0]],
+                                      [[12.0, 13.0], [10.0, 11.0]],
+                                      [[20.0, 21.0], [18.0, 19.0]]]
+    p = olympus.pmap(lambda v: v * 2)(np.arange(8.0, dtype=np.float32).reshape(4, 2))
+    assert repr(p.sharding) == (
+        "NamedSharding(mesh=Mesh('_internal_pmap_axis_name': 4, axis_types=(Auto,)), "
+        "spec=P('_internal_pmap_axis_name',), memory_kind=device)")
+    assert [(str(s.device), s.index, s.data.shape) for s in p.addressable_shards][:2] == [
+        ("cpu:0", (slice(0, 1, None), slice(None, None, None)), (1, 2)),
+        ("cpu:1", (slice(1, 2, None), slice(None, None, None)), (1, 2))]
+    assert p.sharding.shard_shape((4, 2)) == (1, 2)
+
+
+def test_abstract_mesh_inside_shard_map_has_manual_axes(mesh):
+    """``get_abstract_mesh()`` in a shard_map body: its manual axes are ``Manual`` (as
+    recorded from reference JAX 0.10.2)."""
+    seen = []
+
+    def body(b):
+        seen.append(repr(olympus.sharding.get_abstract_mesh()))
+        return b
+
+    for names in ({"x"}, frozenset()):
+        olympus.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"),
+                          axis_names=names)(np.zeros((8, 2), np.float32))
+    kinds = ("device_kind=cpu, num_cores=None, platform=cpu")
+    assert seen == [f"AbstractMesh('x': 4, 'y': 2, axis_types=(Manual, Auto), {kinds})",
+                    f"AbstractMesh('x': 4, 'y': 2, axis_types=(Manual, Manual), {kinds})"]
+
+
 # --- bad input: clean Python errors, checked in a fresh process --------------------------------
 
 BAD_INPUTS = {

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from olympus_ir.prims.sharding import local_shape
-from olympus_runtime import AbstractMesh, Mesh, NamedSharding, PartitionSpec
+from olympus_runtime import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec
 from olympus_runtime import mesh as mesh_lib
 from olympus_trace import lax_ops, tree_util
 from olympus_trace.core import get_aval
@@ -96,6 +96,11 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
             raise ValueError(
                 f"shard_map applied to the function '{fname}' needs a concrete mesh: pass "
                 "mesh=... or set one with `olympus.set_mesh(mesh)`")
+        ctx = mesh_lib.get_abstract_mesh()
+        if ctx.manual_axes and (ctx.axis_names, ctx.axis_sizes) != (m.axis_names,
+                                                                    m.axis_sizes):
+            raise ValueError(f"The context mesh {ctx} should match the mesh passed to "
+                             f"shard_map {m}")
         names = frozenset(axis_names) or frozenset(m.axis_names)
         for a in names:
             if a not in m.axis_names:
@@ -138,8 +143,14 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
             return out_leaves
 
         axes = [(a, m.shape[a]) for a in manual]
-        with lax_ops.bound_mesh_axes(axes):
-            closed, _ = trace_to_olympuspr(flat_body, local)
+        # Inside the body the current abstract mesh has the manual axes `Manual`.
+        inside = m.abstract_mesh.update_axis_types({a: AxisType.Manual for a in manual})
+        saved = mesh_lib.push_abstract_mesh(inside)
+        try:
+            with lax_ops.bound_mesh_axes(axes):
+                closed, _ = trace_to_olympuspr(flat_body, local)
+        finally:
+            mesh_lib.pop_mesh(saved)
         out_tree = out_tree_box[0]
         skeleton = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
         flat_out = _broadcast_specs(out_specs, skeleton, "out_specs", fname)
