@@ -31,8 +31,9 @@ def test_sharding_interning_and_layout():
     assert s.devices_indices_map((6,)) == {d0: (slice(0, 3),), d1: (slice(3, 6),)}
     assert s.shard_shape((6,)) == (3,)
     rows = ort.GSPMDSharding(ort.devices(), xc.HloSharding.iota_tile([2, 1]))
-    assert rows.devices_indices_map((6, 3)) == {d0: (slice(0, 3), slice(0, 3)),
-                                                d1: (slice(3, 6), slice(0, 3))}
+    # A dimension in one piece is indexed slice(None), as JAX indexes it.
+    assert rows.devices_indices_map((6, 3)) == {d0: (slice(0, 3), slice(None)),
+                                                d1: (slice(3, 6), slice(None))}
     with pytest.raises(ValueError, match="does not fit a rank-2 array"):
         s.shard_shape((6, 3))
     with pytest.raises(ValueError, match="does not divide shape"):
@@ -126,5 +127,6 @@ def test_four_devices_two_by_two_in_subprocess():
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["a"] and out["b"]
-    assert out["shards"] == {"0": [[0, 2], [0, 8]], "1": [[0, 2], [0, 8]],
-                             "2": [[2, 4], [0, 8]], "3": [[2, 4], [0, 8]]}
+    # A dimension in one piece is indexed slice(None), as JAX indexes it.
+    assert out["shards"] == {"0": [[0, 2], [None, None]], "1": [[0, 2], [None, None]],
+                             "2": [[2, 4], [None, None]], "3": [[2, 4], [None, None]]}

@@ -145,10 +145,8 @@ def _keyword_cases():
 
 
 @pytest.mark.parametrize("name,keyword", [
-    c for c in _keyword_cases()
-    if c not in _KEYWORDS_AWAITING and c[1] not in ("out_sharding",)])
+    c for c in _keyword_cases() if c not in _KEYWORDS_AWAITING])
 def test_keywords_jax_accepts(name, keyword):
-    """`out_sharding` (on about ten numpy/lax functions) arrives with issue 20."""
     fn = _olympus_function(name)
     params = inspect.signature(fn).parameters
     assert keyword in params, f"{name} lacks the keyword {keyword!r}: {list(params)}"

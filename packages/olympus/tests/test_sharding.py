@@ -31,3 +31,7 @@ def test_arrays_and_sharded_jit_on_8_devices():
 
 def test_shard_map_collectives_and_pmap_on_4_devices():
     _run("check_collectives_4dev.py", 4)
+
+
+def test_explicit_sharding_mode_on_8_devices():
+    _run("check_explicit_sharding_8dev.py", 8)

@@ -275,6 +275,7 @@ def compile(
     host_callbacks: Sequence[Callable] = (),
     committed: bool = True,
     mesh: Any = None,
+    out_shardings: Sequence[Any] | None = None,
 ) -> Executable:
     """Compile `module`'s ``main`` for `devices` (default: the default device).
 
@@ -291,7 +292,9 @@ def compile(
 
     With several partitions, `mesh` (a `Mesh` over `devices`, in their order) makes the
     executable's argument and result shardings `NamedSharding` s on it wherever the
-    compiled layout has one.
+    compiled layout has one; `out_shardings` (a sharding or None per result) are the
+    result shardings as the caller spelled them, used where the compiled layout is theirs
+    (``P('x', None)`` stays that, not the shortest equivalent ``P('x')``).
 
     `module` may also be MLIR text, compiled as it is (no MLIR context is built): then
     `in_avals` and `out_avals` are required, nothing is donated, no host callbacks are
@@ -348,12 +351,13 @@ def compile(
                 compile_options=compile_options, host_callbacks=list(callbacks)),
             key[0], settings, devices, compile_options, callbacks, name)
 
-    exe_key = (key, tuple(in_avals), tuple(out_avals), bool(committed), mesh)
+    spelled = None if out_shardings is None else tuple(out_shardings)
+    exe_key = (key, tuple(in_avals), tuple(out_avals), bool(committed), mesh, spelled)
     return _executables.get_or_create(
         exe_key,
         lambda: Executable(_loaded_cache.get_or_create(key, build_loaded), in_avals,
                            out_avals, devices, key[0], donated, num_partitions,
-                           bool(committed), name, mesh),
+                           bool(committed), name, mesh, spelled),
     )
 
 
@@ -477,7 +481,7 @@ class Executable:
     def __init__(self, loaded: Any, in_avals: Sequence[ShapedArray],
                  out_avals: Sequence[ShapedArray], devices: Sequence[Any], fingerprint: str,
                  donated_args: Sequence[int], num_partitions: int, committed: bool,
-                 name: str, mesh: Any = None):
+                 name: str, mesh: Any = None, out_shardings: Sequence[Any] | None = None):
         if isinstance(loaded, _Loaded):  # keep the shared holder (and its callbacks) alive
             self._holder, loaded = loaded, loaded.loaded
             self.cache_key = self._holder.cache_key
@@ -498,12 +502,21 @@ class Executable:
             self.in_shardings = (sharding,) * len(self.in_avals)
             self.out_shardings = (sharding,) * len(self.out_avals)
         else:
+            # (A program with no parameters or no results still reports one sharding.)
             self.in_shardings = tuple(
                 _layout_sharding(self.devices, op, len(a.shape), mesh)
-                for op, a in zip(loaded.get_parameter_shardings(), self.in_avals, strict=True))
+                for op, a in zip(loaded.get_parameter_shardings() if self.in_avals else (),
+                                 self.in_avals, strict=True))
             self.out_shardings = tuple(
                 _layout_sharding(self.devices, op, len(a.shape), mesh)
-                for op, a in zip(loaded.get_output_shardings(), self.out_avals, strict=True))
+                for op, a in zip(loaded.get_output_shardings() if self.out_avals else (),
+                                 self.out_avals, strict=True))
+            if out_shardings is not None:
+                self.out_shardings = tuple(
+                    want if want is not None and type(want) is type(got)
+                    and want.is_equivalent_to(got, len(a.shape)) else got
+                    for want, got, a in zip(out_shardings, self.out_shardings,
+                                            self.out_avals, strict=True))
         self.out_handlers = [
             _array_result_handler(aval, sharding, committed, _skip_checks=True)
             for aval, sharding in zip(self.out_avals, self.out_shardings, strict=True)

@@ -16,12 +16,16 @@ import collections
 import enum
 import math
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from jaxlib import _jax
 
-__all__ = ["AxisType", "PartitionSpec", "Mesh", "AbstractMesh", "DuplicateSpecError",
+__all__ = ["AxisType", "ManualAxisType", "PartitionSpec", "Mesh", "AbstractMesh",
+           "AbstractDevice",
+           "DuplicateSpecError",
            "get_mesh", "get_abstract_mesh", "push_mesh", "pop_mesh", "set_global_mesh",
            "push_abstract_mesh"]
 
@@ -35,6 +39,56 @@ class AxisType(enum.Enum):
 
     def __repr__(self) -> str:
         return self.name
+
+
+class ManualAxisType:
+    """The manual mesh axes of a value's type inside ``shard_map``: those it varies over,
+    and those it is unreduced or reduced over (disjoint from the varying ones). Interned:
+    equal sets give the same object, compared by identity (as JAX's)."""
+
+    __slots__ = ("varying", "unreduced", "reduced", "__weakref__")
+    _interned: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+    def __new__(cls, *, varying: Any = frozenset(), unreduced: Any = frozenset(),
+                reduced: Any = frozenset()):
+        given = (varying, unreduced, reduced)  # printed as given, as JAX does
+        varying, unreduced, reduced = map(frozenset, given)
+        if varying & unreduced:
+            raise ValueError(
+                "varying and unreduced cannot have common mesh axes. Got "
+                f"varying={given[0]} and unreduced={given[1]}")
+        if varying & reduced:
+            raise ValueError(
+                "varying and reduced cannot have common mesh axes. Got "
+                f"varying={given[0]} and reduced={given[2]}")
+        key = (varying, unreduced, reduced)
+        obj = cls._interned.get(key)
+        if obj is None:
+            obj = object.__new__(cls)
+            object.__setattr__(obj, "varying", varying)
+            object.__setattr__(obj, "unreduced", unreduced)
+            object.__setattr__(obj, "reduced", reduced)
+            obj = cls._interned.setdefault(key, obj)
+        return obj
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"ManualAxisType is immutable (setting {name!r})")
+
+    def update(self, **kwargs: Any) -> ManualAxisType:
+        return ManualAxisType(varying=kwargs.get("varying", self.varying),
+                              unreduced=kwargs.get("unreduced", self.unreduced),
+                              reduced=kwargs.get("reduced", self.reduced))
+
+    def __repr__(self) -> str:
+        return (f"ManualAxisType(varying={self.varying}, unreduced={self.unreduced}, "
+                f"reduced={self.reduced})")
+
+    def __reduce__(self):
+        return (_manual_axis_type, (self.varying, self.unreduced, self.reduced))
+
+
+def _manual_axis_type(varying, unreduced, reduced) -> ManualAxisType:
+    return ManualAxisType(varying=varying, unreduced=unreduced, reduced=reduced)
 
 
 class DuplicateSpecError(ValueError):
@@ -163,11 +217,41 @@ def _axes_str(names: Sequence[str], sizes: Sequence[int], types: Sequence[AxisTy
     return f"{axes}{sep}axis_types={tuple(types)!r}"
 
 
-class AbstractMesh:
-    """A mesh's axis sizes, names and types, without devices."""
+class AbstractDevice:
+    """The kind of device a mesh is made of (what an `AbstractMesh` of a concrete mesh
+    keeps of its devices)."""
 
-    def __init__(self, axis_sizes: Sequence[int], axis_names: Sequence[str], *,
-                 axis_types: Any = None):
+    __slots__ = ("device_kind", "num_cores", "platform")
+
+    def __init__(self, device_kind: str, num_cores: int | None, platform: str):
+        self.device_kind = device_kind
+        self.num_cores = num_cores
+        self.platform = platform
+
+    def _key(self) -> tuple:
+        return (self.device_kind, self.num_cores, self.platform)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is AbstractDevice and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def _repr(self) -> str:
+        return (f"device_kind={self.device_kind}, num_cores={self.num_cores}, "
+                f"platform={self.platform}")
+
+    def __repr__(self) -> str:
+        return f"AbstractDevice({self._repr()})"
+
+
+class AbstractMesh:
+    """A mesh's axis sizes, names and types, without devices (an abstract mesh of a
+    concrete one also keeps the `AbstractDevice` its devices are)."""
+
+    def __init__(self, axis_sizes: Sequence[int], axis_names: Sequence[str],
+                 axis_types: Any = None, *, abstract_device: AbstractDevice | None = None):
+        self.abstract_device = abstract_device
         self.axis_sizes = tuple(int(s) for s in axis_sizes)
         self.axis_names, self.axis_types = _check_names_and_types(
             self.axis_sizes, axis_names, axis_types, "AbstractMesh")
@@ -194,10 +278,14 @@ class AbstractMesh:
         return not self.axis_names
 
     def _key(self) -> tuple:
-        return (self.axis_sizes, self.axis_names, self.axis_types)
+        return (self.axis_sizes, self.axis_names, self.axis_types, self.abstract_device)
 
     def __eq__(self, other: object) -> bool:
         return type(other) is AbstractMesh and self._key() == other._key()
+
+    @property
+    def abstract_mesh(self) -> AbstractMesh:
+        return self
 
     def __hash__(self) -> int:
         return hash(self._key())
@@ -221,12 +309,15 @@ class AbstractMesh:
     def update_axis_types(self, new: dict[str, AxisType]) -> AbstractMesh:
         types = tuple(new.get(n, t) for n, t in zip(self.axis_names, self.axis_types,
                                                      strict=True))
-        return AbstractMesh(self.axis_sizes, self.axis_names, axis_types=types)
+        return AbstractMesh(self.axis_sizes, self.axis_names, axis_types=types,
+                            abstract_device=self.abstract_device)
 
     def __repr__(self) -> str:
+        dev = "" if self.abstract_device is None else f", {self.abstract_device._repr()}"
         if self.empty:
-            return "AbstractMesh((), axis_types=())"
-        return f"AbstractMesh({_axes_str(self.axis_names, self.axis_sizes, self.axis_types)})"
+            return f"AbstractMesh((), axis_types=()){dev}"
+        return (f"AbstractMesh({_axes_str(self.axis_names, self.axis_sizes, self.axis_types)}"
+                f"{dev})")
 
 
 class Mesh:
@@ -313,8 +404,11 @@ class Mesh:
     @property
     def abstract_mesh(self) -> AbstractMesh:
         if self._abstract is None:
+            d = self._flat_devices_tuple[0] if self._flat_devices_tuple else None
+            dev = None if d is None else AbstractDevice(
+                d.device_kind, getattr(d, "num_cores", None), d.platform)
             self._abstract = AbstractMesh(self.axis_sizes, self.axis_names,
-                                          axis_types=self.axis_types)
+                                          axis_types=self.axis_types, abstract_device=dev)
         return self._abstract
 
     @property
@@ -385,6 +479,18 @@ _global: list = [EMPTY_MESH, EMPTY_ABSTRACT_MESH]
 _state = _MeshState()
 
 
+#: The current abstract mesh as part of the C++ jit fast path's cache key (None when
+#: empty): a function traced under one mesh's axis types is not reused under another's
+#: (sharding in types depends on them), as in JAX.
+abstract_mesh_state = _jax.config.Config("olympus_abstract_mesh", None,
+                                         include_in_jit_key=True,
+                                         include_in_trace_context=True)
+
+
+def _key_of(abstract: AbstractMesh) -> Any:
+    return None if abstract.empty else abstract
+
+
 def get_mesh() -> Mesh:
     """The mesh set by `Mesh` as a context manager or ``set_mesh`` (empty if none)."""
     return _state.mesh
@@ -402,17 +508,20 @@ def push_mesh(mesh: Mesh) -> tuple:
     saved = (_state.mesh, _state.abstract)
     _state.mesh = mesh
     _state.abstract = mesh.abstract_mesh if not mesh.empty else EMPTY_ABSTRACT_MESH
+    abstract_mesh_state.set_local(_key_of(_state.abstract))
     return saved
 
 
 def push_abstract_mesh(mesh: AbstractMesh) -> tuple:
     saved = (_state.mesh, _state.abstract)
     _state.abstract = mesh
+    abstract_mesh_state.set_local(_key_of(mesh))
     return saved
 
 
 def pop_mesh(saved: tuple) -> None:
     _state.mesh, _state.abstract = saved
+    abstract_mesh_state.set_local(_key_of(_state.abstract))
 
 
 def set_global_mesh(mesh: Mesh) -> tuple:
@@ -420,4 +529,5 @@ def set_global_mesh(mesh: Mesh) -> tuple:
     saved = (_state.mesh, _state.abstract)
     push_mesh(mesh)
     _global[0], _global[1] = _state.mesh, _state.abstract
+    abstract_mesh_state.set_global(_key_of(_state.abstract))
     return saved

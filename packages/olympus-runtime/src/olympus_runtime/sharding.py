@@ -178,8 +178,10 @@ class _TiledLayout:
                 coords.append(tile % n)
                 tile //= n
             coords.reverse()
+            # A dimension in one piece is indexed ``slice(None)``, as JAX indexes it.
             out[devices[dev_index]] = tuple(
-                slice(c * s, (c + 1) * s) for c, s in zip(coords, shard, strict=False)
+                slice(None) if n == 1 else slice(c * s, (c + 1) * s)
+                for c, s, n in zip(coords, shard, dims, strict=False)
             )
         return out
 
@@ -368,15 +370,23 @@ def spec_hlo_sharding(mesh: Any, spec: PartitionSpec, ndim: int) -> Any:
 
 
 @_tiled_layout
-class NamedSharding(_jax.Sharding):
+class NamedSharding(_jax.GSPMDSharding):
     """An array split over a `Mesh` as a `PartitionSpec` says.
 
-    A Python subclass of jaxlib's abstract ``Sharding`` (jaxlib's own ``NamedSharding``
+    A Python subclass of jaxlib's ``GSPMDSharding`` (jaxlib's own ``NamedSharding``
     imports jax): jaxlib reads ``_internal_device_list`` and ``_memory_kind`` and asks
-    ``_to_xla_hlo_sharding(ndim)`` for the layout of an array of each rank. Interned per
-    (mesh, spec, memory kind) and compared by identity, so the jit fast path hashes it in
-    C++ (JAXLIB.md §9).
+    ``_to_xla_hlo_sharding(ndim)`` for the layout of an array of each rank. Not the
+    abstract ``Sharding``: only the C++ constructors of its subclasses record the device
+    count, which the jit fast path compares with the executable's (an unrecorded count
+    sent every call on sharded inputs through the Python fallback). Interned per (mesh,
+    spec, memory kind) and compared by identity (object's own C slots, not the C++
+    class's layout comparison: two meshes with other axis types must not share a cache
+    entry), so the jit fast path hashes it without Python (JAXLIB.md §9).
     """
+
+    __hash__ = object.__hash__
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
 
     def __new__(cls, mesh: Any, spec: Any = None, *, memory_kind: str | None = None):
         from . import mesh as mesh_lib
@@ -403,18 +413,19 @@ class NamedSharding(_jax.Sharding):
         if mesh.empty:
             raise ValueError("NamedSharding needs a mesh with at least one axis")
         with _intern_lock:
-            s = super().__new__(cls)
-            _jax.Sharding.__init__(s)
-            s._mesh = mesh
-            s._spec = spec
-            s._internal_device_list = _jax.DeviceList(mesh._flat_devices_tuple)
             mk = memory_kind
             if mk is None:
                 mk = mesh._flat_devices_tuple[0].default_memory().kind
             elif mk not in ("device", "pinned_host", "unpinned_host"):
                 raise ValueError(f"Could not find memory addressable by device "
                                  f"{mesh._flat_devices_tuple[0]}. Got memory kind: {mk}")
-            s._memory_kind = mk
+            devices = _jax.DeviceList(mesh._flat_devices_tuple)
+            s = super().__new__(cls, devices, _REPLICATED)
+            # The C++ part records the devices, their count and the memory kind; its
+            # HloSharding is unused (layouts come from `_to_xla_hlo_sharding`).
+            _jax.GSPMDSharding.__init__(s, devices, _REPLICATED, memory_kind=mk)
+            s._mesh = mesh
+            s._spec = spec
             s._hlo_by_ndim = {}
             _named_interned[key] = s
         return s

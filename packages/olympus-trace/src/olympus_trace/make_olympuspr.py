@@ -9,8 +9,8 @@ from typing import Any
 
 from olympus_ir.avals import ShapedArray
 
-from . import tree_util
-from .core import get_aval
+from . import sharding_types, tree_util
+from .core import current_trace, get_aval
 from .staging import DebugInfo, fun_source_info, trace_to_olympuspr
 
 
@@ -122,10 +122,11 @@ def make_olympuspr(fun: Callable, static_argnums: int | Sequence[int] = (),
 
 
 def trace_fun(fun, args, kwargs, static_argnums, static_argnames, traced_for,
-              in_avals=None):
+              in_avals=None, out_types=None):
     """Trace `fun(*args, **kwargs)` with non-static leaves abstract.
 
-    Returns (closed_olympuspr, out_tree, out_avals).
+    Returns (closed_olympuspr, out_tree, out_avals). A list `out_types` receives the
+    results' sharding types (`sharding_types`; None for replicated or untyped).
     """
     nargs = len(args)
     static_argnums = tuple(i % nargs if -nargs <= i < 0 else i for i in static_argnums)
@@ -142,6 +143,8 @@ def trace_fun(fun, args, kwargs, static_argnums, static_argnames, traced_for,
     out_store = {}
 
     def flat_fun(*flat):
+        if out_types is not None:
+            sharding_types.begin(current_trace(), flat, leaves)
         dyn_a, dyn_k = tree_util.tree_unflatten(in_tree, list(flat))
         it = iter(dyn_a)
         full = [a if i in static_argnums else next(it) for i, a in enumerate(args)]
@@ -150,6 +153,8 @@ def trace_fun(fun, args, kwargs, static_argnums, static_argnames, traced_for,
         out = fun(*full, **kw)
         out_leaves, out_tree = tree_util.tree_flatten(out)
         out_store["tree"] = out_tree
+        if out_types is not None and current_trace().types is not None:
+            out_types[:] = [sharding_types.type_of(x) for x in out_leaves]
         return out_leaves
 
     closed, _ = trace_to_olympuspr(flat_fun, in_avals, dbg)

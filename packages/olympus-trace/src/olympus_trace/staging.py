@@ -34,6 +34,7 @@ from olympus_ir.prims.callbacks import own_effect
 from olympus_ir.prims.shape_ops import dim_as_value_p
 from olympus_ir.shape_poly import DimExpr
 
+from . import sharding_types
 from .core import (
     Trace,
     Tracer,
@@ -198,6 +199,7 @@ class OlympusprTrace(Trace):
         self.constvars: dict[int, tuple[Var, Any]] = {}  # id(value) -> (var, value)
         self.record_source = True
         self.tracer_refs: list | None = [] if leak_checking.enabled else None
+        self.types: dict | None = None  # Var -> sharding type, when typed (sharding_types)
 
     def new_arg(self, aval: ShapedArray) -> OlympusprTracer:
         v = Var(aval)
@@ -214,6 +216,8 @@ class OlympusprTrace(Trace):
         entry = self.constvars.get(id(x))
         if entry is None:
             entry = self.constvars[id(x)] = (Var(aval), x)
+            if sharding_types.hooks.arg_type is not None:
+                sharding_types.type_constant(self, entry[0], x)
         return entry[0]
 
     def to_atom(self, x: Any):
@@ -238,9 +242,13 @@ class OlympusprTrace(Trace):
         src = user_source_info() if self.record_source else None
         if prim.multiple_results:
             outvars = [Var(a) for a in out_aval]
+            if self.types is not None:
+                sharding_types.record(self, prim, atoms, outvars, params)
             self.eqns.append(Eqn(prim, atoms, outvars, params, src))
             return [self._new_tracer(v.aval, v) for v in outvars]
         v = Var(out_aval)
+        if self.types is not None:
+            sharding_types.record(self, prim, atoms, [v], params)
         self.eqns.append(Eqn(prim, atoms, [v], params, src))
         return self._new_tracer(out_aval, v)
 

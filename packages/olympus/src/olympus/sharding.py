@@ -12,6 +12,7 @@ from olympus_runtime import (
     SingleDeviceSharding,
 )
 from olympus_runtime import GSPMDSharding as _GSPMDSharding
+from olympus_runtime.mesh import AbstractDevice, ManualAxisType
 
 from ._src.sharding import (
     auto_axes,
@@ -28,6 +29,6 @@ __all__ = [
     "Sharding", "SingleDeviceSharding", "NamedSharding", "PartitionSpec", "Mesh",
     "AbstractMesh", "AxisType", "Shard", "get_mesh", "set_mesh", "get_abstract_mesh",
     "use_abstract_mesh", "make_single_device_sharding", "reshard", "auto_axes",
-    "explicit_axes",
+    "explicit_axes", "AbstractDevice", "ManualAxisType",
 ]
 del _GSPMDSharding

@@ -407,6 +407,133 @@ def test_sharded_call_uses_cache_and_donation(mesh):
     assert f._cache_size() == 1
 
 
+def test_cached_call_on_sharded_inputs_stays_in_cpp(mesh, monkeypatch):
+    """A cached call on NamedSharding inputs runs on jaxlib's C++ fast path alone: it never
+    calls back into Python to place an argument (jaxlib compares the device count it
+    recorded for the input's sharding with the executable's; a sharding class whose C++
+    part recorded none sent every call through that fallback)."""
+    import olympus_runtime as rt
+
+    s = NamedSharding(mesh, P("x", "y"))
+    a = olympus.device_put(X, s)
+    b = olympus.device_put(X + 1, s)
+    f = olympus.jit(lambda u, v: u * v + 1)
+    f(a, b)
+    placed = []
+    real = rt.device_put
+    monkeypatch.setattr(rt, "device_put", lambda *args: placed.append(args) or real(*args))
+    for _ in range(3):
+        out = f(a, b)
+    assert placed == []
+    np.testing.assert_array_equal(np.asarray(out), X * (X + 1) + 1)
+    assert s.num_devices == 8 and hash(s) == object.__hash__(s)
+    explicit = olympus.make_mesh((4, 2), ("x", "y"), axis_types=(AxisType.Explicit,) * 2)
+    assert NamedSharding(explicit, P("x", "y")) != s  # axis types matter: no shared entry
+
+
+def test_jit_without_results_or_arguments_on_a_mesh(mesh):
+    """A program with no results (or no parameters) over several devices compiles: XLA
+    still reports one sharding for its empty result tuple."""
+    x = olympus.device_put(X, NamedSharding(mesh, P("x")))
+    assert olympus.jit(lambda a: None)(x) is None
+    out = olympus.jit(lambda: olympus.lax.with_sharding_constraint(
+        jnp.ones((8, 2)), NamedSharding(mesh, P("x"))))()
+    assert out.sharding.spec == P("x") and float(out.sum()) == 16.0
+
+
+def test_shard_map_with_some_axes_manual(mesh):
+    """``axis_names={'x'}`` on a (4, 2) mesh: the body is per device along x only ('y' is
+    the partitioner's). Values, result specs, the lowered manual computations (an
+    ``axis_index`` wrapped in one over the remaining axis) and the error for a spec naming
+    a non-manual axis as recorded from reference JAX 0.10.2."""
+    from olympus import lax
+
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+
+    def body(b):
+        return lax.psum(b * 2, "x"), b + lax.axis_index("x")
+
+    f = olympus.jit(olympus.shard_map(body, mesh=mesh, in_specs=P("x"),
+                                      out_specs=(P(), P("x")), axis_names={"x"}))
+    a, b = f(x)
+    np.testing.assert_array_equal(np.asarray(a), 2 * x.reshape(4, 2, 8).sum(0))
+    np.testing.assert_array_equal(np.asarray(b), x + np.repeat(np.arange(4.0), 2)[:, None])
+    assert (a.shape, b.shape, a.sharding.spec, b.sharding.spec) == ((2, 8), (8, 8), P(),
+                                                                     P("x"))
+    lines = [ln.strip().split(" = ", 1)[1] for ln in f.lower(x).as_text().splitlines()
+             if "sdy.manual_computation" in ln]
+    assert lines == [
+        'sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{"x", ?}, {?}]>] '
+        'out_shardings=[<@mesh, [{?}, {?}]>, <@mesh, [{"x", ?}, {?}]>] manual_axes={"x"} '
+        '(%arg1: tensor<2x8xf32>) {',
+        'sdy.manual_computation() in_shardings=[] out_shardings=[<@mesh, []>] '
+        'manual_axes={"y"} () {']
+    with pytest.raises(ValueError) as e:
+        olympus.shard_map(body, mesh=mesh, in_specs=P("y"), out_specs=(P(), P("y")),
+                          axis_names={"x"})(x)
+    assert str(e.value) == (
+        "shard_map in_specs argument must refer to an axis marked as manual "
+        "(frozenset({'x'})), but:\n\n  in_specs refers to 'y'\n\nCheck the in_specs values "
+        "passed to shard_map.")
+    g = olympus.jit(olympus.shard_map(lambda t: jnp.sin(t) @ t.T, mesh=mesh,
+                                      in_specs=P("x", None), out_specs=P("x"),
+                                      axis_names={"x"}))
+    want = np.concatenate([np.sin(x[i:i + 2]) @ x[i:i + 2].T for i in range(0, 8, 2)])
+    np.testing.assert_allclose(np.asarray(g(x)), want, rtol=1e-5, atol=1e-3)
+
+
+def test_pmap_sharding_nesting_and_named_axes_as_jax():
+    """JAX 0.10.2's pmap is a shard_map: its results carry a NamedSharding on the mesh axis
+    ``_internal_pmap_axis_name`` (there is no public PmapSharding), a nested pmap is an
+    error, and vmap's named axes compose with pmap's in collectives. Values, reprs and
+    messages recorded from reference JAX 0.10.2 on 8 devices."""
+    from olympus import lax
+
+    x = np.arange(16, dtype=np.float32).reshape(4, 2, 2)
+    for body in (lambda v: lax.psum(v, "i") + lax.psum(v, "j"),
+                 lambda v: v * 0 + lax.axis_index("i") * 10 + lax.axis_index("j")):
+        with pytest.raises(ValueError) as e:
+            olympus.pmap(olympus.pmap(body, "i"), "j")(x)
+        assert str(e.value) == (
+            "The context mesh AbstractMesh('j': 4, axis_types=(Manual,), device_kind=cpu, "
+            "num_cores=None, platform=cpu) should match the mesh passed to shard_map "
+            "Mesh('i': 2, axis_types=(Auto,))")
+    r = olympus.pmap(olympus.vmap(lambda v: lax.psum(v, ("i", "j")), axis_name="j"), "i")(x)
+    np.testing.assert_array_equal(np.asarray(r), np.broadcast_to(x.sum((0, 1)), x.shape))
+    r = olympus.vmap(olympus.pmap(lambda v: lax.psum(v, "i") - lax.pmean(v, "j"), "i"),
+                     axis_name="j")(x)
+    np.testing.assert_array_equal(np.asarray(r), x.sum(1, keepdims=True) - x.mean(
+        0, keepdims=True))
+    assert np.asarray(r).tolist() == [[[-4.0, -3.0], [-6.0, -5.0]], [[4.0, 5.0], [2.0, 3.0]],
+                                      [[12.0, 13.0], [10.0, 11.0]],
+                                      [[20.0, 21.0], [18.0, 19.0]]]
+    p = olympus.pmap(lambda v: v * 2)(np.arange(8.0, dtype=np.float32).reshape(4, 2))
+    assert repr(p.sharding) == (
+        "NamedSharding(mesh=Mesh('_internal_pmap_axis_name': 4, axis_types=(Auto,)), "
+        "spec=P('_internal_pmap_axis_name',), memory_kind=device)")
+    assert [(str(s.device), s.index, s.data.shape) for s in p.addressable_shards][:2] == [
+        ("cpu:0", (slice(0, 1, None), slice(None, None, None)), (1, 2)),
+        ("cpu:1", (slice(1, 2, None), slice(None, None, None)), (1, 2))]
+    assert p.sharding.shard_shape((4, 2)) == (1, 2)
+
+
+def test_abstract_mesh_inside_shard_map_has_manual_axes(mesh):
+    """``get_abstract_mesh()`` in a shard_map body: its manual axes are ``Manual`` (as
+    recorded from reference JAX 0.10.2)."""
+    seen = []
+
+    def body(b):
+        seen.append(repr(olympus.sharding.get_abstract_mesh()))
+        return b
+
+    for names in ({"x"}, frozenset()):
+        olympus.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"),
+                          axis_names=names)(np.zeros((8, 2), np.float32))
+    kinds = ("device_kind=cpu, num_cores=None, platform=cpu")
+    assert seen == [f"AbstractMesh('x': 4, 'y': 2, axis_types=(Manual, Auto), {kinds})",
+                    f"AbstractMesh('x': 4, 'y': 2, axis_types=(Manual, Manual), {kinds})"]
+
+
 # --- bad input: clean Python errors, checked in a fresh process --------------------------------
 
 BAD_INPUTS = {

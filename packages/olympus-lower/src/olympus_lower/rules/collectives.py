@@ -29,7 +29,7 @@ from olympus_ir.prims.collectives import (
 
 from .. import mlir_utils as mu
 from ._registry import register_lowering
-from .sharding import manual_mesh
+from .sharding import all_manual, manual_mesh
 
 __all__ = ["replica_groups"]
 
@@ -120,11 +120,16 @@ def _axis_index_lowering(ctx, *, axis_name):
     names, sizes = _mesh("axis_index")
     i = names.index(axis_name)
     stride = int(np.prod(sizes[i + 1:]))
-    pid = hlo.PartitionIdOp().result
-    if stride != 1:
-        pid = hlo.DivOp(pid, mu.ir_constant(np.array(stride, np.uint32))).result
-    pid = hlo.RemOp(pid, mu.ir_constant(np.array(sizes[i], np.uint32))).result
-    return [hlo.ConvertOp(mu.aval_to_ir_type(ctx.avals_out[0]), pid).result]
+    out_type = mu.aval_to_ir_type(ctx.avals_out[0])
+
+    def build():
+        pid = hlo.PartitionIdOp().result
+        if stride != 1:
+            pid = hlo.DivOp(pid, mu.ir_constant(np.array(stride, np.uint32))).result
+        pid = hlo.RemOp(pid, mu.ir_constant(np.array(sizes[i], np.uint32))).result
+        return hlo.ConvertOp(out_type, pid).result
+
+    return [all_manual(out_type, build)]
 
 
 @register_lowering(all_gather_p)

@@ -1,5 +1,5 @@
 """Lowering of ``sharding_constraint`` (``sdy.sharding_constraint``; the identity on one
-device) and ``shard_map`` (``sdy.manual_computation`` over every mesh axis), on the
+device) and ``shard_map`` (``sdy.manual_computation`` over its manual axes), on the
 module's mesh ``@mesh``, which the caller declares with ``lower_olympuspr(meshes=...)``.
 While a shard_map body is lowered, `manual_mesh` says which mesh the collectives in it
 run over (`olympus_lower.rules.collectives`)."""
@@ -13,9 +13,14 @@ from olympus_ir.prims.sharding import shard_map_p, sharding_constraint_p
 from ._registry import register_lowering
 
 
-def sdy_dims(spec, ndim: int) -> str:
-    """``[{"x"}, {}]``: the per-dimension axes of `spec` for a rank-`ndim` value."""
-    dims = ["{" + ", ".join(f'"{a}"' for a in spec.axes_of(i)) + "}" for i in range(ndim)]
+def sdy_dims(spec, ndim: int, open_dims: bool = False) -> str:
+    """``[{"x"}, {}]``: the per-dimension axes of `spec` for a rank-`ndim` value; with
+    `open_dims` each dimension may also be split over other axes (``[{"x", ?}, {?}]``,
+    for axes a partly manual shard_map leaves to the partitioner)."""
+    dims = []
+    for i in range(ndim):
+        axes = [f'"{a}"' for a in spec.axes_of(i)] + (["?"] if open_dims else [])
+        dims.append("{" + ", ".join(axes) + "}")
     return f"[{', '.join(dims)}]"
 
 
@@ -32,6 +37,8 @@ def _sharding_constraint_lowering(ctx, x, *, sharding):
 
 #: The (axis names, axis sizes) of the shard_map bodies being lowered, innermost last.
 manual_mesh: list[tuple[tuple, tuple]] = []
+#: The mesh axes each of those bodies leaves to the partitioner (empty: all manual).
+free_axes: list[tuple] = []
 
 
 @register_lowering(shard_map_p)
@@ -41,10 +48,12 @@ def _shard_map_lowering(ctx, *xs, olympuspr, mesh, in_specs, out_specs, manual_a
 
     from ..mlir_utils import aval_to_ir_type
 
+    partial = len(manual_axes) < len(mesh.axis_names)
+
     def per_value(specs, avals):
         return ir.Attribute.parse("#sdy.sharding_per_value<[" + ", ".join(
-            f"<@mesh, {sdy_dims(s, a.ndim)}>" for s, a in zip(specs, avals, strict=True))
-            + "]>")
+            f"<@mesh, {sdy_dims(s, a.ndim, partial)}>"
+            for s, a in zip(specs, avals, strict=True)) + "]>")
 
     axes = ", ".join(f'"{a}"' for a in manual_axes)
     out_types = [aval_to_ir_type(a) for a in ctx.avals_out]
@@ -53,10 +62,33 @@ def _shard_map_lowering(ctx, *xs, olympuspr, mesh, in_specs, out_specs, manual_a
         per_value(out_specs, ctx.avals_out), ir.Attribute.parse(f"#sdy<manual_axes{{{axes}}}>"))
     block = op.body.blocks.append(*[aval_to_ir_type(a) for a in olympuspr.in_avals])
     manual_mesh.append((tuple(mesh.axis_names), tuple(mesh.shape[a] for a in mesh.axis_names)))
+    free_axes.append(tuple(a for a in mesh.axis_names if a not in manual_axes))
     try:
         with ir.InsertionPoint(block):
             outs = ctx.lower_sub(olympuspr, list(block.arguments))
             sdy.ReturnOp(outs)
     finally:
         manual_mesh.pop()
+        free_axes.pop()
     return list(op.results)
+
+
+def all_manual(result_type, build):
+    """`build()` (one value of `result_type`, computed per device) inside a shard_map body
+    that leaves some axes to the partitioner: wrapped, as JAX does, in a manual computation
+    over those axes too (device-identity ops such as ``partition_id`` need every axis
+    manual)."""
+    free = free_axes[-1] if free_axes else ()
+    if not free:
+        return build()
+    from jaxlib.mlir.dialects import sdy
+
+    axes = ", ".join(f'"{a}"' for a in free)
+    op = sdy.ManualComputationOp(
+        [result_type], [], ir.Attribute.parse("#sdy.sharding_per_value<[]>"),
+        ir.Attribute.parse("#sdy.sharding_per_value<[<@mesh, []>]>"),
+        ir.Attribute.parse(f"#sdy<manual_axes{{{axes}}}>"))
+    block = op.body.blocks.append()
+    with ir.InsertionPoint(block):
+        sdy.ReturnOp([build()])
+    return op.results[0]

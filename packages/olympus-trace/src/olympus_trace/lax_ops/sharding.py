@@ -151,16 +151,17 @@ def spec_vma(spec, manual) -> frozenset:
 
 
 def shard_map(args, body, *, mesh, in_specs, out_specs, check_vma=True, fname="fun",
-              annotate=True):
+              annotate=True, manual_axes=None):
     """Bind ``shard_map`` of the closed `body` on `args`. The body's consts become leading
     operands replicated on every device (spec ``P()``); with `annotate` the body is first
-    rewritten by `annotate_vma`."""
+    rewritten by `annotate_vma`. `manual_axes` (default: every mesh axis) are the axes the
+    body is written per device over; the others stay the partitioner's."""
     from olympus_ir.prims.sharding import shard_map_p
 
     from ..olympuspr_utils import hoist_consts
 
-    manual = tuple(mesh.axis_names)
-    sizes = dict(mesh.shape)
+    manual = tuple(a for a in mesh.axis_names if manual_axes is None or a in manual_axes)
+    sizes = {a: mesh.shape[a] for a in manual}
     in_specs = tuple(in_specs)
     out_specs = tuple(out_specs)
     if body.consts:

@@ -147,6 +147,10 @@ def _differences(jitted, now: dict, before: dict, names: list[str]) -> list[str]
     for name, a, b in zip(_JIT_KEY_NAMES, now["jit_key"], before["jit_key"]):
         if a != b:
             out.append(f"config option {name} changed: now {a!r}, before {b!r}")
+    # The jit_key part ends with the current abstract mesh (its axis types shape types).
+    if now["jit_key"][-1:] != before["jit_key"][-1:]:
+        out.append(f"the current abstract mesh changed: now {now['jit_key'][-1]}, before "
+                   f"{before['jit_key'][-1]}")
     for (i, a), (_, b) in zip(now["statics"], before["statics"]):
         if a != b:
             out.append(f"static argument {_positional_name(jitted, i)} changed: now {a!r}, "

@@ -130,9 +130,25 @@ def device_put_explicit(x: Any, device: Any = None) -> Any:
     prev = state.explicit_device_put
     state.explicit_device_put = True
     try:
-        return rt.device_put(x, device)
+        return rt.device_put(x, _specs_on_mesh(device))
     finally:
         state.explicit_device_put = prev
+
+
+def _specs_on_mesh(device: Any) -> Any:
+    """`device` with each `PartitionSpec` in it taken on the current mesh (as JAX does)."""
+    if isinstance(device, rt.PartitionSpec):
+        mesh = rt.get_mesh()
+        if mesh.empty:
+            raise ValueError(
+                f"device_put: a PartitionSpec ({device}) was given but no mesh is set; use "
+                "NamedSharding(mesh, spec), or set a mesh with `olympus.set_mesh(mesh)`")
+        return rt.NamedSharding(mesh, device)
+    if type(device) in (tuple, list):
+        return type(device)(_specs_on_mesh(d) for d in device)
+    if type(device) is dict:
+        return {k: _specs_on_mesh(d) for k, d in device.items()}
+    return device
 
 
 def device_get_explicit(x: Any) -> Any:

@@ -45,6 +45,7 @@ from .lowering import lower_olympuspr
 
 _Array = rt.Array
 _default_device = rt.config.default_device_state
+_abstract_mesh = _mesh_lib.abstract_mesh_state  # part of the key, as in C++'s
 _PY_SCALARS = (bool, int, float, complex)
 
 #: fun -> {(options, signature): SpecializedCall}; entries die with their function.
@@ -180,8 +181,9 @@ class SpecializedCall:
         nums, names = wrapped._static_argnums, wrapped._static_argnames
         with debugging.Stage(monitoring.TRACE_EVENT, self.name, debugging.dispatch_logger,
                              "Finished tracing %s for jit in %.9f sec"):
+            out_types: list = []
             self.closed, self.out_tree, self.out_avals = trace_fun(
-                wrapped._fun, args, kwargs, nums, names, "jit", in_avals)
+                wrapped._fun, args, kwargs, nums, names, "jit", in_avals, out_types)
         nargs = len(args)
         nums = tuple(i % nargs if -nargs <= i < 0 else i for i in nums)
         dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
@@ -198,7 +200,7 @@ class SpecializedCall:
             self.name, self.arg_names, self.in_avals,
             tree_util.tree_leaves((dyn_args, dyn_kwargs)), dyn_args, wrapped._in_shardings,
             wrapped._out_shardings, self.out_tree, self.out_avals,
-            _placement.constraint_shardings(self.closed))
+            _placement.constraint_shardings(self.closed), out_types)
         self.compiler_options = wrapped._compiler_options
         self.executable = None
         self.lowered = None
@@ -297,6 +299,7 @@ class SpecializedCall:
                     devices=self.placement.devices,
                     num_partitions=self.placement.num_partitions,
                     mesh=self.placement.mesh,
+                    out_shardings=self.placement.out_specified,
                     # As in JAX: outputs are committed when the placement was decided by
                     # committed inputs or explicit shardings, else they may move freely.
                     committed=self.placement is not _placement.DEFAULT,
@@ -441,7 +444,7 @@ class Jitted:
         if not nums and not names:
             leaves, tree = tree_util.tree_flatten((args, kwargs))
             return (self._options, _dtype_config.enable_x64, _default_device.value,
-                    config.jit_key, tree,
+                    (*config.jit_key, _abstract_mesh.value), tree,
                     *map(_leaf_sig, leaves)), leaves
         nargs = len(args)
         statics = []
@@ -460,7 +463,7 @@ class Jitted:
                 kw_dyn[k] = v
         leaves, tree = tree_util.tree_flatten((tuple(dyn), kw_dyn))
         return (self._options, _dtype_config.enable_x64, _default_device.value,
-                config.jit_key, tree, tuple(statics),
+                (*config.jit_key, _abstract_mesh.value), tree, tuple(statics),
                 tuple(sorted(kw_static)), *map(_leaf_sig, leaves)), leaves
 
     def _check_statics(self, args, kwargs):

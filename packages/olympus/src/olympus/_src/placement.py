@@ -113,8 +113,10 @@ def _where(s: Any) -> str:
 
 
 def place(fname: str, arg_names, in_avals, leaves, dyn_args, in_shardings, out_shardings,
-          out_tree, out_avals, constraint_shardings=()) -> Placement:
-    """The placement of a call: see the module docstring."""
+          out_tree, out_avals, constraint_shardings=(), out_types=()) -> Placement:
+    """The placement of a call: see the module docstring. `out_types` (from a trace in
+    explicit-sharding mode: one sharding type or None per result) pins the results left
+    unspecified to the shardings their types say."""
     n = len(in_avals)
     in_raw = _denormalize(in_shardings)
     out_raw = _denormalize(out_shardings)
@@ -213,12 +215,22 @@ def place(fname: str, arg_names, in_avals, leaves, dyn_args, in_shardings, out_s
         else:
             in_place.append(s)
             arg_attrs.append(sdy_sharding("mesh", s.spec, len(aval.shape)))
+    if out_types:
+        flat_out = [_typed_result(mesh, ty, a) if s is None else s
+                    for s, ty, a in zip(flat_out, out_types, out_avals, strict=True)]
     result_attrs = [None if s is None else sdy_sharding("mesh", s.spec, len(a.shape))
                     for s, a in zip(flat_out, out_avals, strict=True)]
     meshes = [sdy_mesh("mesh", mesh)]
     if any(a is not None and "@empty_mesh" in a for a in arg_attrs):
         meshes.append(sdy_mesh("empty_mesh", None))
     return Placement(devs, mesh, in_place, flat_out, arg_attrs, result_attrs, meshes)
+
+
+def _typed_result(mesh: Mesh, ty: Any, aval: Any) -> NamedSharding:
+    """The sharding of a result whose sharding type is `ty` (None: replicated)."""
+    if ty is None:
+        return NamedSharding(mesh, PartitionSpec(*([None] * len(aval.shape))))
+    return NamedSharding(mesh, PartitionSpec(*ty.spec))
 
 
 def constraint_shardings(closed: Any) -> list:

@@ -70,7 +70,7 @@ def pmap(fun: Callable, axis_name: Any = None, *, in_axes: Any = 0, out_axes: An
     donate = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
     if axis_name is not None and not isinstance(axis_name, str):
         raise TypeError(f"pmap: axis_name must be a string, got {axis_name!r}")
-    name = axis_name if axis_name is not None else "_pmap_axis"
+    name = axis_name if axis_name is not None else "_internal_pmap_axis_name"  # as JAX names it
     fname = getattr(fun, "__name__", "fun")
     cache: dict = {}
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from olympus_ir.prims.sharding import local_shape
-from olympus_runtime import AbstractMesh, Mesh, NamedSharding, PartitionSpec
+from olympus_runtime import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec
 from olympus_runtime import mesh as mesh_lib
 from olympus_trace import lax_ops, tree_util
 from olympus_trace.core import get_aval
@@ -66,6 +66,17 @@ def _check_spec(mesh: Mesh, spec: PartitionSpec, what: str, fname: str) -> None:
         seen.add(a)
 
 
+def _check_manual(manual: frozenset, spec: PartitionSpec, what: str) -> None:
+    """With some axes left automatic (`axis_names`), specs name manual axes only (JAX's
+    error)."""
+    for a in spec.used_axes():
+        if a not in manual:
+            raise ValueError(
+                f"shard_map {what} argument must refer to an axis marked as manual "
+                f"({manual}), but:\n\n  {what} refers to {a!r}\n\nCheck the {what} values "
+                "passed to shard_map.")
+
+
 def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = None,
               mesh: Mesh | AbstractMesh | None = None, axis_names: Any = frozenset(),
               check_vma: bool = True):
@@ -85,11 +96,19 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
             raise ValueError(
                 f"shard_map applied to the function '{fname}' needs a concrete mesh: pass "
                 "mesh=... or set one with `olympus.set_mesh(mesh)`")
-        names = frozenset(axis_names)
-        if names and names != frozenset(m.axis_names):
-            raise NotImplementedError(
-                f"shard_map: axis_names={set(names)} makes only some of the mesh axes "
-                f"{m.axis_names} manual; Olympus supports every axis manual (the default)")
+        ctx = mesh_lib.get_abstract_mesh()
+        if ctx.manual_axes and (ctx.axis_names, ctx.axis_sizes) != (m.axis_names,
+                                                                    m.axis_sizes):
+            raise ValueError(f"The context mesh {ctx} should match the mesh passed to "
+                             f"shard_map {m}")
+        names = frozenset(axis_names) or frozenset(m.axis_names)
+        for a in names:
+            if a not in m.axis_names:
+                raise ValueError(
+                    f"shard_map applied to the function '{fname}' was given axis_names "
+                    f"{set(names)} naming {a!r}, which is not in the mesh {m} (axes "
+                    f"{m.axis_names})")
+        manual = tuple(a for a in m.axis_names if a in names)
         leaves, in_tree = tree_util.tree_flatten(args)
         if in_specs is None:
             flat_in = []
@@ -104,6 +123,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
             flat_in = _broadcast_specs(in_specs, args, "in_specs", fname)
         for s in flat_in:
             _check_spec(m, s, "in_specs", fname)
+            _check_manual(names, s, "in_specs")
         avals = [abstractify(x) for x in leaves]
         local = []
         for i, (a, s) in enumerate(zip(avals, flat_in, strict=True)):
@@ -122,17 +142,26 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
             out_tree_box.append(out_tree)
             return out_leaves
 
-        axes = [(a, m.shape[a]) for a in m.axis_names]
-        with lax_ops.bound_mesh_axes(axes):
-            closed, _ = trace_to_olympuspr(flat_body, local)
+        axes = [(a, m.shape[a]) for a in manual]
+        # Inside the body the current abstract mesh has the manual axes `Manual`.
+        inside = m.abstract_mesh.update_axis_types({a: AxisType.Manual for a in manual})
+        saved = mesh_lib.push_abstract_mesh(inside)
+        try:
+            with lax_ops.bound_mesh_axes(axes):
+                closed, _ = trace_to_olympuspr(flat_body, local)
+        finally:
+            mesh_lib.pop_mesh(saved)
         out_tree = out_tree_box[0]
         skeleton = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
         flat_out = _broadcast_specs(out_specs, skeleton, "out_specs", fname)
         for s in flat_out:
             _check_spec(m, s, "out_specs", fname)
+            _check_manual(names, s, "out_specs")
         outs = lax_ops.shard_map(leaves, closed, mesh=m, in_specs=tuple(flat_in),
                                  out_specs=tuple(flat_out), check_vma=check_vma,
-                                 fname=fname)
+                                 fname=fname,
+                                 manual_axes=None if len(manual) == len(m.axis_names)
+                                 else manual)
         return tree_util.tree_unflatten(out_tree, list(outs))
 
     return wrapped

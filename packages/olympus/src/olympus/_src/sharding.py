@@ -5,13 +5,15 @@ hands them to jaxlib; this module adds what JAX puts next to them: `make_mesh`,
 `set_mesh`, `typeof`, `reshard`, the ``make_array_from_*`` constructors and the
 device/process queries.
 
-Sharding propagation inside ``jit`` is XLA's (Shardy): every mesh axis behaves as an
-``Auto`` axis there, whatever its declared `AxisType` (see the package README).
+Inside ``jit``, ``Explicit`` mesh axes are part of each value's type (sharding rules in
+`olympus_trace.sharding_types`, the API side in `explicit_sharding`); XLA's partitioner
+(Shardy) lays out everything the types leave open.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -29,8 +31,10 @@ from olympus_runtime import (
     SingleDeviceSharding,
 )
 from olympus_runtime import mesh as _mesh_lib
-from olympus_trace import tree_util
+from olympus_trace import sharding_types, tree_util
 from olympus_trace.core import Tracer, get_aval
+
+from .explicit_sharding import AbstractNamedSharding, type_sharding
 
 __all__ = [
     "make_mesh", "set_mesh", "get_mesh", "get_abstract_mesh", "use_abstract_mesh",
@@ -45,8 +49,8 @@ __all__ = [
 
 # ------------------------------------------------------------------ meshes
 
-def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str], *,
-              axis_types: Any = None, devices: Sequence[Any] | None = None) -> Mesh:
+def make_mesh(axis_shapes: Sequence[int], axis_names: Sequence[str],
+              axis_types: Any = None, *, devices: Sequence[Any] | None = None) -> Mesh:
     """A mesh of the first ``prod(axis_shapes)`` devices (by id) with the given axes.
 
     As in JAX 0.10.2 the axes are ``Explicit`` unless `axis_types` says otherwise.
@@ -150,7 +154,7 @@ class TypedAval(ShapedArray):
     def _dims(self) -> list[str]:
         s = self.sharding
         out = [str(d) for d in self.shape]
-        if isinstance(s, NamedSharding):
+        if isinstance(s, (NamedSharding, AbstractNamedSharding)):
             explicit = set(s.mesh.explicit_axes)
             for i in range(min(len(out), len(s.spec))):
                 axes = [a for a in s.spec.axes_of(i) if a in explicit]
@@ -177,13 +181,15 @@ class TypedAval(ShapedArray):
 
 
 def typeof(x: Any) -> TypedAval:
-    """The abstract type of `x` (an Array, a tracer, or anything array-like), with its
-    sharding for an Array; JAX's TypeError for anything else (`introspection.typeof`)."""
+    """The abstract type of `x` (an Array, a tracer, or anything array-like), with the
+    sharding its type carries (explicit mesh axes only; see `explicit_sharding`); JAX's
+    TypeError for anything else (`introspection.typeof`)."""
     from .introspection import typeof as _aval_of
 
     if type(x) is rt.Array:
-        return TypedAval(x.aval, x._sharding)
-    return TypedAval(_aval_of(x))
+        return TypedAval(x.aval, type_sharding(x, x.ndim))
+    aval = _aval_of(x)
+    return TypedAval(aval, type_sharding(x, len(aval.shape)))
 
 
 # ------------------------------------------------------------------ resharding
@@ -216,6 +222,8 @@ def with_sharding_constraint(x: Any, shardings: Any) -> Any:
                 raise TypeError(
                     "with_sharding_constraint inside jit needs a NamedSharding or a "
                     f"PartitionSpec, got {s!r}")
+            if _mesh_lib.get_abstract_mesh().explicit_axes or s.mesh.explicit_axes:
+                sharding_types.activate_for(v)  # the constraint types the value
             return lax_ops.sharding_constraint(v, s)
         return rt.device_put(v, s)
 
@@ -228,43 +236,80 @@ def reshard(xs: Any, out_shardings: Any) -> Any:
     return with_sharding_constraint(xs, out_shardings)
 
 
-def _axes_decorator(kind: AxisType, name: str):
-    """Build `auto_axes` or `explicit_axes`: a decorator running `fun` with the given mesh axes
-    switched to that axis type, resharding its outputs to `out_sharding`.
-    """
-    def decorator(fun: Callable | None = None, *, axes: Any = None, out_sharding: Any = None):
-        if fun is None:
-            return lambda f: decorator(f, axes=axes, out_sharding=out_sharding)
-
-        def wrapped(*args, **kwargs):
-            mesh = _mesh_lib.get_mesh()
-            names = mesh.axis_names if axes is None else (
-                (axes,) if isinstance(axes, str) else tuple(axes))
-            if mesh.empty:
-                out = fun(*args, **kwargs)
-            else:
-                with set_mesh(mesh.update_axis_types({a: kind for a in names})):
-                    out = fun(*args, **kwargs)
-            if out_sharding is not None:
-                out = reshard(out, out_sharding)
-            return out
-
-        wrapped.__name__ = getattr(fun, "__name__", name)
-        wrapped.__doc__ = getattr(fun, "__doc__", None)
-        return wrapped
-
-    decorator.__name__ = name
-    decorator.__doc__ = (
-        f"Run `fun` with the mesh axes `axes` (default: all) of the current mesh treated as "
-        f"{kind.name}, then reshard its outputs to `out_sharding` when given. Usable as "
-        f"`@{name}` or `@{name}(axes=..., out_sharding=...)`.")
-    return decorator
+def _switched_mesh(axes: Any, kind: AxisType, name: str, shardings: Any = None) -> Any:
+    """The current abstract mesh with `axes` (all by default) switched to `kind`; None
+    when there is no mesh (neither current nor in `shardings`)."""
+    cur = _mesh_lib.get_abstract_mesh()
+    mesh = cur
+    for s in tree_util.tree_leaves(shardings):
+        if isinstance(s, NamedSharding):
+            m = s.mesh.abstract_mesh
+            if not cur.empty and m != cur:
+                raise ValueError(
+                    f"Context mesh {cur} must match the mesh passed to shardings {m}. "
+                    "Recommended approach is to use `olympus.set_mesh` context manager.")
+            mesh = m
+    if mesh.empty:
+        return None
+    names = mesh.axis_names if axes is None else (
+        (axes,) if isinstance(axes, str) else tuple(axes))
+    return mesh.update_axis_types({a: kind for a in names})
 
 
-#: Run a function with the named mesh axes treated as ``Auto`` / ``Explicit`` (inside
-#: jit every axis is Auto here, so these change the current mesh's axis types only).
-auto_axes = _axes_decorator(AxisType.Auto, "auto_axes")
-explicit_axes = _axes_decorator(AxisType.Explicit, "explicit_axes")
+def auto_axes(fun: Callable | None = None, /, *, axes: Any = None,
+              out_sharding: Any = None):
+    """Run `fun` with the mesh axes `axes` (all by default) ``Auto``: their shardings are
+    the compiler's choice inside, so they are not in types there; the result is laid out
+    as `out_sharding` says (given here or, if not, by the caller as a keyword)."""
+    if fun is None:
+        return lambda f: auto_axes(f, axes=axes, out_sharding=out_sharding)
+
+    @functools.wraps(fun)
+    def wrapped(*args, **kwargs):
+        if out_sharding is None:
+            if "out_sharding" not in kwargs:
+                raise TypeError("Missing required keyword argument: 'out_sharding'")
+            target = kwargs.pop("out_sharding")
+        else:
+            target = out_sharding
+        new = _switched_mesh(axes, AxisType.Auto, "auto_axes", target)
+        if new is None or set(_mesh_lib.get_abstract_mesh().auto_axes) == set(
+                new.auto_axes) and not _mesh_lib.get_abstract_mesh().empty:
+            return fun(*args, **kwargs)
+        with use_abstract_mesh(new):
+            out = fun(*args, **kwargs)
+        return reshard(out, target)
+
+    return wrapped
+
+
+def explicit_axes(fun: Callable | None = None, /, *, axes: Any = None,
+                  in_sharding: Any = None):
+    """Run `fun` with the mesh axes `axes` (all by default) ``Explicit``: its arguments
+    are first laid out (and typed) as `in_sharding` says (given here or by the caller as
+    a keyword); its results keep the shardings the outer mesh can express."""
+    if fun is None:
+        return lambda f: explicit_axes(f, axes=axes, in_sharding=in_sharding)
+
+    @functools.wraps(fun)
+    def wrapped(*args, **kwargs):
+        if in_sharding is None:
+            if "in_sharding" not in kwargs:
+                raise TypeError("Missing required keyword argument: 'in_sharding'")
+            target = kwargs.pop("in_sharding")
+        else:
+            target = in_sharding
+        new = _switched_mesh(axes, AxisType.Explicit, "explicit_axes")
+        if new is None:
+            raise ValueError(
+                "Context mesh cannot be empty. Please use `olympus.set_mesh` API to enter "
+                "into a mesh context when using `explicit_axes` API.")
+        with use_abstract_mesh(new):
+            args = reshard(args, target)
+            out = fun(*args, **kwargs)
+        return out
+
+    return wrapped
 
 
 # ------------------------------------------------------------------ building arrays

@@ -183,3 +183,8 @@ __all__ = [
     "square", "squeeze", "stop_gradient", "sub", "switch", "tan", "tanh", "top_k",
     "transpose", "while_loop", "zeta",
 ]
+
+from .._src import explicit_sharding as _explicit_sharding  # noqa: E402
+
+_explicit_sharding.install(__name__)
+del _explicit_sharding

@@ -441,3 +441,8 @@ from . import _array_methods  # noqa: E402
 
 _array_methods.install()
 del _array_methods
+
+from .._src import explicit_sharding as _explicit_sharding  # noqa: E402
+
+_explicit_sharding.install(__name__)
+del _explicit_sharding

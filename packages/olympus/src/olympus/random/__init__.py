@@ -80,3 +80,8 @@ __all__ = [
     "ball", "binomial", "double_sided_maxwell", "f", "generalized_normal", "multinomial",
     "orthogonal", "triangular", "wald", "weibull_min",
 ]
+
+from .._src import explicit_sharding as _explicit_sharding  # noqa: E402
+
+_explicit_sharding.install(__name__)
+del _explicit_sharding
