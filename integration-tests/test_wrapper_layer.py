@@ -302,4 +302,4 @@ def test_wrapper_modules_cover_the_families_with_wrappers():
     # in olympus.lax.control_flow and olympus's custom_derivatives (see ALLOWED).
     assert modules == {"callbacks", "checks", "collectives", "convolution", "cumulative",
                        "elementwise", "indexing", "linalg", "linalg_lapack", "random", "reductions",
-                       "shape_ops", "sharding", "sorting", "windowed"}
+                       "shape_ops", "sharding", "sorting", "transfers", "windowed"}

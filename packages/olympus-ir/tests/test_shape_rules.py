@@ -11,7 +11,15 @@ import re
 import numpy as np
 import pytest
 
-from olympus_ir import ClosedOlympuspr, Olympuspr, ShapedArray, Var, abstract_eval, dtypes
+from olympus_ir import (
+    ClosedOlympuspr,
+    MemorySpace,
+    Olympuspr,
+    ShapedArray,
+    Var,
+    abstract_eval,
+    dtypes,
+)
 from olympus_ir import primitives as P
 from olympus_ir.core import primitives_by_name, shape_rules
 from olympus_ir.prims.convolution import ConvDimensionNumbers as CDN
@@ -21,6 +29,7 @@ from olympus_ir.prims.indexing import ScatterDimensionNumbers as SDN
 from olympus_ir.prims.linalg import Precision, canonicalize_precision
 from olympus_ir.prims.linalg_lapack import FftType
 from olympus_ir.prims.random import RandomAlgorithm
+from olympus_ir.prims.transfers import ArrayCopySemantics as ACS
 
 f32, i32, u32 = np.dtype("float32"), np.dtype("int32"), np.dtype("uint32")
 
@@ -391,6 +400,10 @@ HAPPY = [
      dict(olympuspr=fn("f32[2,3] i32[]", "f32[2,3] f32[3]"), mesh=_MESH,
           in_specs=(_Spec("x"), _Spec()), out_specs=(_Spec(None, "x"), _Spec()),
           manual_axes=("x",), check_vma=True), ["f32[2,12]", "f32[3]"]),
+    # transfers
+    ("device_put", "f32[4] i32[]",
+     dict(devices=(MemorySpace.Host, None), srcs=(None, None),
+          copy_semantics=(ACS.ALWAYS_COPY, ACS.REUSE_INPUT)), ["f32[4]", "i32[]"]),
     # custom derivatives and checkpoint
     ("custom_jvp_call", "f32[2]* i32[]",
      dict(call_olympuspr=fn("f32[2] i32[]", "i32[] f32[2]"), jvp=print, num_consts=0),
@@ -685,6 +698,9 @@ ERRORS = [
      "FFT requires a complex64 or complex128 operand, got float32"),
     ("top_k", "f32[5]", dict(k=2.0), "top_k k must be an int, got 2.0"),
     ("top_k", "f32[5]", dict(k=True), "top_k k must be an int, got True"),
+    ("device_put", "f32[4]", dict(devices=(None, None), srcs=(None,),
+                                  copy_semantics=(ACS.ALWAYS_COPY,)),
+     "device_put got 1 operands, 2 devices, 1 srcs"),
 ]
 
 
@@ -975,3 +991,24 @@ def test_precision_enum_forms():
     assert Precision("bfloat16_3x") is Precision.HIGH and Precision(2) is Precision.HIGHEST
     with pytest.raises(ValueError):
         Precision("ultra")
+
+
+def test_device_put_moves_values_between_memory_spaces():
+    x = ShapedArray((4,), np.float32)
+    host = abstract_eval(P.device_put_p, x, devices=(MemorySpace.Host,), srcs=(None,),
+                         copy_semantics=(ACS.ALWAYS_COPY,))[0]
+    assert host.memory_space is MemorySpace.Host and host.str_short() == "f32<host>[4]"
+    assert host != x and host == x.update(memory_space=MemorySpace.Host)
+    assert repr(host) == "ShapedArray(float32<host>[4])"
+
+    class _PinnedSharding:  # a sharding-like target: only its memory kind matters
+        memory_kind = "pinned_host"
+
+    assert abstract_eval(P.device_put_p, x, devices=(_PinnedSharding(),), srcs=(None,),
+                         copy_semantics=(ACS.REUSE_INPUT,))[0] == host
+    back = abstract_eval(P.device_put_p, host, devices=(MemorySpace.Device,), srcs=(None,),
+                         copy_semantics=(ACS.ALWAYS_COPY,))[0]
+    assert back == x and repr(ACS.ALWAYS_COPY) == "ArrayCopySemantics.ALWAYS_COPY"
+    # A device (or None) keeps the memory space.
+    assert abstract_eval(P.device_put_p, host, devices=(None,), srcs=(None,),
+                         copy_semantics=(ACS.REUSE_INPUT,))[0] == host
