@@ -47,6 +47,9 @@ CACHE_CAPACITY = 4096
 #: keeps making new signatures (new shapes, new closures) holds a bounded set of them.
 _order: OrderedDict = OrderedDict()
 _order_lock = threading.Lock()
+#: (id of a function's dict, key) -> the lock of a signature being traced right now, so
+#: threads missing the same signature together trace it once (`Jitted._miss`).
+_pending: dict = {}
 
 #: Counters for tests and benchmarks: how many traces, lowerings and compiles happened.
 counters = {"trace": 0, "lower": 0, "compile": 0}
@@ -191,6 +194,7 @@ class SpecializedCall:
         self.compiler_options = wrapped._compiler_options
         self.executable = None
         self.lowered = None
+        self._compile_lock = threading.Lock()  # threads racing to the first call wait
         self._hoisted: list = []
         self._fastpath = None
         self._callbacks = False  # the executable calls host callbacks
@@ -458,16 +462,37 @@ class Jitted:
             key = key + (tuple(in_avals),)
         call = self._calls.get(key)
         if call is None:
-            self._calls.misses += 1
-            monitoring.record_event(monitoring.CACHE_MISS_EVENT,
-                                    fun_name=getattr(self._fun, "__name__", "fun"))
-            if config.olympus_explain_cache_misses:
-                cache_explain.explain_miss(self, key, args, kwargs)
-            call = SpecializedCall(self, args, kwargs, in_avals)
-            _remember(self._calls, key, call)
-        else:
-            self._calls.hits += 1
+            return self._miss(key, args, kwargs, in_avals), leaves
+        self._calls.hits += 1
         return call, leaves
+
+    def _miss(self, key, args, kwargs, in_avals):
+        """Trace a new signature, once: threads that miss the same key together wait on
+        one per-key lock (taken only here, off the hit path), and all but the first find
+        the signature the first one traced."""
+        pending = (id(self._calls), key)
+        with _order_lock:
+            lock = _pending.get(pending)
+            if lock is None:
+                lock = _pending[pending] = threading.Lock()
+        try:
+            with lock:
+                call = self._calls.get(key)
+                if call is not None:
+                    self._calls.hits += 1
+                    return call
+                self._calls.misses += 1
+                monitoring.record_event(monitoring.CACHE_MISS_EVENT,
+                                        fun_name=getattr(self._fun, "__name__", "fun"))
+                if config.olympus_explain_cache_misses:
+                    cache_explain.explain_miss(self, key, args, kwargs)
+                call = SpecializedCall(self, args, kwargs, in_avals)
+                _remember(self._calls, key, call)
+                return call
+        finally:
+            with _order_lock:
+                if _pending.get(pending) is lock:
+                    del _pending[pending]
 
     def compiled_call(self, *args, **kwargs):
         """Run the compiled executable for these arguments, even under ``disable_jit``
@@ -481,7 +506,10 @@ class Jitted:
 
     def _compiled_call(self, args, kwargs):
         call, leaves = self._specialize(args, kwargs)
-        exe = call.executable or call.compile()
+        exe = call.executable
+        if exe is None:  # the first call(s) of a signature: compile it once
+            with call._compile_lock:
+                exe = call.executable or call.compile()
         return call.run(exe, leaves, check_types=False), call
 
     def cache_miss(self, *args, **kwargs):
