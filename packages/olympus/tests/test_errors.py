@@ -324,3 +324,22 @@ def test_staged_equations_name_the_users_line_not_olympus_internals():
     infos = {(e.source_info.file, e.source_info.line, e.source_info.function)
              for e in closed.olympuspr.eqns}
     assert infos == {(__file__, line, "f")}
+
+
+def test_bad_inputs_raise_as_jax_0_10_2_does():
+    """Regressions of the bad-input corpus (instruments/badinput), with the exception types
+    and messages reference JAX 0.10.2 gives (recorded in its own process)."""
+    with pytest.raises(TypeError, match="Expected a callable value, got None"):
+        olympus.jit(None)
+    assert callable(olympus.jit(static_argnums=0))  # omitted: a decorator factory
+    with pytest.raises(TypeError, match="the first argument must be callable"):
+        olympus.make_olympuspr(3)
+    with pytest.raises(ValueError, match=r"axis 3 is out of bounds for array of shape \(3,\)"):
+        olympus.lax.cumsum(jnp.ones(3), axis=3)
+    np.testing.assert_array_equal(olympus.lax.cumsum(jnp.ones(3), axis=-1), [1, 2, 3])
+    with pytest.raises(TypeError, match=r"Integers cannot be raised to negative powers, got "
+                                        r"integer_pow\(int32\[\], -1\)"):
+        olympus.lax.integer_pow(jnp.int32(2), -1)
+    with pytest.raises(TypeError):
+        olympus.lax.integer_pow(2.0, 1.5)
+    np.testing.assert_allclose(olympus.lax.integer_pow(2.0, -1), 0.5)

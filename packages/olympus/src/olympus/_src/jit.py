@@ -600,7 +600,18 @@ def _device_backend(device, backend, in_shardings, out_shardings):
     return s, s
 
 
-def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | None = None,
+class _NotSpecified:
+    """The default of `jit`'s function: omitted means "decorator factory", while an
+    explicit None is an error (as in JAX)."""
+
+    def __repr__(self) -> str:
+        return "NotSpecified"
+
+
+_NOT_SPECIFIED = _NotSpecified()
+
+
+def jit(fun: Callable | Any = _NOT_SPECIFIED, *, static_argnums: int | Sequence[int] | None = None,
         static_argnames: str | Sequence[str] | None = None,
         donate_argnums: int | Sequence[int] | None = None,
         donate_argnames: str | Sequence[str] | None = None, keep_unused: bool = False,
@@ -622,7 +633,7 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
     if device is not None or backend is not None:
         in_shardings, out_shardings = _device_backend(device, backend, in_shardings,
                                                       out_shardings)
-    if fun is None:
+    if fun is _NOT_SPECIFIED:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames,
                                  donate_argnums=donate_argnums,
