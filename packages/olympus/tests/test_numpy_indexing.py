@@ -119,7 +119,16 @@ def test_boolean_masks():
     check(x.at[m].set(0.0), np.where(m, 0.0, np.arange(6.0).reshape(2, 3)))
     check(x.at[x > 2].multiply(10.0), np.where(np.arange(6.0) > 2, 10, 1).reshape(2, 3) *
           np.arange(6.0).reshape(2, 3))
-    check(x[[True, False]], np.arange(6.0).reshape(2, 3)[[True, False]])
+    check(x[np.array([True, False])], np.arange(6.0).reshape(2, 3)[[True, False]])
+    # A list is never an index (JAX 0.10.2's TypeError, recorded from it).
+    for bad in ([True, False], [0, 1]):
+        with pytest.raises(TypeError, match=r"use `arr\[array\(seq\)\]` instead of "
+                                            r"`arr\[seq\]`"):
+            x[bad]
+        with pytest.raises(TypeError, match="Using a non-tuple sequence"):
+            x.at[bad].set(0.0)
+    with pytest.raises(TypeError, match=r"use `arr\[tuple\(seq\)\]`"):
+        x[[slice(None), 0]]
     with pytest.raises(IndexError, match=r"boolean index did not match shape of indexed "
                                          r"array in index 0: got \(3,\), expected \(2,\)"):
         x[np.array([True, False, True])]

@@ -244,6 +244,9 @@ def _argnums_tuple(argnums, nargs, fname):
                 f"least {max(tup) + 1} positional arguments to be passed by the caller, but "
                 f"got only {nargs} positional arguments."
             )
+    if len({a % nargs for a in tup}) != len(tup):  # JAX fails here too (with a TypeError)
+        raise TypeError(f"{fname}: argnums={argnums} names an argument more than once; each "
+                        "argument can be differentiated with respect to only once.")
     return tup
 
 

@@ -402,6 +402,11 @@ class Jitted:
             donate_argnames or ())
         self._donate_argnums, self._donate_argnames = _normalize_static(
             fun, donate_argnums, donate_argnames, "donate")
+        both = set(self._static_argnames) & set(self._donate_argnames)
+        if both:  # JAX's check (after completing names from numbers and back)
+            raise ValueError(
+                "static_argnames and donate_argnames cannot intersect. Argument names "
+                f"{both} appear in both static_argnames and donate_argnames")
         self._keep_unused = keep_unused
         self._in_shardings = _placement.normalize_shardings(in_shardings, "in_shardings")
         self._out_shardings = _placement.normalize_shardings(out_shardings, "out_shardings")

@@ -17,6 +17,7 @@ indexer (`_index_to_gather`) and one gather or scatter with JAX's out-of-bound m
 from __future__ import annotations
 
 import builtins
+import collections.abc
 import operator
 from typing import Any, NamedTuple
 
@@ -54,6 +55,22 @@ _INDEX_DTYPE = np.dtype(np.int32)
 # --- x[idx] ------------------------------------------------------------------------------
 
 
+def _refuse_list_index(idx):
+    """JAX's rule: a non-tuple sequence (a list) is never an index; NumPy's old reading of
+    it as a tuple or as an array is ambiguous, so it is a TypeError saying which to use."""
+    if type(idx) is list or (not isinstance(idx, (tuple, str, np.ndarray)) and isinstance(
+            idx, collections.abc.Sequence) and not hasattr(idx, "aval")):
+        unpack = builtins.any(
+            (isinstance(i, np.ndarray) or hasattr(i, "aval")) and np.ndim(i) != 0
+            or isinstance(i, (collections.abc.Sequence, builtins.slice))
+            or i is Ellipsis or i is None for i in idx)
+        fix = "arr[tuple(seq)]" if unpack else "arr[array(seq)]"
+        raise TypeError(
+            "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
+            f"`{fix}` instead of `arr[seq]`. See https://github.com/jax-ml/jax/issues/4564 "
+            "for more information.")
+
+
 def getitem(x, idx):
     """``x[idx]`` with NumPy's indexing rules and JAX's lowering of them: static basic
     indexing is a slice (with rev for negative steps) and a squeeze; scalar integer indices
@@ -62,6 +79,7 @@ def getitem(x, idx):
     of bounds clamp, as JAX documents."""
     x = prom.to_operand(x)
     if not isinstance(idx, tuple):
+        _refuse_list_index(idx)
         idx = (idx,)
     idx, new_axes = expand_bool_indices(idx, aval_of(x).shape)
     if new_axes:
@@ -617,6 +635,7 @@ class _IndexUpdateRef:
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
             fill_value=None, out_sharding=None):
         """``x[idx]`` (with an out-of-bound `mode` and `fill_value`)."""
+        _refuse_list_index(self.index)
         if mode is None and fill_value is None and not indices_are_sorted and \
                 not unique_indices:
             return getitem(self.array, self.index)
@@ -624,6 +643,7 @@ class _IndexUpdateRef:
                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
 
     def _upd(self, values, op, indices_are_sorted, unique_indices, mode):
+        _refuse_list_index(self.index)
         return _scatter(self.array, self.index, values, op, mode=mode,
                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
 

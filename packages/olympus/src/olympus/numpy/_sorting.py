@@ -47,9 +47,12 @@ def _sort_along(ops_list, axis, num_keys=1):
 
 
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable=True, descending=False):
+    a = _arr("sort", a)
+    if kind is not None:  # JAX 0.10.2 removed it (stability is `stable`)
+        raise TypeError("'kind' argument to sort is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
     if order is not None:
         raise TypeError("'order' argument to sort is not supported.")
-    a = _arr("sort", a)
     if axis is None:
         a, axis = _ravel(a), 0
     nd = len(_shape(a))
@@ -63,9 +66,12 @@ def sort(a, axis: int | None = -1, *, kind=None, order=None, stable=True, descen
 
 def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable=True,
             descending=False):
+    a = _arr("argsort", a)
+    if kind is not None:
+        raise TypeError("'kind' argument to argsort is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
     if order is not None:
         raise TypeError("'order' argument to argsort is not supported.")
-    a = _arr("argsort", a)
     if axis is None:
         a, axis = _ravel(a), 0
     nd = len(_shape(a))
