@@ -148,8 +148,8 @@ def test_index_errors():
         x.at[0, 0, 0].set(1.0)
     with pytest.raises(IndexError, match="an index can only have a single ellipsis"):
         x.at[..., ...].get(mode="clip")
-    with pytest.raises(IndexError, match="Indexer must have integer or boolean type"):
-        x.at[np.array([0.5])].set(1.0)
+    with pytest.raises(TypeError, match="Indexer must have integer or boolean type"):
+        x.at[np.array([0.5])].set(1.0)  # JAX 0.10.2's TypeError
     with pytest.raises(TypeError, match="Indexing mode not yet supported"):
         x.at["a"].set(1.0)
     with pytest.raises(IndexError, match="Array slice indices must have static start/stop"):
@@ -307,7 +307,9 @@ def test_nonzero_with_size():
         olympus.jit(jnp.nonzero)(m)
     with pytest.raises(ValueError, match="Calling nonzero on 0d arrays is not allowed"):
         jnp.nonzero(np.int32(1))
-    with pytest.raises(ValueError, match="Either both or neither of the x and y arguments"):
+    # JAX 0.10.2's TypeError and message (recorded from it).
+    with pytest.raises(TypeError, match=r"where requires ndarray or scalar arguments, got "
+                                        r"<class 'NoneType'> at position 2\."):
         jnp.where(m > 0, 1)
 
 

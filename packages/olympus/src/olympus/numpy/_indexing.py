@@ -348,9 +348,10 @@ def _as_index_array(i, pos):
     except TypeError:
         raise TypeError("Indexing mode not yet supported. Got unsupported indexer at "
                         f"position {pos}: {i!r}") from None
-    if not dtypes.is_integer(a.dtype):
-        raise IndexError(f"Indexer must have integer or boolean type, got indexer with type "
-                         f"{a.dtype} at position {pos}, indexer value {i}")
+    if not dtypes.is_integer(a.dtype):  # JAX's TypeError, naming the indexer's own dtype
+        dt = i.dtype if hasattr(i, "dtype") else np.asarray(i).dtype
+        raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
+                        f"{dt}")
     return i
 
 
@@ -1052,9 +1053,9 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     ``nonzero(condition, size=..., fill_value=...)``."""
     if x is None and y is None:
         return nonzero(condition, size=size, fill_value=fill_value)
-    if x is None or y is None:
-        raise ValueError("Either both or neither of the x and y arguments should be provided "
-                         f"to olympus.numpy.where, got {x} and {y}.")
+    if x is None or y is None:  # JAX's TypeError
+        raise TypeError("where requires ndarray or scalar arguments, got <class 'NoneType'> "
+                        f"at position {1 if x is None else 2}.")
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value are only supported with a single argument.")
     return _where3(condition, x, y)

@@ -94,7 +94,8 @@ def _reshape_c(x, shape):
     size = aval_of(x).size
     shape = list(shape)
     if shape.count(-1) > 1:
-        raise ValueError("can only specify one unknown dimension")
+        raise TypeError("can only specify one unknown axis size with a `-1` value, got "
+                        f"{tuple(shape)}")
     if -1 in shape:
         known = math.prod(d for d in shape if d != -1)
         if known == 0 or size % known:
@@ -125,9 +126,15 @@ def transpose(a, axes=None):
         perm = tuple(range(nd))[::-1]
     else:
         perm = tuple(canonicalize_axis(ax, nd) for ax in axes)
-        if len(perm) != nd or sorted(perm) != list(range(nd)):
-            raise ValueError(f"axes {tuple(axes)} don't match array of dimension {nd}")
+        _check_permutation(perm, _shape(a))
     return lax.transpose(a, perm)
+
+
+def _check_permutation(perm, shape) -> None:
+    """JAX's TypeError for axes that do not permute the dimensions of `shape`."""
+    if len(perm) != len(shape) or sorted(perm) != list(range(len(shape))):
+        raise TypeError("transpose permutation isn't a permutation of operand dimensions, "
+                        f"got permutation {tuple(perm)} for operand shape {tuple(shape)}.")
 
 
 def permute_dims(a, /, axes):
@@ -167,11 +174,10 @@ def moveaxis(a, source, destination):
     dst = tuple(canonicalize_axis(d, nd) for d in _axes_seq(destination))
     if len(src) != len(dst):
         raise ValueError(f"Inconsistent number of elements: {len(src)} vs {len(dst)}")
-    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
-        raise ValueError("repeated axis in moveaxis")
     perm = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
+    _check_permutation(perm, _shape(a))  # repeated axes: JAX's TypeError
     return lax.transpose(a, tuple(perm))
 
 
@@ -793,7 +799,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
         "minimum": {"stat_length"}, "mean": {"stat_length"}, "median": {"stat_length"},
     }
     if mode not in allowed:
-        raise ValueError(f"Unimplemented padding mode '{mode}' for np.pad.")
+        raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
     bad = set(kwargs) - allowed[mode]
     if bad:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {sorted(bad)}")
