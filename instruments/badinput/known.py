@@ -13,7 +13,6 @@ KNOWN_CRASHES: dict[str, str] = {}
 
 KNOWN_OPEN: dict[str, str] = {
     "checkpoint.bad_policy": "JAX returns a value; Olympus raises NotImplementedError",
-    "device.put_bad_device": "error type: JAX ValueError, Olympus TypeError",
     "grad.argnums_out_of_range": "message differs from JAX's",
     "grad.jacfwd_scalar_fn_of_tuple": "weak type differs (JAX seq; Olympus seq)",
     "grad.of_pow_zero_base":
@@ -42,7 +41,6 @@ KNOWN_OPEN: dict[str, str] = {
     "nn.one_hot_float_classes": "missing API (_short_repr)",
     "nn.one_hot_traced_classes":
         "error type: JAX ConcretizationTypeError, Olympus TracerIntegerConversionError",
-    "numpy.add_shape_mismatch": "error type: JAX TypeError, Olympus ValueError",
     "numpy.array_mixed_arrays_scalars": "error type: JAX TypeError, Olympus ValueError",
     "numpy.array_of_none": "error type: JAX ValueError, Olympus TypeError",
     "numpy.broadcast_to_incompatible": "message differs from JAX's",
@@ -51,7 +49,6 @@ KNOWN_OPEN: dict[str, str] = {
     "numpy.index_slice_tracer_bound":
         "error type: JAX IndexError, Olympus TracerIntegerConversionError",
     "numpy.index_too_many": "message differs from JAX's",
-    "numpy.isclose_shape_mismatch": "error type: JAX TypeError, Olympus ValueError",
     "numpy.linalg_inv_not_square": "message differs from JAX's",
     "numpy.nonzero_traced": "message differs from JAX's",
     "numpy.setitem": "message differs from JAX's",

@@ -56,9 +56,10 @@ def _resolve_device(device: Any) -> tuple[Any, bool]:
         return device._device, True
     if isinstance(device, (_jax.Device, GSPMDSharding, NamedSharding)):
         return device, True
-    raise TypeError(
-        "device_put: device must be a Device, a Sharding (SingleDeviceSharding, "
-        f"NamedSharding, GSPMDSharding) or None, got {type(device).__name__}: {device!r}"
+    raise ValueError(  # JAX 0.10.2's type and words
+        "`olympus.device_put` only accepts `None`, `olympus.sharding.Sharding`, "
+        "`olympus.Device`, `Format`, `olympus.memory.Space` or a pytree of these values. "
+        f"Received invalid value: {device}"
     )
 
 

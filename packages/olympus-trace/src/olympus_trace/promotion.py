@@ -192,8 +192,27 @@ def promote_shapes(*args, fun_name: str = "broadcasting"):
         return list(args)
     if _rank_promotion != "allow":
         _check_rank_promotion(fun_name, shapes)
-    shape = broadcast_shapes(*shapes)
+    try:
+        shape = broadcast_shapes(*shapes)
+    except ValueError:  # JAX's elementwise primitives refuse these with a TypeError
+        name = _LAX_NAMES.get(fun_name, fun_name)
+        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
+                        f"{', '.join(str(tuple(s)) for s in shapes)}.") from None
     return [a if s == () or s == shape else broadcast_to(a, shape) for a, s in zip(args, shapes)]
+
+
+#: NumPy function name -> the lax primitive JAX's error names when its operands do not
+#: broadcast together (``jnp.multiply`` -> "mul ... incompatible shapes").
+_LAX_NAMES = {
+    "subtract": "sub", "multiply": "mul", "divide": "div", "true_divide": "div",
+    "floor_divide": "div", "maximum": "max", "minimum": "min", "arctan2": "atan2",
+    "less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge",
+    "equal": "eq", "not_equal": "ne", "power": "pow", "remainder": "rem", "mod": "rem",
+    "fmod": "rem", "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
+    "logical_and": "and", "logical_or": "or", "logical_xor": "xor", "logaddexp": "max",
+    "logaddexp2": "max", "left_shift": "shift_left", "right_shift": "shift_right_arithmetic",
+    "hypot": "mul", "copysign": "mul", "nextafter": "nextafter",
+}
 
 
 def canonicalize_axis(axis: int, ndim: int) -> int:
