@@ -659,8 +659,6 @@ ERRORS = [
      re.escape("checkpoint call_olympuspr takes input types (f32[2],), but was called with "
                "arguments of type (i32[2],)")),
     # convolution
-    ("conv_general_dilated", "f32[2,3,9,10] f32[4,2,3,3]", _conv(),
-     r"feature dimension size divided by feature_group_count .* but 3 // 1 != 2"),
     ("conv_general_dilated", "f32[2,3,9,10] i32[4,3,3,3]", _conv(),
      "same dtype, got float32 and int32"),
     ("conv_general_dilated", "f32[2,3,9] f32[4,3,3,3]", _conv(),
@@ -1012,3 +1010,10 @@ def test_device_put_moves_values_between_memory_spaces():
     # A device (or None) keeps the memory space.
     assert abstract_eval(P.device_put_p, host, devices=(None,), srcs=(None,),
                          copy_semantics=(ACS.REUSE_INPUT,))[0] == host
+
+
+def test_conv_feature_mismatch_is_jax_0_10_2s_value_error():
+    with pytest.raises(ValueError, match=r"feature dimension size divided by "
+                                         r"feature_group_count .* but 3 // 1 != 2"):
+        abstract_eval(primitives_by_name["conv_general_dilated"],
+                      *As("f32[2,3,9,10] f32[4,2,3,3]"), **_conv())

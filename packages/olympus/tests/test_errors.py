@@ -388,3 +388,33 @@ def test_bad_inputs_that_returned_values_raise_or_match_jax():
     assert jnp.fft.ifft(jnp.ones(0)).shape == (0,)
     with pytest.raises(ValueError, match="Invalid number of FFT data points"):
         jnp.fft.fft(jnp.ones(3), n=0)
+
+
+def test_exception_types_match_jax_0_10_2():
+    """Types (and messages where shown) recorded from reference JAX 0.10.2."""
+    from olympus import lax
+
+    with pytest.raises(TypeError, match="unexpected keyword argument 'newshape'"):
+        jnp.reshape(jnp.ones(6), newshape=(2, 3))
+    with pytest.raises(ValueError, match="None is not a valid value for jnp.array"):
+        jnp.array(None)
+    with pytest.raises(OverflowError, match="Python int 1099511627776 too large to convert "
+                                            "to int32"):
+        jnp.arange(3)[2**40]
+    np.testing.assert_array_equal(jnp.arange(3)[5], 2)  # in int32: clamped, as before
+    with pytest.raises(ValueError, match=r"tangent values inconsistent with the original "
+                                         r"primal values:\nGot tangent aval float32\[2\] for "
+                                         r"primal aval float32\[3\] but expected float32\[3\]"):
+        olympus.linearize(jnp.sin, jnp.ones(3))[1](jnp.ones(2))
+    with pytest.raises(ValueError, match=r"but 2 // 1 != 1\."):
+        lax.conv_general_dilated(jnp.ones((1, 2, 3, 3)), jnp.ones((1, 1, 2, 2)), (1, 1),
+                                 "VALID")
+    with pytest.raises(IndexError, match="index 2 is out of bounds for axis 0 with size 2"):
+        jnp.swapaxes(jnp.ones((2, 3)), 0, 2)
+    with pytest.raises(olympus.errors.ConcretizationTypeError,
+                       match="The axis argument must be known statically"):
+        olympus.jit(lambda x, a: jnp.sum(x, axis=a))(jnp.ones((2, 3)), 0)
+    with pytest.raises(olympus.errors.ConcretizationTypeError, match="argument `num_classes`"):
+        olympus.jit(lambda n: olympus.nn.one_hot(jnp.array([0]), n))(3)
+    with pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer"):
+        olympus.nn.one_hot(jnp.array([0, 1]), 2.5)

@@ -18,7 +18,7 @@ import numpy as np
 from olympus_ir import dtypes
 
 from . import lax_ops as lax
-from .core import get_aval
+from .core import Tracer, get_aval
 
 __all__ = [
     "PY_SCALARS", "is_python_scalar", "aval_of", "to_operand", "promote_dtypes",
@@ -216,7 +216,12 @@ _LAX_NAMES = {
 
 
 def canonicalize_axis(axis: int, ndim: int) -> int:
-    """`axis` in ``range(ndim)`` (negative counts from the end), or ValueError."""
+    """`axis` in ``range(ndim)`` (negative counts from the end), or ValueError (JAX's
+    ConcretizationTypeError for a traced axis)."""
+    if isinstance(axis, Tracer):
+        from .errors import ConcretizationTypeError
+
+        raise ConcretizationTypeError(axis, "The axis argument must be known statically.\n")
     axis = operator.index(axis)
     if not -ndim <= axis < ndim:
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")

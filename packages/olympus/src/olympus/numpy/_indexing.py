@@ -100,6 +100,12 @@ def getitem(x, idx):
     ints = [(i, n) for i, n in zip((i for i in idx if i is not None), shape)
             if _is_static_int(i)]
     in_bounds = builtins.all(-n <= int(i) < n for i, n in ints)
+    if not in_bounds:  # JAX converts an out-of-range static int to its int dtype first
+        info = np.iinfo(dtypes.default_int())
+        for i, _ in ints:
+            if type(i) is int and not info.min <= i <= info.max:
+                raise OverflowError(f"Python int {i} too large to convert to "
+                                    f"{np.dtype(dtypes.default_int()).name}")
     others = [i for i in idx if not (i is None or isinstance(i, builtins.slice)
                                      or _is_static_int(i))]
     if not others and in_bounds:

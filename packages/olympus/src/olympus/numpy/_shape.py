@@ -72,12 +72,11 @@ def canonicalize_shape(shape, what="shape") -> tuple:
 # --- reshaping and transposing ------------------------------------------------------------------
 
 
-def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    """A new shape for the same data (one dimension may be -1)."""
+def reshape(a, shape=None, order="C", *, copy=None):
+    """A new shape for the same data (one dimension may be -1). JAX 0.10.2 removed the
+    deprecated `newshape` keyword, so it is an unexpected keyword here too."""
     if shape is None:
-        if newshape is None:
-            raise TypeError("reshape() missing required argument: 'shape'")
-        shape = newshape
+        raise TypeError("reshape() missing required argument: 'shape'")
     a = ensure_arraylike("reshape", a)
     shape = canonicalize_shape(shape)
     if order == "C" or order is None:
@@ -157,6 +156,9 @@ def swapaxes(a, axis1, axis2):
     a = ensure_arraylike("swapaxes", a)
     nd = _ndim(a)
     perm = list(range(nd))
+    for ax in (axis1, axis2):  # JAX swaps entries of a NumPy permutation: its IndexError
+        if isinstance(ax, (int, np.integer)) and not -nd <= ax < nd:
+            raise IndexError(f"index {ax} is out of bounds for axis 0 with size {nd}")
     a1, a2 = canonicalize_axis(axis1, nd), canonicalize_axis(axis2, nd)
     perm[a1], perm[a2] = perm[a2], perm[a1]
     return lax.transpose(a, perm)
