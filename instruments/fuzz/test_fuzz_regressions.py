@@ -178,3 +178,15 @@ def test_bool_times_nonfinite_float_is_xlas_select():
     assert np.isinf(bf[0]) and np.isnan(bf[1:]).all()
     x3 = jnp.asarray(np.array([[True, True, False]]))
     np.testing.assert_array_equal(np.asarray(x3 * jnp.log2(x3)), [[0.0, 0.0, 0.0]])
+
+
+@pytest.mark.xfail(strict=True, reason="open: under a top-level vmap the bool operand is "
+                   "converted in its own eager program, so XLA cannot rewrite the product "
+                   "as a select and False * inf is IEEE's nan; JAX runs jnp.multiply as one "
+                   "jitted program under vmap too and returns 0")
+def test_bool_times_inf_under_vmap_matches_jax():
+    b = jnp.array([True, False, True, False])
+    f = jnp.array([np.inf, np.inf, np.nan, -np.inf], jnp.float32)
+    # Recorded from reference JAX 0.10.2: jax.vmap(lambda x, y: x * y)(b, f).
+    np.testing.assert_array_equal(np.asarray(olympus.vmap(lambda x, y: x * y)(b, f)),
+                                  [np.inf, 0.0, np.nan, 0.0])
