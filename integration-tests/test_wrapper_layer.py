@@ -308,4 +308,4 @@ def test_wrapper_modules_cover_the_families_with_wrappers():
     assert modules == {"callbacks", "checks", "collectives", "control_flow", "convolution",
                        "cumulative",
                        "elementwise", "indexing", "linalg", "linalg_lapack", "random", "reductions",
-                       "shape_ops", "sharding", "sorting", "windowed"}
+                       "shape_ops", "sharding", "sorting", "transfers", "windowed"}

@@ -205,10 +205,25 @@ def _plain(f):
     return lambda x, y, c: f(x, y)
 
 
+def _xla_multiply(x, y, c):
+    """NumPy's product, except where a bool operand meets a float16/32/64 one: XLA's
+    simplifier turns ``convert(bool) * x`` into ``select(bool, x, 0)``, so False times
+    inf or nan is 0, not nan. Reference JAX 0.10.2 returns exactly that (recorded:
+    ``[True, False] * [inf, inf]`` is ``[inf, 0.]``); bfloat16, computed in float32
+    after a conversion the simplifier does not see through, keeps IEEE's nan."""
+    out = np.multiply(x, y)
+    if vt.kind(c.compute) != "f" or c.compute == "bfloat16":
+        return out
+    for arg, key in ((x, c.keys[0]), (y, c.keys[1])):
+        if vt.kind(key) == "b":
+            out = np.where(np.asarray(arg) != 0, out, np.zeros((), out.dtype))
+    return out
+
+
 _b("add", _plain(np.add), compute="promote", smooth=True)
 _b("subtract", _plain(np.subtract), compute="promote", smooth=True,
    accepts=lambda k: not all(vt.kind(x) == "b" for x in k))
-_b("multiply", _plain(np.multiply), compute="promote", smooth=True)
+_b("multiply", _xla_multiply, compute="promote", smooth=True)
 _b("true_divide", _plain(np.true_divide))
 _b("floor_divide", _int_or(vt.int_floor_divide, np.floor_divide), compute="promote",
    native=True, accepts=_not_bool)
@@ -240,7 +255,7 @@ for _name, _tmpl, _ref, _kw in (
     ("sub_op", "{0} - {1}", _plain(np.subtract),
      {"compute": "promote", "smooth": True,
       "accepts": lambda k: _no_py_pair(k) and not all(vt.kind(x) == "b" for x in k)}),
-    ("mul_op", "{0} * {1}", _plain(np.multiply), {"compute": "promote", "smooth": True}),
+    ("mul_op", "{0} * {1}", _xla_multiply, {"compute": "promote", "smooth": True}),
     ("div_op", "{0} / {1}", _plain(np.true_divide), {}),
     ("floordiv_op", "{0} // {1}", _int_or(vt.int_floor_divide, np.floor_divide),
      {"compute": "promote", "native": True, "accepts": lambda k: _no_py_pair(k) and _not_bool(k)}),

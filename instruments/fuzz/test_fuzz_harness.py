@@ -95,3 +95,15 @@ def test_every_known_divergence_has_its_regression_test():
         if name.startswith("test_") and any(m.name == "xfail" for m in getattr(
                 test, "pytestmark", [])):
             assert name in named, f"{name} is marked xfail but has no known.KNOWN entry"
+
+
+def test_bool_float_product_reference_follows_xla():
+    """The reference of `multiply` / `*` (see `ops._xla_multiply`): JAX 0.10.2's recorded
+    ``[True, False] * [inf, nan]`` is ``[inf, 0.]``; bfloat16 keeps IEEE's nan."""
+    ref = ops.OPS["mul_op"].ref
+    b = np.array([True, False])
+    f = np.array([np.inf, np.nan], np.float32)
+    out = ref([b, f], {}, ops.Ctx(("bool", "float32"), "float32", "float32"))
+    np.testing.assert_array_equal(out, [np.inf, 0.0])
+    out = ref([b, f], {}, ops.Ctx(("bool", "bfloat16"), "bfloat16", "bfloat16"))
+    assert np.isnan(out[1])

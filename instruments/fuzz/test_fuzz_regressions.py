@@ -159,3 +159,34 @@ def test_var_and_std_with_ddof_at_least_n_are_nan():
     assert np.isnan(float(jnp.std(jnp.arange(3.0), ddof=4)))
     assert np.isnan(float(jnp.var(jnp.ones((0,)), ddof=1)))
     assert np.isnan(float(jnp.var(jnp.ones((1,)), ddof=1)))
+
+
+# ---------------------------------------------------------------- bool x float products
+
+
+def test_bool_times_nonfinite_float_is_xlas_select():
+    """Found by the fuzzer (a harness reference bug, not an Olympus one): XLA rewrites
+    ``convert(bool) * x`` as ``select(bool, x, 0)``, so False * inf is 0 in JAX 0.10.2
+    too (recorded: ``[inf, 0., nan, 0.]`` eagerly and under jit; bfloat16 keeps IEEE's
+    nan). The fuzz reference (`ops._xla_multiply`) now follows that rule."""
+    b = jnp.array([True, False, True, False])
+    f = jnp.array([np.inf, np.inf, np.nan, -np.inf], jnp.float32)
+    np.testing.assert_array_equal(np.asarray(b * f), [np.inf, 0.0, np.nan, 0.0])
+    np.testing.assert_array_equal(np.asarray(olympus.jit(jnp.multiply)(b, f)),
+                                  [np.inf, 0.0, np.nan, 0.0])
+    bf = np.asarray(b * f.astype(jnp.bfloat16), np.float32)
+    assert np.isinf(bf[0]) and np.isnan(bf[1:]).all()
+    x3 = jnp.asarray(np.array([[True, True, False]]))
+    np.testing.assert_array_equal(np.asarray(x3 * jnp.log2(x3)), [[0.0, 0.0, 0.0]])
+
+
+@pytest.mark.xfail(strict=True, reason="open: under a top-level vmap the bool operand is "
+                   "converted in its own eager program, so XLA cannot rewrite the product "
+                   "as a select and False * inf is IEEE's nan; JAX runs jnp.multiply as one "
+                   "jitted program under vmap too and returns 0")
+def test_bool_times_inf_under_vmap_matches_jax():
+    b = jnp.array([True, False, True, False])
+    f = jnp.array([np.inf, np.inf, np.nan, -np.inf], jnp.float32)
+    # Recorded from reference JAX 0.10.2: jax.vmap(lambda x, y: x * y)(b, f).
+    np.testing.assert_array_equal(np.asarray(olympus.vmap(lambda x, y: x * y)(b, f)),
+                                  [np.inf, 0.0, np.nan, 0.0])

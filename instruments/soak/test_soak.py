@@ -27,11 +27,9 @@ def test_threads_get_right_values():
     assert result["traces"] > 0 and result["compiles"] > 0  # the counters do count
 
 
-@pytest.mark.xfail(strict=False, reason="soak: a race still open after issue 16: when 8 "
-                   "threads make a signature's first call together, it can be traced and "
-                   "compiled twice (6 traces / 6 compiles for 5 signatures, in some runs); "
-                   "non-strict because a run may miss the race")
 def test_threads_compile_each_signature_once():
+    """8 threads making each signature's first call together trace and compile it once
+    (threads missing the same signature wait on one per-key lock, `jit.Jitted._miss`)."""
     many, one = soak.run_threads(sys.executable, "olympus", soak.SMALL["threads"],
                                  soak.SMALL_TIMEOUT)
     assert not soak.judge("threads", many, one)

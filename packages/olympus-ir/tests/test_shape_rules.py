@@ -13,6 +13,7 @@ import pytest
 
 from olympus_ir import (
     ClosedOlympuspr,
+    MemorySpace,
     Olympuspr,
     ShapedArray,
     Var,
@@ -29,6 +30,7 @@ from olympus_ir.prims.indexing import ScatterDimensionNumbers as SDN
 from olympus_ir.prims.linalg import Precision, canonicalize_precision
 from olympus_ir.prims.linalg_lapack import FftType
 from olympus_ir.prims.random import RandomAlgorithm
+from olympus_ir.prims.transfers import ArrayCopySemantics as ACS
 
 f32, i32, u32 = np.dtype("float32"), np.dtype("int32"), np.dtype("uint32")
 
@@ -420,6 +422,10 @@ HAPPY = [
      dict(olympuspr=fn("f32[2,3] i32[]", "f32[2,3] f32[3]"), mesh=_MESH,
           in_specs=(_Spec("x"), _Spec()), out_specs=(_Spec(None, "x"), _Spec()),
           manual_axes=("x",), check_vma=True), ["f32[2,12]", "f32[3]"]),
+    # transfers
+    ("device_put", "f32[4] i32[]",
+     dict(devices=(MemorySpace.Host, None), srcs=(None, None),
+          copy_semantics=(ACS.ALWAYS_COPY, ACS.REUSE_INPUT)), ["f32[4]", "i32[]"]),
     # custom derivatives and checkpoint
     ("custom_jvp_call", "f32[2]* i32[]",
      dict(call_olympuspr=fn("f32[2] i32[]", "i32[] f32[2]"), jvp=print, num_consts=0),
@@ -685,8 +691,6 @@ ERRORS = [
      re.escape("checkpoint call_olympuspr takes input types (f32[2],), but was called with "
                "arguments of type (i32[2],)")),
     # convolution
-    ("conv_general_dilated", "f32[2,3,9,10] f32[4,2,3,3]", _conv(),
-     r"feature dimension size divided by feature_group_count .* but 3 // 1 != 2"),
     ("conv_general_dilated", "f32[2,3,9,10] i32[4,3,3,3]", _conv(),
      "same dtype, got float32 and int32"),
     ("conv_general_dilated", "f32[2,3,9] f32[4,3,3,3]", _conv(),
@@ -724,6 +728,9 @@ ERRORS = [
      "FFT requires a complex64 or complex128 operand, got float32"),
     ("top_k", "f32[5]", dict(k=2.0), "top_k k must be an int, got 2.0"),
     ("top_k", "f32[5]", dict(k=True), "top_k k must be an int, got True"),
+    ("device_put", "f32[4]", dict(devices=(None, None), srcs=(None,),
+                                  copy_semantics=(ACS.ALWAYS_COPY,)),
+     "device_put got 1 operands, 2 devices, 1 srcs"),
 ]
 
 
@@ -1036,3 +1043,30 @@ def test_call_exported_mismatch_messages_are_jax():
     f0.out_avals = (ShapedArray((), dtypes.float0),)
     [out] = abstract_eval(p, A("bool[2]"), exported=f0)
     assert same(out, A("bool[]"))
+
+def test_device_put_moves_values_between_memory_spaces():
+    x = ShapedArray((4,), np.float32)
+    host = abstract_eval(P.device_put_p, x, devices=(MemorySpace.Host,), srcs=(None,),
+                         copy_semantics=(ACS.ALWAYS_COPY,))[0]
+    assert host.memory_space is MemorySpace.Host and host.str_short() == "f32<host>[4]"
+    assert host != x and host == x.update(memory_space=MemorySpace.Host)
+    assert repr(host) == "ShapedArray(float32<host>[4])"
+
+    class _PinnedSharding:  # a sharding-like target: only its memory kind matters
+        memory_kind = "pinned_host"
+
+    assert abstract_eval(P.device_put_p, x, devices=(_PinnedSharding(),), srcs=(None,),
+                         copy_semantics=(ACS.REUSE_INPUT,))[0] == host
+    back = abstract_eval(P.device_put_p, host, devices=(MemorySpace.Device,), srcs=(None,),
+                         copy_semantics=(ACS.ALWAYS_COPY,))[0]
+    assert back == x and repr(ACS.ALWAYS_COPY) == "ArrayCopySemantics.ALWAYS_COPY"
+    # A device (or None) keeps the memory space.
+    assert abstract_eval(P.device_put_p, host, devices=(None,), srcs=(None,),
+                         copy_semantics=(ACS.REUSE_INPUT,))[0] == host
+
+
+def test_conv_feature_mismatch_is_jax_0_10_2s_value_error():
+    with pytest.raises(ValueError, match=r"feature dimension size divided by "
+                                         r"feature_group_count .* but 3 // 1 != 2"):
+        abstract_eval(primitives_by_name["conv_general_dilated"],
+                      *As("f32[2,3,9,10] f32[4,2,3,3]"), **_conv())

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from _lower_util import Builder, closed_fn, fake_exported
 
-from olympus_ir import ShapedArray
+from olympus_ir import MemorySpace, ShapedArray
 from olympus_ir import primitives as P
 from olympus_ir.core import primitives_by_name
 from olympus_ir.prims.convolution import ConvDimensionNumbers as CDN
@@ -18,6 +18,7 @@ from olympus_ir.prims.indexing import GatherDimensionNumbers as GDN
 from olympus_ir.prims.indexing import ScatterDimensionNumbers as SDN
 from olympus_ir.prims.linalg_lapack import FftType
 from olympus_ir.prims.random import RandomAlgorithm
+from olympus_ir.prims.transfers import ArrayCopySemantics as ACS
 from olympus_ir.shape_poly import symbolic_shape
 from olympus_lower import get_lowering_rule, lower_olympuspr, lowering_rules
 
@@ -277,6 +278,11 @@ def _cases():
     cases["fft"] = (_single(P.fft_p, [x3], fft_type=FftType.RFFT, fft_lengths=(3,)),
                     ["stablehlo.fft %arg0, type = RFFT, length = [3]",
                      "-> tensor<2xcomplex<f32>>"])
+    # A transfer is the identity on CPU (as JAX lowers it); the result names its memory.
+    cases["device_put"] = (
+        _single(P.device_put_p, [m], devices=(MemorySpace.Host,), srcs=(None,),
+                copy_semantics=(ACS.ALWAYS_COPY,)),
+        ['mhlo.memory_kind = "pinned_host"', "return %arg0"])
     cases["top_k"] = (_single(P.top_k_p, [m], k=2),
                       ["chlo.top_k(%arg0, k = 2)", "-> (tensor<2x2xf32>, tensor<2x2xi32>)"])
     return cases

@@ -176,7 +176,8 @@ def test_deleted_array_raises_clearly():
     a = put(np.arange(3, dtype=np.float32))
     a.delete()
     assert a.is_deleted()
-    assert repr(a) == "Array(<deleted>, shape=(3,), dtype=float32)"
+    with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=f32\[3\]"):
+        repr(a)  # as JAX 0.10.2: a deleted array has no repr
     msg = r"Array has been deleted with shape=f32\[3\]"
     # Several of these crash the process (SIGSEGV) if they reach jaxlib unchecked.
     for f in (a.is_ready, a.clone, a.platform, a.block_until_ready, a.copy_to_host_async,
@@ -284,7 +285,7 @@ def test_no_jax_import_attempts():
             repr(a); str(a); a.tolist(); list(a); a.copy_to_host_async(); a.clone()
             pickle.loads(pickle.dumps(a)); a.unsafe_buffer_pointer(); a.platform()
             ort.device_get(a); a.block_until_ready()
-        np.from_dlpack(y); float(ort.device_put(2.0)); a.delete(); repr(a)
+        np.from_dlpack(y); float(ort.device_put(2.0)); a.delete(); a.is_deleted()
         # Several devices: split and replicated puts, gathers, an SPMD executable.
         import jaxlib.xla_client as xc
         from mlir_helpers import parse

@@ -140,7 +140,8 @@ def test_donation_with_aliasing_output():
         exe.execute([x])
     with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=f32\[3\]"):
         np.asarray(x)
-    assert repr(x) == "Array(<deleted>, shape=(3,), dtype=float32)"
+    with pytest.raises(RuntimeError, match=r"Array has been deleted with shape=f32\[3\]"):
+        repr(x)  # as JAX 0.10.2: a deleted array has no repr
 
 
 def test_donated_args_parameter():

@@ -193,7 +193,8 @@ def test_rejects_unsupported_numpy_dtypes(bad, dtype):
 
 
 def test_device_argument_type():
-    with pytest.raises(TypeError, match="device must be a Device"):
+    with pytest.raises(ValueError, match="only accepts `None`, `olympus.sharding.Sharding`, "
+                                         "`olympus.Device`"):  # JAX 0.10.2's ValueError
         ort.device_put(1.0, "cpu:0")
 
 

@@ -36,6 +36,7 @@ from olympus_ir.prims.indexing import (
     ScatterDimensionNumbers,
 )
 from olympus_ir.prims.random import RandomAlgorithm
+from olympus_ir.prims.transfers import ArrayCopySemantics as ACS
 from olympus_trace import ad, tree_util
 from olympus_trace.core import bind
 
@@ -123,6 +124,10 @@ case("piecewise_constant", lambda x: (lax.floor(x), lax.ceil(x), lax.round(x),
      X + 0.25)
 case("stop_gradient", lambda x: lax.mul(lax.stop_gradient(x), x), X,
      ref=lambda xs, ts: [xs[0] * ts[0]])
+# A transfer that keeps the memory space (differentiating through a trip to host memory is
+# refused by JAX itself; offloaded residuals are tested in test_ad_checkpoint.py).
+case("device_put", lambda x: lax.mul(p(P.device_put_p, devices=(None,), srcs=(None,),
+                                       copy_semantics=(ACS.ALWAYS_COPY,))(x)[0], x), X)
 for _name in ("exp", "log", "sin", "sqrt", "tanh", "neg", "square", "conj"):
     case(f"{_name}_complex", p(primitives_by_name[_name]), c128(2, 3))
 case("abs_complex", p(P.abs_p), c128(2, 3))

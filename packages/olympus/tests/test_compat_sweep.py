@@ -126,8 +126,6 @@ def _olympus_function(name):
 
 # Keywords left out, with the reason (each an open item of the named issue).
 _KEYWORDS_AWAITING = {
-    ("device_put", "src"): "issue 20", ("device_put", "donate"): "issue 20",
-    ("device_put", "may_alias"): "issue 20",
     ("checkpoint", "static_argnames"): "issue 18", ("checkpoint", "concrete"): "issue 18",
     ("custom_jvp", "nondiff_argnames"): "issue 18",
     ("custom_vjp", "nondiff_argnames"): "issue 18",

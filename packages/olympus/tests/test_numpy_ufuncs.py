@@ -361,7 +361,7 @@ def test_errors():
         jnp.gcd(x, x)
     with pytest.raises(TypeError, match="takes 2 positional arguments but 1 were given"):
         jnp.add(x)
-    with pytest.raises(ValueError, match="Incompatible shapes for broadcasting"):
+    with pytest.raises(TypeError, match="add got incompatible shapes for broadcasting"):
         jnp.add(jnp.ones(3), jnp.ones(4))
     with pytest.raises(TypeError, match="ldexp: x2 must have an integer dtype"):
         jnp.ldexp(x, x)

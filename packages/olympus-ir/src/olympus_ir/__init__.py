@@ -7,7 +7,13 @@ serialization. Depends on numpy and ml_dtypes only.
 
 from . import dtypes, primitives
 from .__about__ import __version__
-from .avals import ShapedArray, ShapeDtypeStruct, canonicalize_shape, raise_to_shaped
+from .avals import (
+    MemorySpace,
+    ShapedArray,
+    ShapeDtypeStruct,
+    canonicalize_shape,
+    raise_to_shaped,
+)
 from .core import (
     ClosedOlympuspr,
     DropVar,
@@ -26,7 +32,7 @@ from .core import (
 from .pretty import pp_olympuspr
 
 __all__ = [
-    "__version__", "dtypes", "primitives", "ShapedArray", "ShapeDtypeStruct",
+    "__version__", "dtypes", "primitives", "MemorySpace", "ShapedArray", "ShapeDtypeStruct",
     "canonicalize_shape", "raise_to_shaped", "ClosedOlympuspr", "DropVar", "Eqn", "Literal",
     "Olympuspr", "Primitive", "SourceInfo", "Var", "abstract_eval", "def_shape_rule",
     "new_primitive", "primitive_by_name", "shape_rules", "pp_olympuspr",

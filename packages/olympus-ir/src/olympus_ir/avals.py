@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import math
 from typing import Any
 
@@ -53,16 +54,48 @@ def _too_big(shape, dtype):
         f"array can have ({_MAX_BYTES} bytes).")
 
 
-class ShapedArray:
-    """An array type: shape, dtype, and whether the dtype is weak (from a Python scalar)."""
+class MemorySpace(enum.Enum):
+    """Where an array lives: device memory (the default) or host memory (memory kind
+    ``pinned_host``), the target of offloaded checkpoint residuals. Printed in an aval as
+    ``f32<host>[4]``; ``olympus.memory.Space`` is this enum."""
 
-    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+    Device = enum.auto()
+    Host = enum.auto()
+    Any = enum.auto()
+
+    def __repr__(self) -> str:
+        return f"MemorySpace.{self.name}"
+
+    __hash__ = object.__hash__  # identity: cheaper than Enum's hash of the name
+
+
+def memory_kind_to_space(kind: str | None) -> MemorySpace:
+    """The memory space of a sharding's memory kind (``pinned_host`` is host memory)."""
+    return MemorySpace.Host if kind == "pinned_host" else MemorySpace.Device
+
+
+def memory_space_to_kind(space: MemorySpace) -> str:
+    """The runtime memory kind that holds values of memory space `space`."""
+    if space is MemorySpace.Host:
+        return "pinned_host"
+    if space is MemorySpace.Device:
+        return "device"
+    raise ValueError(f"memory space {space!r} has no memory kind")
+
+
+class ShapedArray:
+    """An array type: shape, dtype, whether the dtype is weak (from a Python scalar), and
+    its memory space (device unless offloaded to host memory)."""
+
+    __slots__ = ("shape", "dtype", "weak_type", "memory_space", "_hash")
     array_abstraction_level = 1
 
-    def __init__(self, shape: Any, dtype: Any, weak_type: bool = False):
+    def __init__(self, shape: Any, dtype: Any, weak_type: bool = False,
+                 memory_space: MemorySpace = MemorySpace.Device):
         self.shape = canonicalize_shape(shape)
         self.dtype = dtypes.dtype(dtype) if not isinstance(dtype, np.dtype) else dtype
         self.weak_type = bool(weak_type)
+        self.memory_space = memory_space
         self._hash = None
         size = math.prod(self.shape)
         if type(size) is int and size * self.dtype.itemsize > _MAX_BYTES:
@@ -76,11 +109,13 @@ class ShapedArray:
     def size(self) -> int:
         return math.prod(self.shape)
 
-    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+    def update(self, shape=None, dtype=None, weak_type=None,
+               memory_space=None) -> ShapedArray:
         return ShapedArray(
             self.shape if shape is None else shape,
             self.dtype if dtype is None else dtype,
             self.weak_type if weak_type is None else weak_type,
+            self.memory_space if memory_space is None else memory_space,
         )
 
     def strip_weak_type(self) -> ShapedArray:
@@ -92,21 +127,25 @@ class ShapedArray:
             and self.shape == other.shape  # type: ignore[attr-defined]
             and self.dtype == other.dtype  # type: ignore[attr-defined]
             and self.weak_type == other.weak_type  # type: ignore[attr-defined]
+            and self.memory_space is other.memory_space  # type: ignore[attr-defined]
         )
 
     def __hash__(self) -> int:
         h = self._hash
         if h is None:
-            h = self._hash = hash((self.shape, self.dtype, self.weak_type))
+            h = self._hash = hash((self.shape, self.dtype, self.weak_type, self.memory_space))
         return h
 
     def str_short(self, short_dtypes: bool = True) -> str:
-        """``f32[3,4]``: the form used in printed olympusprs."""
+        """``f32[3,4]`` (``f32<host>[3,4]`` in host memory): the form used in printed
+        olympusprs."""
         if short_dtypes:
             name = dtypes.short_name(self.dtype)
         else:  # numpy calls float0's structured dtype "void"; JAX prints "float0"
             name = "float0" if self.dtype == dtypes.float0 else self.dtype.name
-        return f"{name}[{','.join(map(str, self.shape))}]"
+        space = "" if self.memory_space is MemorySpace.Device else \
+            f"<{self.memory_space.name.lower()}>"
+        return f"{name}{space}[{','.join(map(str, self.shape))}]"
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""

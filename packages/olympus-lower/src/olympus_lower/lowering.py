@@ -262,6 +262,40 @@ def _type_key(aval: ShapedArray) -> tuple:
 _INVALID_NAME_CHARS = re.compile(r"[^\w.-]")
 
 
+def transfer_memory_spaces(jpr: Olympuspr) -> bool:
+    """Whether `jpr` (or a sub-olympuspr) moves a value to or from a memory space (a
+    ``device_put`` to a `MemorySpace`, as offloaded checkpoint residuals are)."""
+    from olympus_ir.avals import MemorySpace
+    from olympus_ir.stats import sub_olympusprs
+
+    for e in jpr.eqns:
+        if e.primitive.name == "device_put" and any(
+                isinstance(d, MemorySpace) for d in e.params["devices"]):
+            return True
+        if any(transfer_memory_spaces(sub) for _, sub in sub_olympusprs(e.params)):
+            return True
+    return False
+
+
+def memory_kinds(in_avals: Sequence[Any], out_avals: Sequence[Any],
+                 jpr: Olympuspr) -> tuple[list[str | None], list[str | None]] | None:
+    """The ``mhlo.memory_kind`` of each argument and result, or None when every value is in
+    device memory and nothing moves between memory spaces (JAX then leaves them out): once
+    memory spaces are in play every result names its kind and a host argument names its."""
+    from olympus_ir.avals import MemorySpace, memory_space_to_kind
+
+    def host(a):
+        return getattr(a, "memory_space", MemorySpace.Device) is MemorySpace.Host
+
+    if not (any(map(host, in_avals)) or any(map(host, out_avals))
+            or transfer_memory_spaces(jpr)):
+        return None
+    ins = [memory_space_to_kind(a.memory_space) if host(a) else None for a in in_avals]
+    outs = [memory_space_to_kind(getattr(a, "memory_space", MemorySpace.Device))
+            for a in out_avals]
+    return ins, outs
+
+
 def module_name(fun_name: str) -> str:
     """The StableHLO module's symbol for a jitted function: ``jit_<name>`` with characters
     outside ``[A-Za-z0-9_.-]`` replaced by ``_`` and trailing underscores dropped, as JAX
@@ -443,6 +477,11 @@ def lower_olympuspr(
             for i, sh in enumerate(arg_shardings):
                 if sh is not None:
                     arg_attrs[n_hoisted + i]["sdy.sharding"] = ir.Attribute.parse(sh)
+        kinds = memory_kinds(in_avals, out_avals, jpr)
+        if kinds is not None:
+            for d, k in zip(arg_attrs, kinds[0], strict=True):
+                if k is not None:
+                    d["mhlo.memory_kind"] = ir.StringAttr.get(k)
         if n_platform_args:
             arg_attrs.insert(0, {"jax.global_constant": ir.StringAttr.get("_platform_index")})
         if any(arg_attrs):
@@ -458,6 +497,9 @@ def lower_olympuspr(
             for d, sh in zip(res_attrs, result_shardings, strict=True):
                 if sh is not None:
                     d["sdy.sharding"] = ir.Attribute.parse(sh)
+        if kinds is not None:
+            for d, k in zip(res_attrs, kinds[1], strict=True):
+                d["mhlo.memory_kind"] = ir.StringAttr.get(k)
         if any(res_attrs):
             fn.result_attrs = ir.ArrayAttr.get([ir.DictAttr.get(d) for d in res_attrs])
         if meshes:

@@ -452,8 +452,8 @@ def _repr(self: Any) -> str:
     aval = self.aval
     dtype_str = f"dtype={aval.dtype.name}"
     dtype_str += ", weak_type=True)" if aval.weak_type else ")"
-    if self.is_deleted():
-        return f"{prefix}<deleted>, shape={tuple(aval.shape)}, {dtype_str}"
+    if self.is_deleted():  # JAX 0.10.2 raises here too (no value left to show)
+        raise _deleted_error(self)
     line_width = np.get_printoptions()["linewidth"]
     if math.prod(aval.shape) == 0:
         s = f"[], shape={tuple(aval.shape)}"

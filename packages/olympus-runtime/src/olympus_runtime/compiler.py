@@ -26,7 +26,12 @@ from olympus_ir import ShapedArray, dtypes
 
 from . import backend, persistent_cache, serialized
 from ._once import OnceMap
-from .sharding import GSPMDSharding, _same_layout, named_from_hlo, sharding_for
+from .sharding import (
+    GSPMDSharding,
+    _same_layout,
+    named_from_hlo,
+    sharding_in_memory,
+)
 
 
 class _LazyMlirIr:
@@ -498,9 +503,9 @@ class Executable:
         self.committed = committed
         self.name = name
         if num_partitions == 1:
-            sharding = sharding_for(self.devices[0])
-            self.in_shardings = (sharding,) * len(self.in_avals)
-            self.out_shardings = (sharding,) * len(self.out_avals)
+            dev = self.devices[0]
+            self.in_shardings = tuple(sharding_in_memory(dev, a) for a in self.in_avals)
+            self.out_shardings = tuple(sharding_in_memory(dev, a) for a in self.out_avals)
         else:
             # (A program with no parameters or no results still reports one sharding.)
             self.in_shardings = tuple(

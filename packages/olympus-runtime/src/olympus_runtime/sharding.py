@@ -126,6 +126,17 @@ def sharding_for(device: Any) -> SingleDeviceSharding:
     return s
 
 
+def sharding_in_memory(device: Any, aval: Any) -> SingleDeviceSharding:
+    """The interned sharding of `device` in the memory `aval` lives in (``pinned_host``
+    for a value in host memory, else the default memory)."""
+    space = getattr(aval, "memory_space", None)
+    if space is None or space.name == "Device":
+        return sharding_for(device)
+    from olympus_ir.avals import memory_space_to_kind
+
+    return SingleDeviceSharding(device, memory_kind=memory_space_to_kind(space))
+
+
 def _sharding_from_device_id(device_id: int, memory_kind: str) -> SingleDeviceSharding:
     from .backend import devices
 

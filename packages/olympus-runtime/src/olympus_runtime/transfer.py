@@ -16,6 +16,7 @@ import numpy as np
 from jaxlib import _jax
 
 from olympus_ir import ShapedArray, dtypes
+from olympus_ir.avals import memory_kind_to_space
 
 from . import backend
 from .readback import value_of
@@ -50,12 +51,15 @@ def _resolve_device(device: Any) -> tuple[Any, bool]:
     if device is None:
         return backend.default_device(), False
     if isinstance(device, SingleDeviceSharding):
+        if device._memory_kind != "device":  # another memory of the device (pinned_host)
+            return device, True
         return device._device, True
     if isinstance(device, (_jax.Device, GSPMDSharding, NamedSharding)):
         return device, True
-    raise TypeError(
-        "device_put: device must be a Device, a Sharding (SingleDeviceSharding, "
-        f"NamedSharding, GSPMDSharding) or None, got {type(device).__name__}: {device!r}"
+    raise ValueError(  # JAX 0.10.2's type and words
+        "`olympus.device_put` only accepts `None`, `olympus.sharding.Sharding`, "
+        "`olympus.Device`, `Format`, `olympus.memory.Space` or a pytree of these values. "
+        f"Received invalid value: {device}"
     )
 
 
@@ -112,6 +116,8 @@ def _put_array(x: Any, device: Any | None) -> Any:
     sharding = x._sharding
     if sharding is target:
         return x
+    if isinstance(target, SingleDeviceSharding) or sharding._memory_kind != "device":
+        return _put_in_memory(x, target)
     source_devices = sharding._internal_device_list
     if isinstance(target, MULTI) or len(source_devices) != 1:
         # Resharding goes through the host (simple and always correct).
@@ -126,6 +132,21 @@ def _put_array(x: Any, device: Any | None) -> Any:
     )
     # The copy comes back uncommitted; an explicit device commits it (as in JAX).
     return ArrayImpl(x.aval, dest, [out], True, _skip_checks=True)
+
+
+def _put_in_memory(x: Any, target: Any) -> Any:
+    """`x` (a single-device Array) copied into another memory: `target` is a device (its
+    default memory) or a `SingleDeviceSharding` naming a memory kind (``pinned_host``).
+    The result's aval says which memory space it is in."""
+    if isinstance(target, MULTI) or len(x._sharding._internal_device_list) != 1:
+        raise ValueError(
+            "device_put: moving an array between memory kinds is supported for "
+            f"single-device arrays and shardings only (got {x._sharding!r} -> {target!r})")
+    dest = target if isinstance(target, SingleDeviceSharding) else sharding_for(target)
+    (out,) = _jax.batched_copy_array_to_devices_with_sharding(
+        [x], [dest._internal_device_list], [dest], [_ALWAYS_COPY])
+    aval = x.aval.update(memory_space=memory_kind_to_space(dest._memory_kind))
+    return ArrayImpl(aval, dest, [out], True, _skip_checks=True)
 
 
 _PY_SCALARS = (bool, int, float, complex)
@@ -203,6 +224,12 @@ def _put_leaf(x: Any, device: Any | None) -> Any:
     dev, committed = _resolve_device(device)
     if isinstance(dev, MULTI):
         return _put_sharded(host, aval, dev)
+    if isinstance(dev, SingleDeviceSharding):  # a memory kind other than the default
+        aval = aval.update(memory_space=memory_kind_to_space(dev._memory_kind))
+        return _batched_device_put(
+            aval, dev, [host], [dev._device], committed, False, _COPY_DURING_CALL,
+            _x64_config.enable_x64,
+        )
     return _batched_device_put(
         aval, sharding_for(dev), [host], [dev], committed, False, _COPY_DURING_CALL,
         _x64_config.enable_x64,

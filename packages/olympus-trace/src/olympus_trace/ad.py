@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir.avals import ShapedArray
+from olympus_ir.avals import MemorySpace, ShapedArray
 from olympus_ir.core import Eqn, Literal, Olympuspr, Primitive, Var, abstract_eval
 from olympus_ir.prims.control_flow import closed_call_p, jit_p
 
@@ -58,7 +58,7 @@ def tangent_dtype(dt) -> np.dtype:
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     if dtypes.is_inexact(aval.dtype):
-        return ShapedArray(aval.shape, aval.dtype, False)
+        return ShapedArray(aval.shape, aval.dtype, False, aval.memory_space)
     return _Float0Aval(aval.shape)
 
 
@@ -71,6 +71,7 @@ class _Float0Aval(ShapedArray):
         self.shape = tuple(shape)
         self.dtype = dtypes.float0
         self.weak_type = False
+        self.memory_space = MemorySpace.Device
         self._hash = None
 
     def str_short(self, short_dtypes: bool = True) -> str:

@@ -100,6 +100,8 @@ def _leaf_names(name: str, tree: Any) -> list[str]:
 def make_olympuspr(fun: Callable, static_argnums: int | Sequence[int] = (),
                    abstracted_axes=None, return_shape: bool = False):
     """Returns a function that traces `fun` on its arguments and returns a ClosedOlympuspr."""
+    if not callable(fun):
+        raise TypeError("the first argument must be callable")  # JAX's words
     if abstracted_axes is not None:
         raise NotImplementedError("abstracted_axes (dynamic shapes) is not supported")
     if isinstance(static_argnums, int):

@@ -16,10 +16,10 @@ import warnings
 import numpy as np
 
 from olympus_ir import dtypes
-from olympus_ir.shape_poly import is_constant_shape, to_dim
+from olympus_ir.shape_poly import to_dim
 
 from . import lax_ops as lax
-from .core import get_aval
+from .core import Tracer, get_aval
 
 __all__ = [
     "PY_SCALARS", "is_python_scalar", "aval_of", "to_operand", "promote_dtypes",
@@ -195,17 +195,36 @@ def promote_shapes(*args, fun_name: str = "broadcasting"):
         _check_rank_promotion(fun_name, shapes)
     try:
         shape = broadcast_shapes(*shapes)
-    except ValueError:
-        if fun_name == "broadcasting" or builtins.all(is_constant_shape(s) for s in shapes):
+    except ValueError:  # JAX's elementwise primitives refuse these with a TypeError
+        if fun_name == "broadcasting":
             raise
-        # Symbolic shapes that do not broadcast: JAX reports it from the primitive's rule.
-        raise TypeError(f"{fun_name} got incompatible shapes for broadcasting: "
+        name = _LAX_NAMES.get(fun_name, fun_name)
+        raise TypeError(f"{name} got incompatible shapes for broadcasting: "
                         f"{', '.join(str(tuple(s)) for s in shapes)}.") from None
     return [a if s == () or s == shape else broadcast_to(a, shape) for a, s in zip(args, shapes)]
 
 
+#: NumPy function name -> the lax primitive JAX's error names when its operands do not
+#: broadcast together (``jnp.multiply`` -> "mul ... incompatible shapes").
+_LAX_NAMES = {
+    "subtract": "sub", "multiply": "mul", "divide": "div", "true_divide": "div",
+    "floor_divide": "div", "maximum": "max", "minimum": "min", "arctan2": "atan2",
+    "less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge",
+    "equal": "eq", "not_equal": "ne", "power": "pow", "remainder": "rem", "mod": "rem",
+    "fmod": "rem", "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
+    "logical_and": "and", "logical_or": "or", "logical_xor": "xor", "logaddexp": "max",
+    "logaddexp2": "max", "left_shift": "shift_left", "right_shift": "shift_right_arithmetic",
+    "hypot": "mul", "copysign": "mul", "nextafter": "nextafter",
+}
+
+
 def canonicalize_axis(axis: int, ndim: int) -> int:
-    """`axis` in ``range(ndim)`` (negative counts from the end), or ValueError."""
+    """`axis` in ``range(ndim)`` (negative counts from the end), or ValueError (JAX's
+    ConcretizationTypeError for a traced axis)."""
+    if isinstance(axis, Tracer):
+        from .errors import ConcretizationTypeError
+
+        raise ConcretizationTypeError(axis, "The axis argument must be known statically.\n")
     axis = operator.index(axis)
     if not -ndim <= axis < ndim:
         raise ValueError(f"axis {axis} is out of bounds for array of dimension {ndim}")

@@ -60,7 +60,6 @@ from ._src.config import (
     transfer_guard_host_to_device,
 )
 from ._src.debugging import device_get_explicit as device_get
-from ._src.debugging import device_put_explicit as device_put
 from ._src.introspection import (
     ensure_compile_time_eval,
     eval_shape,
@@ -89,6 +88,8 @@ from ._src.sharding import (
     set_mesh,
     typeof,
 )
+from ._src.transfers import MemorySpace as _MemorySpace
+from ._src.transfers import device_put
 
 # Source lines of staged equations (StableHLO locations, error messages) name the user's
 # code: frames inside the olympus package (numpy, nn, scipy, lax, the eager lanes) are
@@ -106,6 +107,8 @@ config._apply_initial()
 from . import lax, numpy  # noqa: E402
 
 checking_leaks = check_tracer_leaks
+# `olympus.memory.Space.Host` / `.Device`: the memory spaces `device_put` can target.
+memory = __import__("types").SimpleNamespace(Space=_MemorySpace)
 
 __all__ = [
     "check_tracer_leaks", "checking_leaks", "fwd_and_bwd", "grad", "hessian", "jacfwd",
@@ -125,7 +128,7 @@ __all__ = [
     "transfer_guard", "transfer_guard_device_to_device", "transfer_guard_device_to_host",
     "transfer_guard_host_to_device", "ensure_compile_time_eval", "eval_shape", "named_call",
     "named_scope", "print_environment_info", "effects_barrier", "pure_callback",
-    "experimental", "monitoring", "profiler",
+    "experimental", "monitoring", "profiler", "memory",
 ]
 from . import debug  # noqa: E402,F401
 

@@ -108,7 +108,7 @@ def scan_shape_rule(*operands, olympuspr, length, reverse, num_consts, num_carry
         raise TypeError(f"scan linear must have one entry per operand ({len(operands)}), "
                         f"got {tuple(linear)}.")
     if not isinstance(unroll, bool):
-        _check_int("scan unroll", unroll, lo=1)
+        _check_int("scan unroll", unroll, lo=0)  # 0 runs like 1 (JAX accepts it)
     consts = operands[:num_consts]
     carry = operands[num_consts:num_consts + num_carry]
     xs = operands[num_consts + num_carry:]

@@ -95,8 +95,8 @@ def conv_general_dilated_shape_rule(lhs, rhs, *, window_strides, padding, lhs_di
     c = lhs.shape[lhs_spec[1]]
     i = rhs.shape[rhs_spec[1]]
     o = rhs.shape[rhs_spec[0]]
-    if c != i * fg:
-        raise TypeError(
+    if c != i * fg:  # JAX 0.10.2 raises ValueError here
+        raise ValueError(
             "conv_general_dilated lhs feature dimension size divided by feature_group_count "
             f"must equal the rhs input feature dimension size, but {c} // {fg} != {i}.")
     if o % fg:

@@ -23,6 +23,7 @@ from . import (  # noqa: E402,F401  (importing registers the rules)
     shape_ops,
     sharding,
     sorting,
+    transfers,
     windowed,
 )
 from ._registry import get_lowering_rule, lowering_rules, register_lowering  # noqa: E402

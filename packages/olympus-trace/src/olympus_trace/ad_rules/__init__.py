@@ -20,5 +20,6 @@ from . import (  # noqa: F401
     shape_ops,
     sharding,
     sorting,
+    transfers,
     windowed,
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 
 from olympus_ir import dtypes
+from olympus_ir.avals import memory_kind_to_space
 from olympus_ir.core import ClosedOlympuspr, Eqn, Olympuspr, Var
 from olympus_ir.prims.custom_derivatives import (
     JVP_OF_CUSTOM_VJP_MSG,
@@ -18,6 +19,7 @@ from olympus_ir.prims.custom_derivatives import (
     custom_vjp_call_p,
     name_p,
 )
+from olympus_ir.prims.transfers import ArrayCopySemantics, device_put_p
 
 from ..ad import (
     Zero,
@@ -117,10 +119,11 @@ def _checkpoint_jvp(primals, tangents, *, call_olympuspr, **params):
                    for p, nz in zip(out_p, out_nz)]
 
 
-def _saves(policy, eqn) -> bool:
-    """Whether `policy` lets the outputs of known equation `eqn` be saved as residuals
-    (True or `Saveable`; False or `Recompute` means recompute; `Offloadable` cannot be
-    honoured: there is no host memory space to offload to)."""
+def _verdict(policy, eqn):
+    """What `policy` says of the outputs of known equation `eqn`: False (recompute them in
+    the backward pass; also False or `Recompute`), True (save them as residuals; `Saveable`)
+    or ``(src, dst)`` memory spaces (`Offloadable`: save them in memory `dst`, moved there
+    from `src` in the forward pass and back in the backward pass)."""
     if policy is None:
         return False
     verdict = policy(eqn.primitive, *[v.aval for v in eqn.invars], **eqn.params)
@@ -132,44 +135,76 @@ def _saves(policy, eqn) -> bool:
     if kind == "RecomputeType":
         return False
     if kind == "Offloadable":
-        raise NotImplementedError(
-            f"checkpoint policy asked to offload a residual ({eqn.primitive.name} output) "
-            f"from memory kind {verdict.src!r} to {verdict.dst!r}: Olympus does not lower "
-            "transfers between memory spaces, so residuals cannot be offloaded; use a "
-            "policy that saves or recomputes them (e.g. save_only_these_names).")
+        return (memory_kind_to_space(verdict.src), memory_kind_to_space(verdict.dst))
     raise TypeError(f"checkpoint policy returned {verdict!r}; expected a bool, Saveable, "
                     "Recompute or Offloadable.")
+
+
+def _transfer(x: Var, out: Var, space) -> Eqn:
+    """``out = device_put(x)`` into memory space `space` (an offloaded residual's trip)."""
+    return Eqn(device_put_p, [x], [out],
+               dict(devices=(space,), srcs=(None,),
+                    copy_semantics=(ArrayCopySemantics.ALWAYS_COPY,)), None)
 
 
 def _checkpoint_partial_eval(eqn: Eqn, in_unknown):
     """Known side: the known outputs, plus the values the policy saves (residuals), run as
     ordinary primal equations. Unknown side: one checkpoint whose body recomputes, from the
-    known inputs and the saved values, every other known value the unknown outputs need."""
+    known inputs and the saved values, every other known value the unknown outputs need.
+    An offloaded residual is moved to its memory space (``device_put``) on the known side
+    and back to the device at the start of the unknown body."""
     closed = eqn.params["call_olympuspr"]
     policy = eqn.params.get("policy")
     j = closed.olympuspr
     known, _, out_unk, nres = partial_eval_olympuspr(j, in_unknown)
     n_known = len(known.outvars) - nres
     body_eqns = {id(e) for e in j.eqns}
-    saved_eqns = [e for e in known.eqns if id(e) in body_eqns and _saves(policy, e)] \
-        if policy is not None and not closed.consts else []
+    saved_eqns, offload = [], {}
+    if policy is not None and not closed.consts:
+        for e in known.eqns:
+            if id(e) not in body_eqns:
+                continue
+            v = _verdict(policy, e)
+            if v is False:
+                continue
+            saved_eqns.append(e)
+            if v is not True and v[0] is not v[1]:
+                offload.update((id(o), v) for o in e.outvars)
     saved_vars = [v for e in saved_eqns for v in e.outvars]
     k_in = [v for v, u in zip(eqn.invars, in_unknown) if not u]
     k_out = [v for v, u in zip(eqn.outvars, out_unk) if not u]
     if any(out_unk):
         dropped = {id(e) for e in saved_eqns}
         u_out_body = [v for v, u in zip(j.outvars, out_unk) if u]
-        u_body = Olympuspr([], saved_vars + list(j.invars), u_out_body,
-                           [e for e in j.eqns if id(e) not in dropped])
+        # An offloaded value enters the body in its memory space and is moved back first.
+        res_in = [Var(v.aval.update(memory_space=offload[id(v)][1])) if id(v) in offload
+                  else v for v in saved_vars]
+        back = [_transfer(r, v, offload[id(v)][0])
+                for r, v in zip(res_in, saved_vars) if id(v) in offload]
+        u_body = Olympuspr([], res_in + list(j.invars), u_out_body,
+                           back + [e for e in j.eqns if id(e) not in dropped])
         u_body, used = dce_olympuspr(u_body, prune_invars=True)
         ns = len(saved_vars)
         used_saved = [v for v, u in zip(saved_vars, used[:ns]) if u]
-        res_vars = [Var(v.aval) for v in used_saved]
+        res_vars = [Var(r.aval) for r, u in zip(res_in, used[:ns]) if u]
         u_operands = res_vars + [a for a, u in zip(eqn.invars, used[ns:]) if u]
         u_body = u_body.replace(constvars=j.constvars)
     else:
         used_saved, res_vars = [], []
-    known_body = known.replace(outvars=list(known.outvars[:n_known]) + used_saved)
+    known_res, to_host = [], {}
+    for v in used_saved:
+        if id(v) in offload:
+            h = Var(v.aval.update(memory_space=offload[id(v)][1]))
+            to_host.setdefault(id(v), []).append(_transfer(v, h, offload[id(v)][1]))
+            v = h
+        known_res.append(v)
+    known_eqns_list = []
+    for e in known.eqns:  # each transfer right after the equation defining its value
+        known_eqns_list.append(e)
+        for o in e.outvars:
+            known_eqns_list += to_host.get(id(o), [])
+    known_body = known.replace(outvars=list(known.outvars[:n_known]) + known_res,
+                               eqns=known_eqns_list)
     known_body, _ = dce_olympuspr(known_body)
     known_body = known_body.replace(constvars=j.constvars)
     known_eqns = _inlined(known_body, closed.consts, k_in, k_out + res_vars)

@@ -26,6 +26,7 @@ from . import (
     shape_ops,
     sharding,
     sorting,
+    transfers,
     windowed,
 )
 from .callbacks import *  # noqa: F403
@@ -44,10 +45,12 @@ from .reductions import *  # noqa: F403
 from .shape_ops import *  # noqa: F403
 from .sharding import *  # noqa: F403
 from .sorting import *  # noqa: F403
+from .transfers import *  # noqa: F403
 from .windowed import *  # noqa: F403
 
 __all__ = sorted({name for m in (callbacks, checks, collectives, control_flow, convolution,
                                  cumulative,
                                  elementwise, indexing, linalg, linalg_lapack, random,
-                                 reductions, shape_ops, sharding, sorting, windowed)
+                                 reductions, shape_ops, sharding, sorting, transfers,
+                                 windowed)
                   for name in m.__all__})

@@ -18,7 +18,10 @@ def _shape(x):
 
 def _cumulative(prim, what):
     def f(operand, axis: int = 0, reverse: bool = False):
-        nd = len(_shape(operand))
+        shape = _shape(operand)
+        nd = len(shape)
+        if not -builtins.max(nd, 1) <= int(axis) < builtins.max(nd, 1):
+            raise ValueError(f"axis {axis} is out of bounds for array of shape {shape}")
         return bind(prim, operand, axis=int(axis) % builtins.max(nd, 1), reverse=bool(reverse))
 
     f.__name__ = prim.name

@@ -161,6 +161,13 @@ def round(x, rounding_method=0):  # noqa: A001
 
 def integer_pow(x, y: int):
     """Elementwise `x ** y` for a static Python integer `y`, as repeated multiplication."""
+    if isinstance(y, bool) or not isinstance(y, (int, np.integer)):
+        raise TypeError(f"integer_pow: the exponent y must be a Python int, got {y!r} of "
+                        f"type {type(y).__name__}")
+    aval = get_aval(x)
+    if y < 0 and dtypes.issubdtype(aval.dtype, np.integer):
+        raise TypeError("Integers cannot be raised to negative powers, got "
+                        f"integer_pow({aval.str_short(short_dtypes=False)}, {int(y)})")
     return bind(P.integer_pow_p, x, y=int(y))
 
 

@@ -36,6 +36,10 @@ __all__ = ["dynamic_slice", "dynamic_update_slice", "GatherDimensionNumbers",
 def dynamic_slice(x, start_indices, slice_sizes, *, allow_negative_indices=True):
     """The window of `slice_sizes` at `start_indices`; as in JAX a negative start counts
     from the end of its dimension first, then XLA clamps the window into range."""
+    shape = get_aval(x).shape
+    if len(start_indices) != len(shape):  # JAX's ValueError, before the shape rule's
+        raise ValueError("Length of slice indices must match number of operand dimensions "
+                         f"({len(start_indices)} vs {shape})")
     starts = _wrap_negative(x, start_indices, allow_negative_indices)
     return bind(P.dynamic_slice_p, x, *starts, slice_sizes=tuple(int(s) for s in slice_sizes))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 
-from ..core import bind
+from ..core import bind, get_aval
 
 __all__ = ["reduce_sum", "reduce_prod", "reduce_max", "reduce_min", "reduce_and", "reduce_or",
            "reduce_xor", "argmax", "argmin"]
@@ -32,15 +32,22 @@ reduce_or = _reduce(P.reduce_or_p, "logical/bitwise OR")
 reduce_xor = _reduce(P.reduce_xor_p, "logical/bitwise XOR")
 
 
+def _check_arg_axis(x, axis) -> int:
+    shape = get_aval(x).shape
+    if not 0 <= int(axis) < len(shape):  # JAX's ValueError (lax takes no negative axes)
+        raise ValueError(f"Invalid axis {axis} for operand shape {shape}")
+    return int(axis)
+
+
 def argmax(x, axis: int, index_dtype):
     """The index of the maximum of `x` along `axis`, as `index_dtype` (the first one on ties;
     nan counts as the maximum)."""
-    return bind(P.argmax_p, x, axes=(int(axis),),
+    return bind(P.argmax_p, x, axes=(_check_arg_axis(x, axis),),
                 index_dtype=dtypes.canonicalize_dtype(index_dtype))
 
 
 def argmin(x, axis: int, index_dtype):
     """The index of the minimum of `x` along `axis`, as `index_dtype` (the first one on ties;
     nan counts as the minimum)."""
-    return bind(P.argmin_p, x, axes=(int(axis),),
+    return bind(P.argmin_p, x, axes=(_check_arg_axis(x, axis),),
                 index_dtype=dtypes.canonicalize_dtype(index_dtype))

@@ -5,6 +5,8 @@ that changes nothing records no equation."""
 
 from __future__ import annotations
 
+import builtins
+
 from olympus_ir import dtypes, shape_poly
 from olympus_ir import primitives as P
 from olympus_ir.shape_poly import to_dim
@@ -60,6 +62,10 @@ def squeeze(x, dimensions):
     dimensions = tuple(sorted(int(d) for d in dimensions))
     if not dimensions:
         return x
+    shape = get_aval(x).shape
+    if any(0 <= d < len(shape) and shape[d] != 1 for d in dimensions):  # JAX's ValueError
+        raise ValueError("cannot select an axis to squeeze out which has size not equal to "
+                         f"one, got shape={shape} and dimensions={dimensions}")
     return bind(P.squeeze_p, x, dimensions=dimensions)
 
 
@@ -79,8 +85,19 @@ def concatenate(operands, dimension):
 def pad(x, padding_value, padding_config):
     """Pad `x` with `padding_value` by `(low, high, interior)` per dimension; negative low/high
     amounts remove elements."""
-    return bind(P.pad_p, x, padding_value,
-                padding_config=tuple(tuple(to_dim(v) for v in c) for c in padding_config))
+    config = tuple(tuple(int(v) for v in c) for c in padding_config)
+    shape = get_aval(x).shape
+    if len(config) == len(shape) and all(len(c) == 3 for c in config):  # JAX's ValueErrors
+        if any(c[2] < 0 for c in config):
+            raise ValueError("interior padding in padding_config must be nonnegative, got "
+                             f"padding_config {config}")
+        out = tuple(lo + hi + d + builtins.max(d - 1, 0) * it
+                    for d, (lo, hi, it) in zip(shape, config))
+        if any(d < 0 for d in out):
+            raise ValueError("Dimension size after padding is not at least 0, got result "
+                             f"shape {out}, for padding_config {config} and operand shape "
+                             f"{shape}")
+    return bind(P.pad_p, x, padding_value, padding_config=config)
 
 
 def rev(x, dimensions):

@@ -23,6 +23,9 @@ def sort(operand, dimension: int = -1, is_stable: bool = True, num_keys: int = 1
     if not -nd <= dimension < nd:
         raise ValueError(f"axis {dimension} is out of bounds for array of dimension {nd}")
     dimension %= nd
+    if not 1 <= int(num_keys) <= len(ops):
+        raise ValueError(f"num_keys={num_keys} must be between 1 and "
+                         f"len(operand)={len(ops)}")
     outs = bind(P.sort_p, *ops, dimension=dimension, is_stable=bool(is_stable),
                 num_keys=int(num_keys))
     return outs[0] if single else tuple(outs)

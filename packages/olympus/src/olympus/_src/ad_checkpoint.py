@@ -86,9 +86,25 @@ dots_saveable = checkpoint_dots = DotsSaveable(False)
 dots_with_no_batch_dims_saveable = DotsSaveable(True)
 
 
+def _check_memory_kinds(offload_src: str, offload_dst: str) -> None:
+    """ValueError unless the default device has both memory kinds (offloading needs a
+    backend with host memory: the CPU backend has ``pinned_host``)."""
+    import olympus_runtime as rt
+
+    dev = rt.default_device()
+    kinds = [m.kind for m in dev.addressable_memories()]
+    for what, kind in (("offload_src", offload_src), ("offload_dst", offload_dst)):
+        if kind not in kinds:
+            raise ValueError(
+                f"checkpoint policy: {what}={kind!r} is not a memory kind of {dev} (its "
+                f"memories are {', '.join(map(repr, kinds))}); residuals can only be "
+                "offloaded between memories the backend has.")
+
+
 def offload_dot_with_no_batch_dims(offload_src, offload_dst):
     """Like `dots_with_no_batch_dims_saveable`, but the products are offloaded to memory
     kind `offload_dst` instead of being kept."""
+    _check_memory_kinds(offload_src, offload_dst)
 
     def policy(prim, *_, **params):
         if prim is P.dot_general_p:
@@ -149,6 +165,7 @@ def save_and_offload_only_these_names(*, names_which_can_be_saved,
             "`names_which_can_be_saved` and `names_which_can_be_offloaded`. Got "
             f"names_which_can_be_saved={saved}, names_which_can_be_offloaded={offloaded} "
             f"and the intersection={both}")
+    _check_memory_kinds(offload_src, offload_dst)
 
     def policy(prim, *_, **params):
         if prim is name_p and params["name"] in saved:
@@ -234,8 +251,8 @@ def saved_residuals(f: Callable, *args, **kwargs) -> list[tuple[Any, str]]:
 
 
 def _summary(src) -> str:
-    if src is None:
-        return "unknown"
+    if src is None:  # staged by a transformation, not by user code (JAX prints nothing)
+        return ""
     summary = getattr(src, "summary", None)
     if summary is not None:
         return summary()

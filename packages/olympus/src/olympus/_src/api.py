@@ -124,6 +124,16 @@ def linearize(fun: Callable, *primals, has_aux: bool = False):
         if t_tree != p_tree:
             raise ValueError(f"linearized function called on tangents with tree structure "
                              f"{t_tree}, expected {p_tree}")
+        for t, p in zip(t_leaves, p_leaves):  # JAX's check, before the JVP sees them
+            p_aval = get_aval(p)
+            want = ad.tangent_aval(p_aval)
+            got = get_aval(t)
+            if got.shape != want.shape or got.dtype != want.dtype:
+                raise ValueError(
+                    "linearized function called on tangent values inconsistent with the "
+                    f"original primal values:\nGot tangent aval {got.str_short(False)} for "
+                    f"primal aval {p_aval.str_short(False)} but expected "
+                    f"{want.str_short(False)}.")
         return tree_util.tree_unflatten(out_tree, [ad.instantiate(t) for t in
                                                    lin.jvp(t_leaves)])
 
@@ -245,6 +255,9 @@ def _argnums_tuple(argnums, nargs, fname):
                 f"least {max(tup) + 1} positional arguments to be passed by the caller, but "
                 f"got only {nargs} positional arguments."
             )
+    if len({a % nargs for a in tup}) != len(tup):  # JAX fails here too (with a TypeError)
+        raise TypeError(f"{fname}: argnums={argnums} names an argument more than once; each "
+                        "argument can be differentiated with respect to only once.")
     return tup
 
 

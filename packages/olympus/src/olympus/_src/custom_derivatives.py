@@ -553,13 +553,25 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
     e.g. from ``olympus.checkpoint_policies``; None saves nothing)."""
     if policy is not None and not callable(policy):
         raise TypeError(f"checkpoint policy must be a callable or None, got {policy!r}")
-    statics = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    if type(static_argnums) is int:
+        statics = (static_argnums,)
+    elif type(static_argnums) is tuple and all(type(d) is int for d in static_argnums):
+        statics = static_argnums
+    else:
+        raise TypeError("the `static_argnums` argument to `olympus.checkpoint` / "
+                        "`olympus.remat` must be an int, tuple of ints or, bool, but got "
+                        f"value {static_argnums}")
 
     @functools.wraps(fun)
     def remat_f(*args, **kwargs):
+        nargs = len(args)
+        if not all(-nargs <= d < nargs for d in statics):
+            raise ValueError(
+                "the `static_argnums` argument to `olympus.checkpoint` / `olympus.remat` can "
+                "only take integer values greater than or equal to `-len(args)` and less "
+                f"than `len(args)`, but got {static_argnums}, while `len(args)` = {nargs}")
         if _eager():
             return fun(*args, **kwargs)
-        nargs = len(args)
         nums = tuple(sorted(n % nargs for n in statics))
         static, dyn = _split_args(args, nums)
         leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -133,8 +134,10 @@ def positional(fn: Callable, name: str, *, scalars: bool = True) -> Callable:
                     return fn(*args)
                 args = tuple(b if type(b) is _Array else device_scalar(b) for b in args)
                 break
-        if jitted is None:
-            jitted = _jit(fn, name)
+        if jitted is None:  # first call (maybe from several threads): one jit
+            with _make_lock:
+                if jitted is None:
+                    jitted = _jit(fn, name)
         try:
             return jitted(*args)
         except ValueError:  # PJRT's answer to a deleted (donated) buffer: say so clearly
@@ -176,8 +179,10 @@ def function(*, static_argnames: tuple[str, ...] = ()) -> Callable[[Callable], C
                         return fn(*args, **kwargs)
             except TypeError:  # an unhashable static value: the function decides
                 return fn(*args, **kwargs)
-            if jitted is None:
-                jitted = _jit(fn, fn.__name__, tuple(static))
+            if jitted is None:  # first call (maybe from several threads): one jit
+                with _make_lock:
+                    if jitted is None:
+                        jitted = _jit(fn, fn.__name__, tuple(static))
             return _run(jitted, args, kwargs)
 
         return call
@@ -207,8 +212,10 @@ def operator(fn: Callable, name: str, *, swap: bool = False, scalars: bool = Tru
         else:
             return NotImplemented
         if lane and type(trace_ctx.trace) is EvalTrace and not _flags["olympus_disable_jit"]:
-            if jitted is None:
-                jitted = _jit(fn, name)
+            if jitted is None:  # first call (maybe from several threads): one jit
+                with _make_lock:
+                    if jitted is None:
+                        jitted = _jit(fn, name)
             if t is not _Array:
                 other = device_scalar(other)
             try:
@@ -225,6 +232,8 @@ def operator(fn: Callable, name: str, *, swap: bool = False, scalars: bool = Tru
 # --- primitives bound outside any trace ------------------------------------------------------
 
 #: (primitive, params...) -> the jitted function applying that primitive.
+#: Serializes making the jit of an eager function or primitive on its first call.
+_make_lock = threading.RLock()
 _prim_fns: dict = {}
 #: The same for params compared by identity (sub-olympusprs, Python callables): a loop
 #: body traced anew each call is a new key each call, so these are kept least recently
@@ -281,6 +290,27 @@ def _prim_fn(prim, params: dict) -> Callable:
 host_rules: dict = {}
 
 
+def _prim_fn_miss(prim, params, key):
+    """The cached jit of one primitive for `key` (made here on a miss, under
+    `_make_lock`)."""
+    if any(_by_identity(v) for v in key[1:]):
+        fn = _prim_fns_by_identity.get(key)
+        if fn is None:
+            fn = _prim_fns_by_identity[key] = _prim_fn(prim, params)
+            while len(_prim_fns_by_identity) > IDENTITY_KEYED_MAX:
+                _prim_fns_by_identity.popitem(last=False)
+        else:
+            try:
+                _prim_fns_by_identity.move_to_end(key)
+            except KeyError:  # evicted by another thread meanwhile
+                pass
+    else:
+        fn = _prim_fns.get(key)  # made by another thread while this one waited
+        if fn is None:
+            fn = _prim_fns[key] = _prim_fn(prim, params)
+    return fn
+
+
 def eval_primitive(prim, args, params):
     """olympus-trace's evaluation rule: `prim` applied to concrete `args`."""
     if prim is debug_callback_p:  # a host call: run it here, nothing to compile
@@ -296,19 +326,8 @@ def eval_primitive(prim, args, params):
         key = (prim, _freeze(params))
         fn = _prim_fns.get(key)
     if fn is None:
-        if any(_by_identity(v) for v in key[1:]):
-            fn = _prim_fns_by_identity.get(key)
-            if fn is None:
-                fn = _prim_fns_by_identity[key] = _prim_fn(prim, params)
-                while len(_prim_fns_by_identity) > IDENTITY_KEYED_MAX:
-                    _prim_fns_by_identity.popitem(last=False)
-            else:
-                try:
-                    _prim_fns_by_identity.move_to_end(key)
-                except KeyError:  # evicted by another thread meanwhile
-                    pass
-        else:
-            fn = _prim_fns[key] = _prim_fn(prim, params)
+        with _make_lock:  # threads missing together make one jit (one compile)
+            fn = _prim_fn_miss(prim, params, key)
     if _flags["olympus_disable_jit"]:
         # Op by op still needs compiled primitives (the jitted call would run `apply`
         # in Python, binding `prim` again, forever).

@@ -59,6 +59,9 @@ CACHE_CAPACITY = 4096
 #: keeps making new signatures (new shapes, new closures) holds a bounded set of them.
 _order: OrderedDict = OrderedDict()
 _order_lock = threading.Lock()
+#: (id of a function's dict, key) -> the lock of a signature being traced right now, so
+#: threads missing the same signature together trace it once (`Jitted._miss`).
+_pending: dict = {}
 
 #: Counters for tests and benchmarks: how many traces, lowerings and compiles happened.
 counters = {"trace": 0, "lower": 0, "compile": 0}
@@ -204,6 +207,7 @@ class SpecializedCall:
         self.compiler_options = wrapped._compiler_options
         self.executable = None
         self.lowered = None
+        self._compile_lock = threading.Lock()  # threads racing to the first call wait
         self._hoisted: list = []
         self._fastpath = None
         self._callbacks = False  # the executable calls host callbacks
@@ -419,6 +423,11 @@ class Jitted:
             donate_argnames or ())
         self._donate_argnums, self._donate_argnames = _normalize_static(
             fun, donate_argnums, donate_argnames, "donate")
+        both = set(self._static_argnames) & set(self._donate_argnames)
+        if both:  # JAX's check (after completing names from numbers and back)
+            raise ValueError(
+                "static_argnames and donate_argnames cannot intersect. Argument names "
+                f"{both} appear in both static_argnames and donate_argnames")
         self._keep_unused = keep_unused
         self._in_shardings = _placement.normalize_shardings(in_shardings, "in_shardings")
         self._out_shardings = _placement.normalize_shardings(out_shardings, "out_shardings")
@@ -490,16 +499,37 @@ class Jitted:
             key = key + (tuple(in_avals),)
         call = self._calls.get(key)
         if call is None:
-            self._calls.misses += 1
-            monitoring.record_event(monitoring.CACHE_MISS_EVENT,
-                                    fun_name=getattr(self._fun, "__name__", "fun"))
-            if config.olympus_explain_cache_misses:
-                cache_explain.explain_miss(self, key, args, kwargs)
-            call = SpecializedCall(self, args, kwargs, in_avals)
-            _remember(self._calls, key, call)
-        else:
-            self._calls.hits += 1
+            return self._miss(key, args, kwargs, in_avals), leaves
+        self._calls.hits += 1
         return call, leaves
+
+    def _miss(self, key, args, kwargs, in_avals):
+        """Trace a new signature, once: threads that miss the same key together wait on
+        one per-key lock (taken only here, off the hit path), and all but the first find
+        the signature the first one traced."""
+        pending = (id(self._calls), key)
+        with _order_lock:
+            lock = _pending.get(pending)
+            if lock is None:
+                lock = _pending[pending] = threading.Lock()
+        try:
+            with lock:
+                call = self._calls.get(key)
+                if call is not None:
+                    self._calls.hits += 1
+                    return call
+                self._calls.misses += 1
+                monitoring.record_event(monitoring.CACHE_MISS_EVENT,
+                                        fun_name=getattr(self._fun, "__name__", "fun"))
+                if config.olympus_explain_cache_misses:
+                    cache_explain.explain_miss(self, key, args, kwargs)
+                call = SpecializedCall(self, args, kwargs, in_avals)
+                _remember(self._calls, key, call)
+                return call
+        finally:
+            with _order_lock:
+                if _pending.get(pending) is lock:
+                    del _pending[pending]
 
     def compiled_call(self, *args, **kwargs):
         """Run the compiled executable for these arguments, even under ``disable_jit``
@@ -513,7 +543,10 @@ class Jitted:
 
     def _compiled_call(self, args, kwargs):
         call, leaves = self._specialize(args, kwargs)
-        exe = call.executable or call.compile()
+        exe = call.executable
+        if exe is None:  # the first call(s) of a signature: compile it once
+            with call._compile_lock:
+                exe = call.executable or call.compile()
         return call.run(exe, leaves, check_types=False), call
 
     def cache_miss(self, *args, **kwargs):
@@ -608,7 +641,18 @@ def _device_backend(device, backend, in_shardings, out_shardings):
     return s, s
 
 
-def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | None = None,
+class _NotSpecified:
+    """The default of `jit`'s function: omitted means "decorator factory", while an
+    explicit None is an error (as in JAX)."""
+
+    def __repr__(self) -> str:
+        return "NotSpecified"
+
+
+_NOT_SPECIFIED = _NotSpecified()
+
+
+def jit(fun: Callable | Any = _NOT_SPECIFIED, *, static_argnums: int | Sequence[int] | None = None,
         static_argnames: str | Sequence[str] | None = None,
         donate_argnums: int | Sequence[int] | None = None,
         donate_argnames: str | Sequence[str] | None = None, keep_unused: bool = False,
@@ -630,7 +674,7 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] | No
     if device is not None or backend is not None:
         in_shardings, out_shardings = _device_backend(device, backend, in_shardings,
                                                       out_shardings)
-    if fun is None:
+    if fun is _NOT_SPECIFIED:
         return functools.partial(jit, static_argnums=static_argnums,
                                  static_argnames=static_argnames,
                                  donate_argnums=donate_argnums,

@@ -233,6 +233,8 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     """Loop `f(carry, x) -> (carry, y)` over the leading axis of `xs`; stacks the ys."""
     if not callable(f):
         raise TypeError("lax.scan: f argument should be callable.")
+    if not isinstance(unroll, bool) and isinstance(unroll, (int, np.integer)) and unroll < 0:
+        raise ValueError("`unroll` must be a `bool` or a non-negative `int`.")
     xs_leaves, xs_tree = tree_util.tree_flatten(xs)
     lengths = {abstractify(x).shape[0] if abstractify(x).shape else None for x in xs_leaves}
     if None in lengths:

@@ -302,14 +302,14 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
     """One-hot encoding of the integers `x` with `num_classes` classes, the class
     dimension inserted at `axis`. Out-of-range values encode as all zeros."""
     x = _arr(x)
-    try:
-        num_classes = operator.index(num_classes)
-    except TypeError:
+    from olympus_trace.core import Tracer
+
+    if isinstance(num_classes, Tracer):  # JAX's error: the class count must be static
         from olympus_trace.errors import ConcretizationTypeError
 
         raise ConcretizationTypeError(
-            num_classes, "The error arose in olympus.nn.one_hot argument `num_classes`."
-        ) from None
+            num_classes, "The error arose in olympus.nn.one_hot argument `num_classes`.\n")
+    num_classes = operator.index(num_classes)  # a float: Python's TypeError, as in JAX
     dt = dtypes.canonicalize_dtype(float if dtype is None else dtype)
     aval = prom.aval_of(x)
     out_axis = prom.canonicalize_axis(axis, aval.ndim + 1)

@@ -109,6 +109,8 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):  #
         raise NotImplementedError(f"olympus.numpy.array: order={order!r} is not supported.")
     dt = canon_dtype(dtype)
     ndmin = operator.index(ndmin)
+    if object is None:  # JAX 0.10.2's ValueError
+        raise ValueError("None is not a valid value for jnp.array")
     if hasattr(object, "__olympus_array__"):
         object = object.__olympus_array__()  # noqa: A001
     if isinstance(object, (Tracer, Array)):

@@ -17,6 +17,7 @@ indexer (`_index_to_gather`) and one gather or scatter with JAX's out-of-bound m
 from __future__ import annotations
 
 import builtins
+import collections.abc
 import operator
 from typing import Any, NamedTuple
 
@@ -55,6 +56,22 @@ _INDEX_DTYPE = np.dtype(np.int32)
 # --- x[idx] ------------------------------------------------------------------------------
 
 
+def _refuse_list_index(idx):
+    """JAX's rule: a non-tuple sequence (a list) is never an index; NumPy's old reading of
+    it as a tuple or as an array is ambiguous, so it is a TypeError saying which to use."""
+    if type(idx) is list or (not isinstance(idx, (tuple, str, np.ndarray)) and isinstance(
+            idx, collections.abc.Sequence) and not hasattr(idx, "aval")):
+        unpack = builtins.any(
+            (isinstance(i, np.ndarray) or hasattr(i, "aval")) and np.ndim(i) != 0
+            or isinstance(i, (collections.abc.Sequence, builtins.slice))
+            or i is Ellipsis or i is None for i in idx)
+        fix = "arr[tuple(seq)]" if unpack else "arr[array(seq)]"
+        raise TypeError(
+            "Using a non-tuple sequence for multidimensional indexing is not allowed; use "
+            f"`{fix}` instead of `arr[seq]`. See https://github.com/jax-ml/jax/issues/4564 "
+            "for more information.")
+
+
 def getitem(x, idx):
     """``x[idx]`` with NumPy's indexing rules and JAX's lowering of them: static basic
     indexing is a slice (with rev for negative steps) and a squeeze; scalar integer indices
@@ -63,6 +80,7 @@ def getitem(x, idx):
     of bounds clamp, as JAX documents."""
     x = prom.to_operand(x)
     if not isinstance(idx, tuple):
+        _refuse_list_index(idx)
         idx = (idx,)
     idx, new_axes = expand_bool_indices(idx, aval_of(x).shape)
     if new_axes:
@@ -83,6 +101,12 @@ def getitem(x, idx):
     ints = [(i, n) for i, n in zip((i for i in idx if i is not None), shape)
             if _is_static_int(i)]
     in_bounds = builtins.all(-n <= int(i) < n for i, n in ints)
+    if not in_bounds:  # JAX converts an out-of-range static int to its int dtype first
+        info = np.iinfo(dtypes.default_int())
+        for i, _ in ints:
+            if type(i) is int and not info.min <= i <= info.max:
+                raise OverflowError(f"Python int {i} too large to convert to "
+                                    f"{np.dtype(dtypes.default_int()).name}")
     others = [i for i in idx if not (i is None or isinstance(i, builtins.slice)
                                      or _is_static_int(i))]
     if not others and in_bounds:
@@ -357,9 +381,10 @@ def _as_index_array(i, pos):
     except TypeError:
         raise TypeError("Indexing mode not yet supported. Got unsupported indexer at "
                         f"position {pos}: {i!r}") from None
-    if not dtypes.is_integer(a.dtype):
-        raise IndexError(f"Indexer must have integer or boolean type, got indexer with type "
-                         f"{a.dtype} at position {pos}, indexer value {i}")
+    if not dtypes.is_integer(a.dtype):  # JAX's TypeError, naming the indexer's own dtype
+        dt = i.dtype if hasattr(i, "dtype") else np.asarray(i).dtype
+        raise TypeError(f"Indexer must have integer or boolean type, got indexer with type "
+                        f"{dt}")
     return i
 
 
@@ -649,6 +674,7 @@ class _IndexUpdateRef:
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
             fill_value=None, out_sharding=None):
         """``x[idx]`` (with an out-of-bound `mode` and `fill_value`)."""
+        _refuse_list_index(self.index)
         if mode is None and fill_value is None and not indices_are_sorted and \
                 not unique_indices:
             return getitem(self.array, self.index)
@@ -656,6 +682,7 @@ class _IndexUpdateRef:
                        indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
 
     def _upd(self, values, op, indices_are_sorted, unique_indices, mode):
+        _refuse_list_index(self.index)
         return _scatter(self.array, self.index, values, op, mode=mode,
                         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices)
 
@@ -1064,9 +1091,9 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     ``nonzero(condition, size=..., fill_value=...)``."""
     if x is None and y is None:
         return nonzero(condition, size=size, fill_value=fill_value)
-    if x is None or y is None:
-        raise ValueError("Either both or neither of the x and y arguments should be provided "
-                         f"to olympus.numpy.where, got {x} and {y}.")
+    if x is None or y is None:  # JAX's TypeError
+        raise TypeError("where requires ndarray or scalar arguments, got <class 'NoneType'> "
+                        f"at position {1 if x is None else 2}.")
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value are only supported with a single argument.")
     return _where3(condition, x, y)

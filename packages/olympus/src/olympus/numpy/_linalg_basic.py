@@ -146,8 +146,10 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
     if nd < 2:
         raise ValueError("diagonal requires an array of at least two dimensions.")
     a1, a2 = prom.canonicalize_axis(axis1, nd), prom.canonicalize_axis(axis2, nd)
-    if a1 == a2:
-        raise ValueError("axis1 and axis2 must not be equal")
+    if a1 == a2:  # JAX's error: moving both axes to the end repeats one
+        from ._shape import moveaxis
+
+        moveaxis(a, (a1, a2), (-2, -1))
     x = _moveaxes_to_end(a, a1, a2)
     *batch, n, m = _shape(x)
     batch = tuple(batch)

@@ -75,12 +75,11 @@ def canonicalize_shape(shape, what="shape") -> tuple:
 # --- reshaping and transposing ------------------------------------------------------------------
 
 
-def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    """A new shape for the same data (one dimension may be -1)."""
+def reshape(a, shape=None, order="C", *, copy=None):
+    """A new shape for the same data (one dimension may be -1). JAX 0.10.2 removed the
+    deprecated `newshape` keyword, so it is an unexpected keyword here too."""
     if shape is None:
-        if newshape is None:
-            raise TypeError("reshape() missing required argument: 'shape'")
-        shape = newshape
+        raise TypeError("reshape() missing required argument: 'shape'")
     a = ensure_arraylike("reshape", a)
     if isinstance(shape, Tracer) and aval_of(shape).ndim == 0:
         shape = [shape]  # as JAX: so an error shows the list it was given
@@ -99,7 +98,8 @@ def _reshape_c(x, shape):
     size = aval_of(x).size
     shape = list(shape)
     if shape.count(-1) > 1:
-        raise ValueError("can only specify one unknown dimension")
+        raise TypeError("can only specify one unknown axis size with a `-1` value, got "
+                        f"{tuple(shape)}")
     if -1 in shape:
         known = math.prod(d for d in shape if d != -1)
         if type(size) is DimExpr or type(known) is DimExpr:
@@ -139,9 +139,15 @@ def transpose(a, axes=None):
         perm = tuple(range(nd))[::-1]
     else:
         perm = tuple(canonicalize_axis(ax, nd) for ax in axes)
-        if len(perm) != nd or sorted(perm) != list(range(nd)):
-            raise ValueError(f"axes {tuple(axes)} don't match array of dimension {nd}")
+        _check_permutation(perm, _shape(a))
     return lax.transpose(a, perm)
+
+
+def _check_permutation(perm, shape) -> None:
+    """JAX's TypeError for axes that do not permute the dimensions of `shape`."""
+    if len(perm) != len(shape) or sorted(perm) != list(range(len(shape))):
+        raise TypeError("transpose permutation isn't a permutation of operand dimensions, "
+                        f"got permutation {tuple(perm)} for operand shape {tuple(shape)}.")
 
 
 def permute_dims(a, /, axes):
@@ -164,6 +170,9 @@ def swapaxes(a, axis1, axis2):
     a = ensure_arraylike("swapaxes", a)
     nd = _ndim(a)
     perm = list(range(nd))
+    for ax in (axis1, axis2):  # JAX swaps entries of a NumPy permutation: its IndexError
+        if isinstance(ax, (int, np.integer)) and not -nd <= ax < nd:
+            raise IndexError(f"index {ax} is out of bounds for axis 0 with size {nd}")
     a1, a2 = canonicalize_axis(axis1, nd), canonicalize_axis(axis2, nd)
     perm[a1], perm[a2] = perm[a2], perm[a1]
     return lax.transpose(a, perm)
@@ -181,11 +190,10 @@ def moveaxis(a, source, destination):
     dst = tuple(canonicalize_axis(d, nd) for d in _axes_seq(destination))
     if len(src) != len(dst):
         raise ValueError(f"Inconsistent number of elements: {len(src)} vs {len(dst)}")
-    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
-        raise ValueError("repeated axis in moveaxis")
     perm = [i for i in range(nd) if i not in src]
     for d, s in sorted(zip(dst, src)):
         perm.insert(d, s)
+    _check_permutation(perm, _shape(a))  # repeated axes: JAX's TypeError
     return lax.transpose(a, tuple(perm))
 
 
@@ -807,7 +815,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
         "minimum": {"stat_length"}, "mean": {"stat_length"}, "median": {"stat_length"},
     }
     if mode not in allowed:
-        raise ValueError(f"Unimplemented padding mode '{mode}' for np.pad.")
+        raise NotImplementedError(f"Unimplemented padding mode '{mode}' for np.pad.")
     bad = set(kwargs) - allowed[mode]
     if bad:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {sorted(bad)}")

@@ -50,9 +50,12 @@ def _sort_along(ops_list, axis, num_keys=1):
 @_jitted(static_argnames=("axis", "kind", "order", "stable", "descending"))
 def sort(a, axis: int | None = -1, *, kind=None, order=None, stable=True, descending=False):
     """A sorted copy of `a` along `axis` (flattened when `axis` is None); nans sort last."""
+    a = _arr("sort", a)
+    if kind is not None:  # JAX 0.10.2 removed it (stability is `stable`)
+        raise TypeError("'kind' argument to sort is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
     if order is not None:
         raise TypeError("'order' argument to sort is not supported.")
-    a = _arr("sort", a)
     if axis is None:
         a, axis = _ravel(a), 0
     nd = len(_shape(a))
@@ -69,9 +72,12 @@ def argsort(a, axis: int | None = -1, *, kind=None, order=None, stable=True,
     """Indices that sort `a` along `axis` (stable unless `stable=False`; `descending` reverses
     the order, keeping ties in order).
     """
+    a = _arr("argsort", a)
+    if kind is not None:
+        raise TypeError("'kind' argument to argsort is not supported. Use stable=True or "
+                        "stable=False to specify sort stability.")
     if order is not None:
         raise TypeError("'order' argument to argsort is not supported.")
-    a = _arr("argsort", a)
     if axis is None:
         a, axis = _ravel(a), 0
     nd = len(_shape(a))

@@ -9,6 +9,7 @@ static), so op-by-op calls compile one executable per signature.
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import NamedTuple
 
 import numpy as np
@@ -274,7 +275,10 @@ def matrix_power(a, n: int):
     a = _inexact("matrix_power", a) if not dtypes.is_integer(_dt(_arr("matrix_power", a))) \
         else _arr("matrix_power", a)
     _square("matrix_power", a)
-    n = int(n)
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"exponent must be an integer, got {n}") from None
     size = _shape(a)[-1]
     if n == 0:
         return _eye(size, _dt(a), _shape(a)[:-2])
