@@ -129,7 +129,7 @@ __all__ = [
 ]
 from . import debug  # noqa: E402,F401
 
-__all__ += ["flatten_util", "nn", "random", "scipy", "threefry_partitionable"]
+__all__ += ["ffi", "flatten_util", "nn", "random", "scipy", "threefry_partitionable"]
 from . import ad_checkpoint, custom_derivatives  # noqa: E402
 from ._src.ad_checkpoint import checkpoint_policies  # noqa: E402
 from ._src.custom_derivatives import (  # noqa: E402
@@ -146,8 +146,8 @@ __all__ += ["ad_checkpoint", "checkpoint", "checkpoint_policies", "closure_conve
             "custom_jvp", "custom_vjp", "remat", "test_util"]
 
 # Submodules that most programs never touch are imported on first access.
-_LAZY_SUBMODULES = {"experimental", "flatten_util", "monitoring", "nn", "profiler", "random",
-                    "scipy", "test_util"}
+_LAZY_SUBMODULES = {"experimental", "ffi", "flatten_util", "monitoring", "nn", "profiler",
+                    "random", "scipy", "test_util"}
 
 
 def __getattr__(name: str):

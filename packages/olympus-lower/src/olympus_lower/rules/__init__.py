@@ -15,6 +15,7 @@ from . import (  # noqa: E402,F401  (importing registers the rules)
     cumulative,
     custom_derivatives,
     elementwise,
+    ffi,
     indexing,
     linalg,
     linalg_lapack,

@@ -12,6 +12,7 @@ from . import (  # noqa: F401
     cumulative,
     custom_derivatives,
     elementwise,
+    ffi,
     indexing,
     linalg,
     linalg_lapack,

@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     cumulative,
     custom_derivatives,
     elementwise,
+    ffi,
     indexing,
     linalg,
     linalg_lapack,

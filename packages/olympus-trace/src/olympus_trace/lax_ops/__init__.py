@@ -17,6 +17,7 @@ from . import (
     convolution,
     cumulative,
     elementwise,
+    ffi,
     indexing,
     linalg,
     linalg_lapack,
@@ -34,6 +35,7 @@ from .convolution import *  # noqa: F403
 from .cumulative import *  # noqa: F403
 from .elementwise import *  # noqa: F403
 from .elementwise import _scalar_like  # noqa: F401  (used by the rule modules)
+from .ffi import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .linalg_lapack import *  # noqa: F403
@@ -45,6 +47,6 @@ from .sorting import *  # noqa: F403
 from .windowed import *  # noqa: F403
 
 __all__ = sorted({name for m in (callbacks, checks, collectives, convolution, cumulative,
-                                 elementwise, indexing, linalg, linalg_lapack, random,
+                                 elementwise, ffi, indexing, linalg, linalg_lapack, random,
                                  reductions, shape_ops, sharding, sorting, windowed)
                   for name in m.__all__})
