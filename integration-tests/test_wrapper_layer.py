@@ -301,5 +301,5 @@ def test_wrapper_modules_cover_the_families_with_wrappers():
     # control flow and the custom-derivative calls trace Python functions: their API lives
     # in olympus.lax.control_flow and olympus's custom_derivatives (see ALLOWED).
     assert modules == {"callbacks", "checks", "collectives", "convolution", "cumulative",
-                       "elementwise", "indexing", "linalg", "linalg_lapack", "random", "reductions",
+                       "elementwise", "ffi", "indexing", "linalg", "linalg_lapack", "random", "reductions",
                        "shape_ops", "sharding", "sorting", "windowed"}
