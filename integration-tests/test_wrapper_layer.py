@@ -39,6 +39,9 @@ ALLOWED = {
     "olympus/src/olympus/experimental/checkify.py":
         "checkify evaluates a traced olympuspr equation by equation, re-binding each "
         "equation's primitive with its params (an interpreter, like eval_olympuspr)",
+    "olympus/src/olympus/_src/ref_discharge.py":
+        "the ref discharge re-evaluates an olympuspr equation by equation, re-binding each "
+        "ref-free equation's primitive with its params (an interpreter, like eval_olympuspr)",
     "olympus/src/olympus/lax/control_flow.py":
         "cond/while_loop/scan trace the user's bodies into sub-olympusprs and bind the "
         "control-flow primitives (machinery, not a wrapper of one primitive)",
@@ -302,4 +305,4 @@ def test_wrapper_modules_cover_the_families_with_wrappers():
     # in olympus.lax.control_flow and olympus's custom_derivatives (see ALLOWED).
     assert modules == {"callbacks", "checks", "collectives", "convolution", "cumulative",
                        "elementwise", "ffi", "indexing", "linalg", "linalg_lapack", "random", "reductions",
-                       "shape_ops", "sharding", "sorting", "windowed"}
+                       "refs", "shape_ops", "sharding", "sorting", "windowed"}

@@ -118,6 +118,11 @@ class JVPTracer(Tracer):
         return p._origin_msg() if isinstance(p, Tracer) else ""
 
 
+#: Primitives whose JVP rule runs even when every tangent is zero: ``new_ref`` (a ref
+#: created from a constant may later hold differentiated values, so it needs a tangent ref).
+jvp_always: set = set()
+
+
 class JVPTrace(Trace):
     """Forward mode: rules run in `rule_trace` (the parent: primals and tangents are both
     values of the enclosing trace)."""
@@ -137,7 +142,7 @@ class JVPTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         primals, tangents = zip(*map(self.to_primal_tangent, args)) if args else ((), ())
-        if all(isinstance(t, Zero) for t in tangents):
+        if all(isinstance(t, Zero) for t in tangents) and prim not in jvp_always:
             with set_current_trace(self.parent):
                 return bind(prim, *primals, **params)
         rule = jvp_rules.get(prim)
@@ -416,11 +421,20 @@ def dce_deep(olympuspr, used_outputs: Sequence[bool], prune_invars: bool = False
                                          rules=dce_rules)
 
 
+#: ``hook(olympuspr) -> (olympuspr, extra leading residuals)``, run before transposing: the
+#: ref discharge (installed by olympus), which turns a linear program's tangent refs into
+#: values so that only pure primitives are transposed.
+discharge_hooks: list[Callable] = []
+
+
 def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence) -> list:
     """Transpose a linear olympuspr (invars: residuals + linear inputs).
 
     Returns one cotangent (possibly Zero) per linear input.
     """
+    for hook in discharge_hooks:  # refs in the linear program become values first
+        olympuspr, extra = hook(olympuspr)
+        residuals = [*extra, *residuals]
     nres = len(residuals)
     env: dict[int, Any] = {}
     for v, r in zip(olympuspr.invars[:nres], residuals):

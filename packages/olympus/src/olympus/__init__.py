@@ -130,7 +130,10 @@ __all__ = [
 from . import debug  # noqa: E402,F401
 
 __all__ += ["ffi", "flatten_util", "nn", "random", "scipy", "threefry_partitionable"]
-from . import ad_checkpoint, custom_derivatives  # noqa: E402
+from . import ad_checkpoint, custom_derivatives, ref  # noqa: E402
+from ._src.refs import Ref, empty_ref, free_ref, freeze, new_ref  # noqa: E402
+
+__all__ += ["Ref", "empty_ref", "free_ref", "freeze", "new_ref", "ref"]
 from ._src.ad_checkpoint import checkpoint_policies  # noqa: E402
 from ._src.custom_derivatives import (  # noqa: E402
     checkpoint,

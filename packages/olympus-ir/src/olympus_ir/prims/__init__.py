@@ -15,6 +15,7 @@ from .linalg import *  # noqa: F401,F403
 from .linalg_lapack import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
+from .refs import *  # noqa: F401,F403
 from .shape_ops import *  # noqa: F401,F403
 from .sharding import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403

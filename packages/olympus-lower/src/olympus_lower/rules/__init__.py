@@ -21,6 +21,7 @@ from . import (  # noqa: E402,F401  (importing registers the rules)
     linalg_lapack,
     random,
     reductions,
+    refs,
     shape_ops,
     sharding,
     sorting,

@@ -18,6 +18,7 @@ from . import (  # noqa: F401
     linalg_lapack,
     random,
     reductions,
+    refs,
     shape_ops,
     sharding,
     sorting,

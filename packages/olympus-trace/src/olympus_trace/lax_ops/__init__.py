@@ -23,6 +23,7 @@ from . import (
     linalg_lapack,
     random,
     reductions,
+    refs,
     shape_ops,
     sharding,
     sorting,
@@ -41,6 +42,7 @@ from .linalg import *  # noqa: F403
 from .linalg_lapack import *  # noqa: F403
 from .random import *  # noqa: F403
 from .reductions import *  # noqa: F403
+from .refs import *  # noqa: F403
 from .shape_ops import *  # noqa: F403
 from .sharding import *  # noqa: F403
 from .sorting import *  # noqa: F403
@@ -48,5 +50,5 @@ from .windowed import *  # noqa: F403
 
 __all__ = sorted({name for m in (callbacks, checks, collectives, convolution, cumulative,
                                  elementwise, ffi, indexing, linalg, linalg_lapack, random,
-                                 reductions, shape_ops, sharding, sorting, windowed)
+                                 reductions, refs, shape_ops, sharding, sorting, windowed)
                   for name in m.__all__})

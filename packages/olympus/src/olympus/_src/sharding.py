@@ -176,7 +176,10 @@ def typeof(x: Any) -> TypedAval:
 
     if type(x) is rt.Array:
         return TypedAval(x.aval, x._sharding)
-    return TypedAval(_aval_of(x))
+    aval = _aval_of(x)
+    if getattr(aval, "inner_aval", None) is not None:  # a ref's type: Ref{float32[3]}
+        return aval
+    return TypedAval(aval)
 
 
 # ------------------------------------------------------------------ resharding
