@@ -135,7 +135,11 @@ def _swap(e, ins):
 def _addupdate(e, ins):
     cell, val, *idx = ins
     cur = _as_array(cell.val)
-    cell.val = _strong(cur.at[_np_index(e.params["indexer"], idx)].add(val))
+    new = cur.at[_np_index(e.params["indexer"], idx)].add(val)
+    from olympus_trace import lax_ops  # an add keeps the ref's weak type (as in JAX)
+
+    cell.val = lax_ops.convert_element_type(new, get_aval(new).dtype,
+                                            weak_type=get_aval(cur).weak_type)
     return []
 
 

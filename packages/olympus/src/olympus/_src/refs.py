@@ -191,7 +191,9 @@ def _eager_write(ref, idx, value, add: bool):
                          f"{tuple(value.shape)}.")
     old = current[idx]
     new = current.at[idx].add(value) if add else current.at[idx].set(value)
-    ref._value = lax_ops.convert_element_type(_as_array(new), ref.dtype, weak_type=False)
+    # A set value is strongly typed; an add keeps the ref's weak type (as in JAX).
+    weak = add and bool(getattr(current, "weak_type", False))
+    ref._value = lax_ops.convert_element_type(_as_array(new), ref.dtype, weak_type=weak)
     return None if add else old
 
 
@@ -218,7 +220,8 @@ def _install_eager_rules() -> None:
             cur = _as_array(ref._live())
             old = cur[index]
             new = cur.at[index].add(val) if add else cur.at[index].set(val)
-            ref._value = lax_ops.convert_element_type(new, ref.dtype, weak_type=False)
+            weak = add and bool(getattr(cur, "weak_type", False))
+            ref._value = lax_ops.convert_element_type(new, ref.dtype, weak_type=weak)
             return [] if add else old
         return rule
 
