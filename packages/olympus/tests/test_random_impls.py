@@ -144,3 +144,8 @@ def test_typed_keys_through_scan_and_grad():
     k = random.key(1, impl="rbg")
     np.testing.assert_allclose(olympus.grad(f)(2.0, k), random.normal(k, (3,)).sum(),
                                rtol=1e-5)
+    # The cotangent of a key is float0 zeros of the keys' shape (JAX: shape (), float0).
+    gx, gk = olympus.grad(lambda x, k: x * random.uniform(k), argnums=(0, 1),
+                          allow_int=True)(1., random.key(0))
+    np.testing.assert_allclose(gx, 0.947667, rtol=1e-6)
+    assert gk.shape == () and gk.dtype == olympus.dtypes.float0

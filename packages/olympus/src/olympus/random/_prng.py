@@ -296,9 +296,17 @@ class PRNGKeyArray(_rt.ArrayBase):
                 f"{np.asarray(self._base)}")
 
 
+def _unflatten_keys(name, children):
+    """A key array, or, for the cotangent of one (float0 zeros of the data's shape, from
+    `grad` with ``allow_int``), float0 zeros of the keys' shape, as JAX gives."""
+    (data,) = children
+    if isinstance(data, np.ndarray) and data.dtype == dtypes.float0:
+        return np.zeros(data.shape[:-1], dtypes.float0)
+    return PRNGKeyArray(data, _IMPLS[name])
+
+
 tree_util.register_pytree_node(
-    PRNGKeyArray, lambda k: ((k._base,), k._impl.name),
-    lambda name, children: PRNGKeyArray(children[0], _IMPLS[name]))
+    PRNGKeyArray, lambda k: ((k._base,), k._impl.name), _unflatten_keys)
 
 
 def _check_key_data(name: str, data, impl: PRNGImpl | None = None):
