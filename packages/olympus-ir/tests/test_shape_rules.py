@@ -30,6 +30,7 @@ from olympus_ir.prims.indexing import ScatterDimensionNumbers as SDN
 from olympus_ir.prims.linalg import Precision, canonicalize_precision
 from olympus_ir.prims.linalg_lapack import FftType
 from olympus_ir.prims.random import RandomAlgorithm
+from olympus_ir.prims.refs import AbstractRef, Indexer
 from olympus_ir.prims.transfers import ArrayCopySemantics as ACS
 
 f32, i32, u32 = np.dtype("float32"), np.dtype("int32"), np.dtype("uint32")
@@ -64,6 +65,8 @@ def test_check_is_refused_unless_functionalized():
 
 
 def A(s: str) -> ShapedArray:
+    if s.startswith("Ref{"):  # a ref's type, ``Ref{f32[3]}``
+        return AbstractRef(A(s[4:-1]))
     m = re.fullmatch(r"(\w+)\[([\d,]*)\](\*?)", s)
     assert m, s
     shape = tuple(int(d) for d in m[2].split(",") if d)
@@ -117,7 +120,8 @@ def fn(ins: str, outs: str) -> ClosedOlympuspr:
 
 
 def same(a: ShapedArray, b: ShapedArray) -> bool:
-    return (a.shape, a.dtype, a.weak_type) == (b.shape, b.dtype, b.weak_type)
+    return (type(a), a.shape, a.dtype, a.weak_type) == (type(b), b.shape, b.dtype,
+                                                        b.weak_type)
 
 
 def np_array(aval: ShapedArray) -> np.ndarray:
@@ -301,6 +305,16 @@ WHILE = dict(cond_olympuspr=fn("i32[] i32[] f32[3]", "bool[]"),
              body_olympuspr=fn("i32[] f32[3]", "i32[] f32[3]"),
              cond_nconsts=1, body_nconsts=0)
 
+def _ffi(results):
+    return dict(result_avals=tuple(A(r) for r in results), vmap_method=None, target_name="t",
+                has_side_effect=False, input_layouts=((1, 0), ()),
+                output_layouts=tuple((0,) for _ in results), input_output_aliases=(),
+                custom_call_api_version=4, legacy_backend_config=None, attributes=())
+
+
+#: ``ref[i, :]`` of a (3, 4) ref.
+_IDX_ROW = Indexer((("int",), ("slice", 0, 4, 1)), (3, 4))
+
 HAPPY = [
     ("convert_element_type", "f32[2]", dict(new_dtype=i32, weak_type=False), "i32[2]"),
     ("convert_element_type", "i32[2]", dict(new_dtype=f32, weak_type=True), "f32[2]*"),
@@ -374,6 +388,15 @@ HAPPY = [
      dict(shape=(), dtype=u32, algorithm=RandomAlgorithm.RNG_PHILOX), ["u32[4]", "u32[]"]),
     ("threefry2x32", "u32[] u32[] u32[3] u32[3]", {}, ["u32[3]", "u32[3]"]),
     ("threefry2x32", "u32[2,3] u32[] u32[2,3] u32[2,3]", {}, ["u32[2,3]", "u32[2,3]"]),
+    # ffi
+    ("ffi_call", "f32[2,3] i32[]", _ffi(("f32[2,3]", "u8[4]")), ["f32[2,3]", "u8[4]"]),
+    # refs
+    ("new_ref", "f32[3]*", dict(kind=None, memory_space=None), "Ref{f32[3]*}"),
+    ("freeze", "Ref{f32[3]}", {}, "f32[3]"),
+    ("get", "Ref{f32[3,4]} i32[]", dict(indexer=_IDX_ROW), "f32[4]"),
+    ("get", "Ref{f32[3,4]} i32[2]", dict(indexer=_IDX_ROW), "f32[2,4]"),
+    ("swap", "Ref{f32[3,4]} f32[4] i32[]", dict(indexer=_IDX_ROW), "f32[4]"),
+    ("addupdate", "Ref{f32[3,4]} f32[4] i32[]", dict(indexer=_IDX_ROW), []),
     # control flow
     ("cond", "i32[] f32[3]", dict(branches=(fn("f32[3]", "f32[3]"), fn("f32[3]", "f32[3]"))),
      ["f32[3]"]),
@@ -498,7 +521,7 @@ def test_happy_path(name, ins, params, expected):
         for o, e in zip(out, expected, strict=True):
             assert same(o, A(e)), (o, e)
     else:
-        assert isinstance(out, ShapedArray)
+        assert isinstance(out, (ShapedArray, AbstractRef))
         assert same(out, A(expected)), (out, expected)
 
 
@@ -720,6 +743,16 @@ ERRORS = [
     ("lu", "i32[3,3]", {}, "lu requires a float32.*got int32"),
     ("qr", "bool[3,3]", {}, "qr requires a float32.*got bool"),
     ("eigh", "f16[3,3]", {}, "eigh requires a float32.*got float16"),
+    ("ffi_call", "f32[2]", dict(_ffi(("f32[2]",)), target_name=3),
+     "ffi_call target_name must be a string"),
+    ("new_ref", "Ref{f32[3]}", dict(kind=None, memory_space=None),
+     "new_ref cannot hold a ref"),
+    ("freeze", "f32[3]", {}, "freeze requires a ref operand, got f32"),
+    ("get", "f32[3,4] i32[]", dict(indexer=_IDX_ROW), "get requires a ref operand"),
+    ("swap", "Ref{f32[3,4]} f32[4] f32[]", dict(indexer=_IDX_ROW),
+     "swap index operands must be integers"),
+    ("addupdate", "Ref{f32[3,4]} f32[2]", dict(indexer=_IDX_ROW),
+     "addupdate takes 1 index operands, got 0"),
     ("svd", "i32[3,4]", {}, "svd requires a float32.*got int32"),
     ("eig", "i32[3,3]", {}, "eig requires a float32.*got int32"),
     ("fft", "c64[8]", dict(fft_type=FftType.RFFT, fft_lengths=(8,)),

@@ -30,6 +30,9 @@ TEST_DIR = Path(__file__).resolve().parent
 NOT_LOWERED: set = set()
 #: custom_lin's rule raises (test_custom_derivatives.py): it lowers to no op.
 RAISES = {P.custom_lin_p, P.check_p}  # check: only a debug check lowers (to nothing)
+#: The ref primitives are discharged before lowering: their rules report an undischarged
+#: program (test_refs.py).
+RAISES |= set(P.REF_PRIMITIVES)
 
 
 def _real_primitives():
@@ -201,6 +204,12 @@ def _cases():
         _single(P.rng_bit_generator_p, [A((4,), U32)], shape=(2,), dtype=U32,
                 algorithm=RandomAlgorithm.RNG_PHILOX),
         ["stablehlo.rng_bit_generator", "algorithm = PHILOX"])
+    cases["ffi_call"] = (
+        _single(P.ffi_call_p, [x3], result_avals=(x3,), vmap_method=None, target_name="t",
+                has_side_effect=False, input_layouts=((0,),), output_layouts=((0,),),
+                input_output_aliases=(), custom_call_api_version=4,
+                legacy_backend_config=None, attributes=(("n", 3),)),
+        ["stablehlo.custom_call @t", "backend_config = {n = 3 : i64}"])
     cases["threefry2x32"] = (_single(P.threefry2x32_p, [A((2,), U32)] * 4),
                              ["stablehlo.shift_left", "tensor<2xui32>"])
     br = closed_fn([x3], lambda b, v: [b.eqn(P.neg_p, v)])

@@ -718,6 +718,7 @@ NON_DIFFERENTIABLE = {
     # opaque host functions: their JVP rules raise JAX's ValueError (test_callbacks.py);
     # custom_jvp / custom_vjp make them differentiable
     "pure_callback": "opaque host function", "io_callback": "opaque host function",
+    "ffi_call": "opaque foreign function (its JVP raises JAX's error: test_ffi.py)",
     "check": "no results; its JVP checks the primal values (test_checkify.py)",
 }
 
@@ -731,7 +732,11 @@ CHECKED_ELSEWHERE = {"psum", "pmax", "pmin", "all_gather", "axis_index",
                      # psum_invariant its varying-axes pass inserts) and
                      # check_sharding_8dev.py (sharding_constraint)
                      "ppermute", "psum_scatter", "all_to_all", "shard_map", "pvary",
-                     "psum_invariant", "sharding_constraint"}
+                     "psum_invariant", "sharding_constraint",
+                     # refs: grad of the array-refs guide's examples (internal refs, plumbing
+                     # refs, JAX's error for a differentiated value in a plain ref), against
+                     # the analytic derivatives (test_refs.py)
+                     "new_ref", "get", "swap", "addupdate", "freeze"}
 
 #: Primitives that must have a transpose rule (linear in some operands).
 LINEAR = {
@@ -841,7 +846,7 @@ def _zero_rule_operands():
         "axis_index": None,  # needs a named axis: checked in test_collective_derivatives
         # no zero-tangent rule: their JVPs raise JAX's errors, or (check) have no results;
         # checked in test_callbacks.py / test_checkify.py
-        "pure_callback": None, "io_callback": None, "check": None,
+        "pure_callback": None, "io_callback": None, "check": None, "ffi_call": None,
     }
 
 

@@ -55,8 +55,6 @@ _INTERNAL_NAMES = {
 }
 # Names that other open work adds (each listed in its issue); remove an entry when it lands.
 _AWAITING = {
-    ("jax", "Ref"): "issue 24 (array refs)",
-    ("jax", "new_ref"): "issue 24 (array refs)",
     ("jax", "core"): "jax.core is deprecated in JAX; its two public names below",
     ("jax.core", "ShapedArray"): "jax.core is deprecated in JAX",
     ("jax.core", "Tracer"): "jax.core is deprecated in JAX",

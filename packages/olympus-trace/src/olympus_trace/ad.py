@@ -129,6 +129,11 @@ class JVPTracer(Tracer):
         return p._origin_msg() if isinstance(p, Tracer) else ""
 
 
+#: Primitives whose JVP rule runs even when every tangent is zero: ``new_ref`` (a ref
+#: created from a constant may later hold differentiated values, so it needs a tangent ref).
+jvp_always: set = set()
+
+
 class JVPTrace(Trace):
     """Forward mode: rules run in `rule_trace` (the parent: primals and tangents are both
     values of the enclosing trace)."""
@@ -148,7 +153,7 @@ class JVPTrace(Trace):
 
     def process_primitive(self, prim, args, params):
         primals, tangents = zip(*map(self.to_primal_tangent, args)) if args else ((), ())
-        if all(isinstance(t, Zero) for t in tangents):
+        if all(isinstance(t, Zero) for t in tangents) and prim not in jvp_always:
             with set_current_trace(self.parent):
                 return bind(prim, *primals, **params)
         rule = jvp_rules.get(prim)
@@ -443,11 +448,20 @@ def _split_nonlinear(e: Eqn, lin_in: list[bool]):
     return split[0], split[1]
 
 
+#: ``hook(olympuspr) -> (olympuspr, extra leading residuals)``, run before transposing: the
+#: ref discharge (installed by olympus), which turns a linear program's tangent refs into
+#: values so that only pure primitives are transposed.
+discharge_hooks: list[Callable] = []
+
+
 def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence) -> list:
     """Transpose a linear olympuspr (invars: residuals + linear inputs).
 
     Returns one cotangent (possibly Zero) per linear input.
     """
+    for hook in discharge_hooks:  # refs in the linear program become values first
+        olympuspr, extra = hook(olympuspr)
+        residuals = [*extra, *residuals]
     nres = len(residuals)
     env: dict[int, Any] = {}
     for v, r in zip(olympuspr.invars[:nres], residuals):

@@ -21,6 +21,7 @@ import numpy as np
 from olympus_ir import dtypes
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import Primitive
+from olympus_ir.prims.refs import AbstractRef
 from olympus_ir.shape_poly import DimExpr
 
 from .errors import (
@@ -293,6 +294,11 @@ class Tracer:
         raise TypeError(f"unhashable type: {type(self).__name__}")
 
     def __setitem__(self, idx, value):
+        if isinstance(self.aval, AbstractRef):  # ``ref[idx] = value`` on a traced ref
+            from .lax_ops.refs import ref_swap
+
+            ref_swap(self, idx, value)
+            return
         raise TypeError(
             "OLYMPUS arrays are immutable and do not support in-place item assignment. Instead "
             "of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "

@@ -48,6 +48,7 @@ from ._src.config import (
     debug_infs,
     debug_nans,
     default_matmul_precision,
+    default_prng_impl,
     disable_jit,
     enable_x64,
     explain_cache_misses,
@@ -123,7 +124,7 @@ __all__ = [
     "make_array_from_process_local_data", "local_device_count", "process_index",
     "process_count", "process_indices", "host_count", "host_id", "live_arrays",
     "clear_caches", "shard_map", "smap", "pmap", "default_device",
-    "debug_infs", "debug_nans", "default_matmul_precision", "disable_jit",
+    "debug_infs", "debug_nans", "default_matmul_precision", "default_prng_impl", "disable_jit",
     "explain_cache_misses", "log_compiles", "numpy_dtype_promotion", "numpy_rank_promotion",
     "transfer_guard", "transfer_guard_device_to_device", "transfer_guard_device_to_host",
     "transfer_guard_host_to_device", "ensure_compile_time_eval", "eval_shape", "named_call",
@@ -132,8 +133,11 @@ __all__ = [
 ]
 from . import debug  # noqa: E402,F401
 
-__all__ += ["export", "flatten_util", "nn", "random", "scipy", "threefry_partitionable"]
-from . import ad_checkpoint, custom_derivatives  # noqa: E402
+__all__ += ["export", "ffi", "flatten_util", "nn", "random", "scipy", "threefry_partitionable"]
+from . import ad_checkpoint, custom_derivatives, ref  # noqa: E402
+from ._src.refs import Ref, empty_ref, free_ref, freeze, new_ref  # noqa: E402
+
+__all__ += ["Ref", "empty_ref", "free_ref", "freeze", "new_ref", "ref"]
 from ._src.ad_checkpoint import checkpoint_policies  # noqa: E402
 from ._src.custom_derivatives import (  # noqa: E402
     checkpoint,
@@ -149,7 +153,8 @@ __all__ += ["ad_checkpoint", "checkpoint", "checkpoint_policies", "closure_conve
             "custom_jvp", "custom_vjp", "remat", "test_util"]
 
 # Submodules that most programs never touch are imported on first access.
-_LAZY_SUBMODULES = {"experimental", "export", "flatten_util", "monitoring", "nn", "profiler",
+_LAZY_SUBMODULES = {"experimental", "export", "ffi", "flatten_util", "monitoring", "nn",
+                    "profiler",
                     "random", "scipy", "test_util"}
 
 

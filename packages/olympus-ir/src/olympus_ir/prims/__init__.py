@@ -9,11 +9,13 @@ from .convolution import *  # noqa: F401,F403
 from .cumulative import *  # noqa: F401,F403
 from .custom_derivatives import *  # noqa: F401,F403
 from .elementwise import *  # noqa: F401,F403
+from .ffi import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .linalg_lapack import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .reductions import *  # noqa: F401,F403
+from .refs import *  # noqa: F401,F403
 from .shape_ops import *  # noqa: F401,F403
 from .sharding import *  # noqa: F401,F403
 from .sorting import *  # noqa: F401,F403

@@ -33,7 +33,7 @@ from ..pretty import def_pp_params
 __all__ = [
     "debug_callback_p", "pure_callback_p", "io_callback_p", "Effect", "DebugEffect",
     "IOEffect", "debug_effect", "ordered_debug_effect", "io_effect", "ordered_io_effect",
-    "VMAP_METHODS", "own_effect", "eqn_effects", "olympuspr_effects",
+    "VMAP_METHODS", "own_effect", "eqn_effects", "olympuspr_effects", "effect_rules",
 ]
 
 #: ``pure_callback``'s ways of running under vmap (None: vmap is an error).
@@ -141,6 +141,11 @@ def io_callback_shape_rule(*avals, callback, result_avals, ordered, sharding=Non
     return list(result_avals)
 
 
+#: primitive -> ``rule(eqn) -> Effect or None``: the effect an equation of another family
+#: has by itself (a side-effecting ``ffi_call``, a ref's ``get``/``swap``/``addupdate``).
+effect_rules: dict[Any, Any] = {}
+
+
 def own_effect(eqn: Any) -> Effect | None:
     """The effect `eqn` has by itself (not counting its sub-olympusprs)."""
     params = eqn.params
@@ -149,7 +154,8 @@ def own_effect(eqn: Any) -> Effect | None:
         return eff
     if eqn.primitive is io_callback_p:
         return ordered_io_effect if params.get("ordered") else io_effect
-    return None
+    rule = effect_rules.get(eqn.primitive)
+    return None if rule is None else rule(eqn)
 
 
 @def_pp_params(debug_callback_p)

@@ -1,32 +1,30 @@
-"""Batching rules for random bits: rng_bit_generator runs once per batch member (a scan
-over the keys), threefry2x32 broadcasts like an elementwise primitive."""
+"""Batching rules for random bits: rng_bit_generator draws the whole batch from the first
+member's key (JAX's rule), threefry2x32 broadcasts like an elementwise primitive."""
 
 from __future__ import annotations
 
-from olympus_ir import dtypes
-from olympus_ir import primitives as P
-from olympus_ir.avals import ShapedArray
+import numpy as np
 
+from olympus_ir import primitives as P
+
+from .. import lax_ops
 from ..batching import batching_rules, moveaxis
 from ..core import bind
-from ..staging import trace_to_olympuspr
 from ._util import align_elementwise, rank
 
 
-def _rng_bit_generator_rule(axis_data, vals, dims, **params):
-    """One generator call per batch member (so each member gets exactly what the
-    unbatched call with its key gives), run as a `scan` over the stacked keys."""
+def _rng_bit_generator_rule(axis_data, vals, dims, *, shape, **params):
+    """As JAX's rule: one generator call with the *first* member's key draws the bits of
+    the whole batch (shape ``(batch, *shape)``), and only that member's key advances.
+    (So a vmapped rbg sampler is not the loop of unbatched calls; JAX's streams are.)"""
     (keys,), (b,) = vals, dims
     keys = moveaxis(keys, b, 0)
-    key_aval = ShapedArray((4,), dtypes.uint32)
-
-    def body(k):
-        return list(bind(P.rng_bit_generator_p, k, **params))
-
-    closed, _ = trace_to_olympuspr(body, [key_aval])
-    outs = bind(P.scan_p, keys, olympuspr=closed, length=axis_data.size, reverse=False,
-                num_consts=0, num_carry=0, linear=(False,), unroll=1)
-    return list(outs), [0, 0]
+    size = axis_data.size
+    first = lax_ops.reshape(lax_ops.slice(keys, (0, 0), (1, 4)), (4,))
+    new_key, bits = bind(P.rng_bit_generator_p, first, shape=(size, *shape), **params)
+    new_keys = lax_ops.dynamic_update_slice(keys, lax_ops.reshape(new_key, (1, 4)),
+                                            (np.int32(0), np.int32(0)))
+    return [new_keys, bits], [0, 0]
 
 
 def _threefry2x32_rule(axis_data, vals, dims):

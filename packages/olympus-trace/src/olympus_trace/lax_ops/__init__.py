@@ -18,11 +18,13 @@ from . import (
     convolution,
     cumulative,
     elementwise,
+    ffi,
     indexing,
     linalg,
     linalg_lapack,
     random,
     reductions,
+    refs,
     shape_ops,
     sharding,
     sorting,
@@ -37,11 +39,13 @@ from .convolution import *  # noqa: F403
 from .cumulative import *  # noqa: F403
 from .elementwise import *  # noqa: F403
 from .elementwise import _scalar_like  # noqa: F401  (used by the rule modules)
+from .ffi import *  # noqa: F403
 from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .linalg_lapack import *  # noqa: F403
 from .random import *  # noqa: F403
 from .reductions import *  # noqa: F403
+from .refs import *  # noqa: F403
 from .shape_ops import *  # noqa: F403
 from .sharding import *  # noqa: F403
 from .sorting import *  # noqa: F403
@@ -49,8 +53,7 @@ from .transfers import *  # noqa: F403
 from .windowed import *  # noqa: F403
 
 __all__ = sorted({name for m in (callbacks, checks, collectives, control_flow, convolution,
-                                 cumulative,
-                                 elementwise, indexing, linalg, linalg_lapack, random,
-                                 reductions, shape_ops, sharding, sorting, transfers,
-                                 windowed)
+                                 cumulative, elementwise, ffi, indexing, linalg,
+                                 linalg_lapack, random, reductions, refs, shape_ops, sharding,
+                                 sorting, transfers, windowed)
                   for name in m.__all__})

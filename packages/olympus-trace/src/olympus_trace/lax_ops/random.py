@@ -3,13 +3,27 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from olympus_ir import primitives as P
 
 from ..core import bind
 
-__all__ = ["threefry2x32"]
+__all__ = ["threefry2x32", "rng_bit_generator"]
 
 
 def threefry2x32(k1, k2, x1, x2):
     """The two uint32 output words of threefry-2x32 with key (k1, k2) on counts (x1, x2)."""
     return bind(P.threefry2x32_p, k1, k2, x1, x2)
+
+
+def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=None, *, out_sharding=None):
+    """(new key, random bits of `shape` and unsigned `dtype`) from the u32[4] `key`, by
+    XLA's stateless bit generator (`algorithm` a `RandomAlgorithm`; default RNG_DEFAULT)."""
+    from olympus_ir import dtypes
+    from olympus_ir.avals import canonicalize_shape
+
+    if algorithm is None:
+        algorithm = P.RandomAlgorithm.RNG_DEFAULT
+    return bind(P.rng_bit_generator_p, key, shape=canonicalize_shape(shape),
+                dtype=dtypes.dtype(dtype), algorithm=algorithm, out_sharding=out_sharding)

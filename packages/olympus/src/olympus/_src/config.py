@@ -27,9 +27,12 @@ __all__ = ["Option", "OPTIONS", "Config", "config", "State", "enable_x64", "disa
            "debug_nans", "debug_infs", "log_compiles", "explain_cache_misses",
            "transfer_guard", "transfer_guard_host_to_device", "transfer_guard_device_to_host",
            "transfer_guard_device_to_device", "numpy_dtype_promotion", "numpy_rank_promotion",
+           "default_prng_impl", "PRNG_IMPLS",
            "default_matmul_precision", "TRANSFER_GUARD_LEVELS", "MATMUL_PRECISIONS"]
 
 TRANSFER_GUARD_LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
+#: The PRNG implementations `olympus.random` has (``olympus_default_prng_impl``'s values).
+PRNG_IMPLS = ("threefry2x32", "rbg", "unsafe_rbg")
 MATMUL_PRECISIONS = (
     "default", "high", "highest", "bfloat16", "tensorfloat32", "float32",
     "ANY_F8_ANY_F8_F32", "ANY_F8_ANY_F8_F32_FAST_ACCUM", "ANY_F8_ANY_F8_ANY",
@@ -230,6 +233,8 @@ OPTIONS: dict[str, Option] = {o.name: o for o in [
     Option("olympus_check_tracer_leaks", False, _bool("olympus_check_tracer_leaks")),
     Option("olympus_threefry_partitionable", True, _bool("olympus_threefry_partitionable"),
            help="JAX 0.10.2's default threefry stream (read by olympus.random)."),
+    Option("olympus_default_prng_impl", "threefry2x32", _enum(PRNG_IMPLS, False),
+           help="The PRNG implementation of keys made without an explicit impl."),
     Option("olympus_debug_nans", False, _bool("olympus_debug_nans"), jit_key=True,
            help="Raise FloatingPointError where an operation first produces a NaN."),
     Option("olympus_debug_infs", False, _bool("olympus_debug_infs"), jit_key=True,
@@ -413,6 +418,7 @@ transfer_guard_device_to_device = State("olympus_transfer_guard_device_to_device
 numpy_dtype_promotion = State("olympus_numpy_dtype_promotion")
 numpy_rank_promotion = State("olympus_numpy_rank_promotion")
 default_matmul_precision = State("olympus_default_matmul_precision")
+default_prng_impl = State("olympus_default_prng_impl")
 
 
 def transfer_guard(new_val: str) -> contextlib.AbstractContextManager:

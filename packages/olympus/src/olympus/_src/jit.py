@@ -40,6 +40,7 @@ from olympus_trace.olympuspr_utils import dce_closed
 from .. import monitoring
 from . import cache_explain, debugging, nested_jit, stages
 from . import placement as _placement
+from . import ref_discharge as _ref_discharge
 from .config import config
 from .lowering import lower_olympuspr
 
@@ -197,6 +198,12 @@ class SpecializedCall:
         self.arg_names = arg_names_of(wrapped._fun, args, kwargs, nums, names)
         if len(self.arg_names) != len(self.in_avals):
             self.arg_names = tuple(f"args[{i}]" for i in range(len(self.in_avals)))
+        # A program holding refs runs discharged (`ref_discharge`), off the compiled path.
+        self.refs = _ref_discharge.ref_call_for(self.closed, self.out_tree, self.arg_names)
+        if self.refs is not None:
+            self.executable = self.lowered = self._fastpath = None
+            self._hoisted, self._callbacks = [], False
+            return
         self.donated_mask = _donation_mask(wrapped, dyn_args, dyn_kwargs, args, nums)
         self.kept = self._kept_args(wrapped._options[4])
         self.placement = _placement.place(
@@ -543,6 +550,8 @@ class Jitted:
 
     def _compiled_call(self, args, kwargs):
         call, leaves = self._specialize(args, kwargs)
+        if call.refs is not None:
+            return call.refs.run(leaves), call
         exe = call.executable
         if exe is None:  # the first call(s) of a signature: compile it once
             with call._compile_lock:

@@ -189,6 +189,8 @@ def typeof(x: Any) -> TypedAval:
     if type(x) is rt.Array:
         return TypedAval(x.aval, type_sharding(x, x.ndim))
     aval = _aval_of(x)
+    if getattr(aval, "inner_aval", None) is not None:  # a ref's type: Ref{float32[3]}
+        return aval
     return TypedAval(aval, type_sharding(x, len(aval.shape)))
 
 

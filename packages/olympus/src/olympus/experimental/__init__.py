@@ -1,5 +1,5 @@
 """`olympus.experimental`: APIs JAX keeps under ``jax.experimental``: `io_callback` and
-the `checkify` and `compilation_cache` modules (imported on first use)."""
+the `checkify`, `compilation_cache` and `random` modules (imported on first use)."""
 
 from .._src.callbacks import io_callback
 
@@ -11,4 +11,8 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(f"{__name__}.checkify")
+    if name == "random":
+        import importlib
+
+        return importlib.import_module(f"{__name__}.random")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,6 +15,7 @@ import numpy as np
 
 import olympus_runtime as rt
 from olympus_ir import dtypes
+from olympus_ir.prims.refs import AbstractRef
 from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer, concrete_or_error
@@ -207,6 +208,16 @@ PROPERTIES = {
 }
 #: Tracers only (Array has its own, reading the concrete value).
 TRACER_ONLY = {"item": _item, "tolist": _tolist}
+
+
+def _tracer_getitem(x, idx):
+    """``x[idx]``; on a traced ref, a read of the ref (`olympus.ref.get`)."""
+    if type(x.aval) is AbstractRef:
+        return lax.ref_get(x, idx)
+    return _indexing.getitem(x, idx)
+
+
+TRACER_ONLY["__getitem__"] = _tracer_getitem
 
 
 def _defer(fn, swap):

@@ -16,6 +16,7 @@ generalized_normal, ball, orthogonal) and `_binomial` (binomial, multinomial) us
 constructions but are checked statistically rather than against recorded JAX streams.
 """
 
+from . import _rbg  # noqa: F401  (registers the rbg and unsafe_rbg implementations)
 from ._binomial import binomial, multinomial  # noqa: F401
 from ._gamma import beta, chisquare, dirichlet, gamma, loggamma, t  # noqa: F401
 from ._prng import (  # noqa: F401

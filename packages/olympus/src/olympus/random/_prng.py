@@ -34,6 +34,7 @@ import contextlib
 import functools
 import math
 import operator
+import threading
 
 import numpy as np
 
@@ -43,7 +44,7 @@ from olympus.numpy._indexing import getitem as _getitem
 from olympus_ir import dtypes
 from olympus_trace import lax_ops as lax
 from olympus_trace import tree_util
-from olympus_trace.core import Tracer, get_aval
+from olympus_trace.core import EvalTrace, Tracer, get_aval, trace_ctx
 
 from .._src.config import config
 from .._src.jit import jit
@@ -77,53 +78,125 @@ def _sampler_jit(static_argnames=()):
 
     def deco(fun):
         def impl(*args, _tp, **kwargs):
-            return fun(*args, **kwargs)
+            prev = _active.impl
+            _active.impl = _IMPLS[_tp[1]]
+            try:
+                return fun(*args, **kwargs)
+            finally:
+                _active.impl = prev
 
         impl.__name__ = impl.__qualname__ = fun.__name__
         jitted = jit(impl, static_argnames=tuple(static_argnames) + ("_tp",))
 
         @functools.wraps(fun)
         def call(*args, **kwargs):
-            return jitted(*args, _tp=_partitionable(), **kwargs)
+            impl = _active.impl or _default_impl()
+            return jitted(*args, _tp=(_partitionable(), impl.name), **kwargs)
 
         return call
 
     return deco
 
 
+# --- PRNG implementations --------------------------------------------------------------------
+
+
+class PRNGImpl:
+    """A PRNG implementation: how keys of shape `key_shape` are seeded, split, folded and
+    turned into random bits (each a function of raw key data), and its `name` and the
+    `tag` of its key dtype (``key<tag>``)."""
+
+    __slots__ = ("key_shape", "seed", "split", "random_bits", "fold_in", "name", "tag")
+
+    def __init__(self, key_shape, seed, split, random_bits, fold_in, name, tag):
+        self.key_shape = tuple(key_shape)
+        self.seed, self.split, self.random_bits, self.fold_in = seed, split, random_bits, \
+            fold_in
+        self.name, self.tag = name, tag
+
+    def __repr__(self) -> str:
+        return (f"PRNGImpl(key_shape={self.key_shape}, seed={self.seed!r}, "
+                f"split={self.split!r}, random_bits={self.random_bits!r}, "
+                f"fold_in={self.fold_in!r}, name={self.name!r}, tag={self.tag!r})")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PRNGImpl) and other.name == self.name
+
+
+#: name -> implementation (threefry2x32 here, rbg and unsafe_rbg in `_rbg`).
+_IMPLS: dict[str, PRNGImpl] = {}
+
+
+def register_prng(impl: PRNGImpl) -> None:
+    _IMPLS[impl.name] = impl
+
+
+class _Active(threading.local):
+    """The implementation of the keys being worked on (set by `_to_raw`, and while a
+    sampler is traced), so the shared samplers' raw-data helpers dispatch to it."""
+
+    impl: PRNGImpl | None = None
+
+
+_active = _Active()
+
+
+def _default_impl() -> PRNGImpl:
+    return _IMPLS[config._values["olympus_default_prng_impl"]]
+
+
+def _resolve_impl(impl) -> PRNGImpl:
+    """`impl` (None, a name, a `PRNGImpl` or a key dtype) as a registered `PRNGImpl`."""
+    if impl is None:
+        return _default_impl()
+    if isinstance(impl, PRNGImpl):
+        return impl
+    if isinstance(impl, KeyDType):
+        return impl.impl
+    if isinstance(impl, str) and impl in _IMPLS:
+        return _IMPLS[impl]
+    names = ", ".join(f'"{n}"' for n in _IMPLS)
+    raise ValueError(f'unrecognized PRNG implementation "{impl}". Did you mean one of: '
+                     f"{names}?")
+
+
 # --- typed keys ------------------------------------------------------------------------------
 
 
 class KeyDType:
-    """The dtype of typed PRNG keys (``key<fry>`` for threefry2x32)."""
+    """The dtype of typed PRNG keys (``key<fry>`` for threefry2x32, ``key<rbg>``,
+    ``key<urbg>``)."""
 
     __slots__ = ("impl",)
     #: Its place in the dtype hierarchy: ``issubdtype(key.dtype, olympus.dtypes.prng_key)``.
     type = dtypes.prng_key
 
-    def __init__(self, impl: str = "threefry2x32"):
+    def __init__(self, impl: PRNGImpl):
         self.impl = impl
 
     @property
     def name(self) -> str:
-        return "key<fry>"
+        return f"key<{self.impl.tag}>"
 
     def __str__(self) -> str:
         return self.name
 
     def __repr__(self) -> str:
-        return f"dtype({self.name})"
+        return self.name
 
     def __eq__(self, other) -> bool:
         if isinstance(other, str):
-            return other in (self.name, self.impl)
+            return other in (self.name, self.impl.name)
         return isinstance(other, KeyDType) and other.impl == self.impl
 
     def __hash__(self) -> int:
-        return hash(("KeyDType", self.impl))
-
-
-_KEY_DTYPE = KeyDType()
+        return hash(("KeyDType", self.impl.name))
 
 
 class PRNGKeyArray(_rt.ArrayBase):
@@ -133,11 +206,12 @@ class PRNGKeyArray(_rt.ArrayBase):
     (key) dimensions, ``reshape``, ``==``/``!=``, and `len`. Use `key_data` to get the raw
     data back."""
 
-    __slots__ = ("_base",)
+    __slots__ = ("_base", "_impl")
     __array_priority__ = 100
 
-    def __init__(self, base):
+    def __init__(self, base, impl: PRNGImpl | None = None):
         self._base = base
+        self._impl = _IMPLS["threefry2x32"] if impl is None else impl
 
     @property
     def shape(self) -> tuple:
@@ -153,7 +227,7 @@ class PRNGKeyArray(_rt.ArrayBase):
 
     @property
     def dtype(self) -> KeyDType:
-        return _KEY_DTYPE
+        return KeyDType(self._impl)
 
     def __len__(self) -> int:
         if not self.shape:
@@ -171,7 +245,7 @@ class PRNGKeyArray(_rt.ArrayBase):
             idx = (idx,)
         if not any(i is Ellipsis for i in idx):
             idx = idx + (Ellipsis,)
-        return PRNGKeyArray(_getitem(self._base, idx + (slice(None),)))
+        return PRNGKeyArray(_getitem(self._base, idx + (slice(None),)), self._impl)
 
     def reshape(self, *shape):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -180,7 +254,8 @@ class PRNGKeyArray(_rt.ArrayBase):
         if -1 in shape:
             known = math.prod(d for d in shape if d != -1)
             shape[shape.index(-1)] = self.size // max(known, 1)
-        return PRNGKeyArray(jnp.reshape(self._base, tuple(shape) + (2,)))
+        return PRNGKeyArray(jnp.reshape(self._base, tuple(shape) + self._impl.key_shape),
+                            self._impl)
 
     def ravel(self):
         return self.reshape(self.size)
@@ -221,30 +296,49 @@ class PRNGKeyArray(_rt.ArrayBase):
                 f"{np.asarray(self._base)}")
 
 
+def _unflatten_keys(name, children):
+    """A key array, or, for the cotangent of one (float0 zeros of the data's shape, from
+    `grad` with ``allow_int``), float0 zeros of the keys' shape, as JAX gives."""
+    (data,) = children
+    if isinstance(data, np.ndarray) and data.dtype == dtypes.float0:
+        return np.zeros(data.shape[:-1], dtypes.float0)
+    return PRNGKeyArray(data, _IMPLS[name])
+
+
 tree_util.register_pytree_node(
-    PRNGKeyArray, lambda k: ((k._base,), None), lambda _, children: PRNGKeyArray(children[0]))
+    PRNGKeyArray, lambda k: ((k._base,), k._impl.name), _unflatten_keys)
 
 
-def _check_key_data(name: str, data):
+def _check_key_data(name: str, data, impl: PRNGImpl | None = None):
     aval = get_aval(data)
-    if aval.dtype != _U32 or aval.ndim < 1 or aval.shape[-1] != 2:
+    n = (impl or _default_impl()).key_shape[-1]
+    if aval.dtype != _U32 or aval.ndim < 1 or aval.shape[-1] != n:
         raise TypeError(
             f"{name}: a PRNG key must be a typed key (olympus.random.key) or raw key data of "
-            f"dtype uint32 and shape (..., 2) (olympus.random.PRNGKey); got "
+            f"dtype uint32 and shape (..., {n}) (olympus.random.PRNGKey); got "
             f"{aval.str_short()}.")
 
 
 def _to_raw(name: str, key, allow_batched: bool = False):
     """(raw uint32[..., 2] key data, whether `key` was typed)."""
     if isinstance(key, PRNGKeyArray):
-        data, typed = key._base, True
-    elif isinstance(key, (Tracer, _rt.Array, np.ndarray)):
-        data, typed = key, False
-    elif isinstance(key, (list, tuple)):
-        data, typed = np.asarray(key, dtype=_U32), False
+        data, typed, impl = key._base, True, key._impl
     else:
-        raise TypeError(f"unexpected PRNG key type {type(key)}")
-    _check_key_data(name, data)
+        if isinstance(key, (Tracer, _rt.Array, np.ndarray)):
+            data = key
+        elif isinstance(key, (list, tuple)):
+            data = np.asarray(key, dtype=_U32)
+        else:
+            raise TypeError(f"unexpected PRNG key type {type(key)}")
+        typed = False
+        # Raw keys are read with the default implementation, as in JAX; inside a sampler
+        # (or a trace) the implementation of the keys being worked on carries over.
+        impl = _active.impl
+        if (impl is None or type(trace_ctx.trace) is EvalTrace
+                or get_aval(data).shape[-1:] != impl.key_shape):
+            impl = _default_impl()
+    _check_key_data(name, data, impl)
+    _active.impl = impl
     if not allow_batched and get_aval(data).ndim != 1:
         shape = tuple(get_aval(data).shape[:-1])
         raise ValueError(f"{name} accepts a single key, but was given a key array of shape "
@@ -253,7 +347,7 @@ def _to_raw(name: str, key, allow_batched: bool = False):
 
 
 def _wrap(data, typed: bool):
-    return PRNGKeyArray(data) if typed else data
+    return PRNGKeyArray(data, _active.impl) if typed else data
 
 
 # --- threefry -------------------------------------------------------------------------------
@@ -302,8 +396,8 @@ def _hash_iota(key, shape):
     return lax.threefry2x32(k1, k2, hi, lo)
 
 
-def _split_raw(key, shape: tuple):
-    """Split one raw key into keys of `shape` (result uint32[*shape, 2])."""
+def _threefry_split(key, shape: tuple):
+    """Split one raw threefry key into keys of `shape` (result uint32[*shape, 2])."""
     shape = tuple(shape)
     if _partitionable():
         b1, b2 = _hash_iota(key, shape)
@@ -314,6 +408,11 @@ def _split_raw(key, shape: tuple):
     return lax.reshape(threefry_2x32(key, counts), shape + (2,))
 
 
+def _split_raw(key, shape: tuple):
+    """Split one raw key (of the active implementation) into keys of `shape`."""
+    return (_active.impl or _default_impl()).split(key, tuple(shape))
+
+
 def _split_n(key, num: int = 2):
     """`num` raw keys as a list (for internal use)."""
     keys = _split_raw(key, (num,))
@@ -321,14 +420,25 @@ def _split_n(key, num: int = 2):
 
 
 def _fold_in_raw(key, data):
-    """Fold a uint32 scalar into a raw key: hash the counts (0, data)."""
+    """Fold a uint32 scalar into a raw key (of the active implementation)."""
+    return (_active.impl or _default_impl()).fold_in(key, data)
+
+
+def _threefry_fold_in(key, data):
+    """Fold a uint32 scalar into a raw threefry key: hash the counts (0, data)."""
     counts = lax.concatenate([np.zeros((1,), _U32), lax.reshape(data, (1,))], 0)
     return threefry_2x32(key, counts)
 
 
 def _random_bits(key, bit_width: int, shape: tuple):
-    """Uniform random bits of `bit_width` (8, 16, 32 or 64) and `shape`, as JAX's
-    ``threefry_random_bits`` in the current mode."""
+    """Uniform random bits of `bit_width` (8, 16, 32 or 64) and `shape` from a raw key of
+    the active implementation."""
+    return (_active.impl or _default_impl()).random_bits(key, bit_width, tuple(shape))
+
+
+def _threefry_random_bits(key, bit_width: int, shape: tuple):
+    """Uniform random bits of `bit_width` and `shape`, as JAX's ``threefry_random_bits``
+    in the current mode."""
     shape = tuple(shape)
     dtype = UINT_DTYPES[bit_width]
     if _partitionable():
@@ -402,53 +512,60 @@ def _seed_impl(seed):
 _seed_jit = jit(_seed_impl, inline=True)  # JAX binds random_seed: no jit equation
 
 
+@functools.cache
+def _impl_seed_jit(name: str):
+    return jit(_IMPLS[name].seed)
+
+
+def _make_key_data(seed, impl: PRNGImpl):
+    seed = _seed_array(seed)
+    if impl.name == "threefry2x32":
+        return _seed_jit(seed)
+    return _impl_seed_jit(impl.name)(seed)
+
+
 def PRNGKey(seed, *, impl=None):  # noqa: N802 - JAX's name
-    """A raw (legacy) threefry key, ``uint32[2]``, from an integer seed.
+    """A raw (legacy) key from an integer seed: ``uint32[2]`` for threefry2x32 (the
+    default), ``uint32[4]`` for rbg and unsafe_rbg.
 
     A 32-bit seed ``s`` gives ``[0, s]``; a 64-bit seed (x64 on) gives its high and low
     words. Python ints beyond 32 bits wrap when x64 is off, as in JAX."""
-    _check_impl(impl)
-    return _seed_jit(_seed_array(seed))
+    return _make_key_data(seed, _resolve_impl(impl))
 
 
 def key(seed, *, impl=None, dtype=None):
-    """A typed PRNG key (a scalar `PRNGKeyArray` of dtype ``key<fry>``) from an integer seed."""
-    _check_impl(impl if dtype is None else dtype)
-    return PRNGKeyArray(_seed_jit(_seed_array(seed)))
-
-
-def _check_impl(impl):
-    if impl is None or impl == "threefry2x32" or impl == _KEY_DTYPE:
-        return
-    raise ValueError(f'unrecognized PRNG implementation "{impl}". Olympus implements only '
-                     '"threefry2x32".')
+    """A typed PRNG key (a scalar `PRNGKeyArray` of dtype ``key<fry>``, ``key<rbg>`` or
+    ``key<urbg>``) from an integer seed."""
+    impl = _resolve_impl(impl if dtype is None else dtype)
+    return PRNGKeyArray(_make_key_data(seed, impl), impl)
 
 
 def key_data(keys):
-    """The raw ``uint32[..., 2]`` data of a (typed or raw) key array."""
+    """The raw ``uint32[..., n]`` data of a (typed or raw) key array."""
     data, _ = _to_raw("key_data", keys, allow_batched=True)
     return data
 
 
 def wrap_key_data(key_bits_array, *, impl=None, dtype=None):
-    """Typed keys from raw ``uint32[..., 2]`` data."""
-    _check_impl(impl if dtype is None else dtype)
+    """Typed keys from raw ``uint32[..., n]`` data (n: the implementation's key size)."""
+    impl = _resolve_impl(impl if dtype is None else dtype)
     if not isinstance(key_bits_array, (Tracer, _rt.Array, np.ndarray)):
         key_bits_array = np.asarray(key_bits_array)
-    _check_key_data("wrap_key_data", key_bits_array)
-    return PRNGKeyArray(key_bits_array)
+    _check_key_data("wrap_key_data", key_bits_array, impl)
+    return PRNGKeyArray(key_bits_array, impl)
 
 
 def key_impl(keys) -> str:
-    """The name of the PRNG implementation of a typed key array (e.g. `"threefry2x32"`)."""
+    """The name of the implementation of `keys` (``'threefry2x32'``, ``'rbg'``, ...)."""
+    if isinstance(keys, PRNGKeyArray):
+        return keys._impl.name
     _to_raw("key_impl", keys, allow_batched=True)
-    return "threefry2x32"
+    return _default_impl().name
 
 
 def key_dtype(impl=None) -> KeyDType:
     """The key dtype of a PRNG implementation (`key<fry>` for threefry2x32)."""
-    _check_impl(impl)
-    return _KEY_DTYPE
+    return KeyDType(_resolve_impl(impl))
 
 
 def clone(key):
@@ -509,3 +626,8 @@ def bits(key, shape=(), dtype=None):
     if not dtypes.is_unsigned_int(dt):
         raise ValueError(f"dtype argument to `bits` must be an unsigned int dtype, got {dt}")
     return _bits_jit(raw, bit_width=dt.itemsize * 8, shape=_canonicalize_shape(shape))
+
+
+register_prng(PRNGImpl(key_shape=(2,), seed=_seed_impl, split=_threefry_split,
+                       random_bits=_threefry_random_bits, fold_in=_threefry_fold_in,
+                       name="threefry2x32", tag="fry"))
