@@ -146,7 +146,7 @@ __all__ += ["ad_checkpoint", "checkpoint", "checkpoint_policies", "closure_conve
             "custom_jvp", "custom_vjp", "remat", "test_util"]
 
 # Submodules that most programs never touch are imported on first access.
-_LAZY_SUBMODULES = {"experimental", "flatten_util", "monitoring", "nn", "profiler", "random",
+_LAZY_SUBMODULES = {"dlpack", "experimental", "flatten_util", "monitoring", "nn", "profiler", "random",
                     "scipy", "test_util"}
 
 
