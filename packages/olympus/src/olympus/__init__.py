@@ -146,8 +146,8 @@ __all__ += ["ad_checkpoint", "checkpoint", "checkpoint_policies", "closure_conve
             "custom_jvp", "custom_vjp", "remat", "test_util"]
 
 # Submodules that most programs never touch are imported on first access.
-_LAZY_SUBMODULES = {"dlpack", "experimental", "flatten_util", "monitoring", "nn", "profiler", "random",
-                    "scipy", "test_util"}
+_LAZY_SUBMODULES = {"dlpack", "experimental", "flatten_util", "image", "monitoring", "nn",
+                    "ops", "profiler", "random", "scipy", "test_util"}
 
 
 def __getattr__(name: str):
