@@ -57,9 +57,6 @@ _INTERNAL_NAMES = {
 _AWAITING = {
     ("jax", "Ref"): "issue 24 (array refs)",
     ("jax", "new_ref"): "issue 24 (array refs)",
-    ("jax", "core"): "jax.core is deprecated in JAX; its two public names below",
-    ("jax.core", "ShapedArray"): "jax.core is deprecated in JAX",
-    ("jax.core", "Tracer"): "jax.core is deprecated in JAX",
     ("jax.errors", "JaxRuntimeError"): "issue 17 (error classes)",
     ("jax.experimental", "hijax"): "see _INTERNAL_MODULES",
     ("jax.experimental.layout", "Format"): "layouts are not modelled by Olympus yet",

@@ -15,6 +15,7 @@ from olympus import errors
 DOCS = "See https://docs.olympus.dev/en/latest/errors.html#olympus.errors."
 
 NAMES = ["ConcretizationTypeError", "KeyReuseError", "NonConcreteBooleanIndexError",
+         "OLYMPUSIndexError", "OLYMPUSTypeError", "OlympusIndexError", "OlympusprTypeError",
          "OlympusRuntimeError", "OlympusTypeError", "TracerArrayConversionError",
          "TracerBoolConversionError", "TracerIntegerConversionError", "UnexpectedTracerError"]
 
@@ -324,3 +325,20 @@ def test_staged_equations_name_the_users_line_not_olympus_internals():
     infos = {(e.source_info.file, e.source_info.line, e.source_info.function)
              for e in closed.olympuspr.eqns}
     assert infos == {(__file__, line, "f")}
+
+
+def test_base_error_classes():
+    """JAX's ``JAXTypeError``/``JAXIndexError`` bases and ``JaxprTypeError``, renamed."""
+    from olympus import errors
+
+    assert issubclass(errors.OLYMPUSTypeError, TypeError)
+    assert issubclass(errors.OLYMPUSIndexError, IndexError)
+    assert issubclass(errors.ConcretizationTypeError, errors.OLYMPUSTypeError)
+    assert issubclass(errors.NonConcreteBooleanIndexError, errors.OLYMPUSIndexError)
+    assert issubclass(errors.OlympusprTypeError, TypeError)
+    from olympus_ir.verify import check_olympuspr
+    closed = olympus.make_olympuspr(lambda x: x + 1.0)(1.0)
+    bad = closed.olympuspr.replace(outvars=[closed.olympuspr.invars[0]] * 2,
+                                   eqns=closed.olympuspr.eqns * 2)
+    with pytest.raises(errors.OlympusprTypeError):
+        check_olympuspr(bad)
