@@ -63,3 +63,10 @@ def test_compute_on():
     f = compute_on.compute_on2(lambda x: x + 1, compute_type="device_host",
                                out_memory_spaces=None)
     assert float(f(1.0)) == 2.0
+
+
+def test_compilation_cache_module_and_compiler_options_type():
+    import olympus.experimental.compilation_cache as cc
+
+    assert cc.compilation_cache.__name__.endswith("compilation_cache.compilation_cache")
+    assert olympus.stages.CompilerOptions == dict[str, str | bool]
