@@ -302,3 +302,86 @@ def bench(session: nox.Session) -> None:
                 str(Path(session.virtualenv.location) / "lib"),
                 *[str(ROOT / "packages" / pkg / "src") for pkg in ALL_PACKAGES])
     session.run("python", "benchmarks/run.py", *session.posargs)
+
+
+# --- the array API standard's test suite ------------------------------------------------------
+
+# data-apis/array-api-tests at the commit JAX 0.10.2's own array-API CI pins, and the spec
+# (its `array-api` submodule) at the commit that checkout records. Cloned into a cache
+# directory, never vendored. ARRAY_API_TESTS_URL / ARRAY_API_SPEC_URL may point at mirrors.
+ARRAY_API_TESTS_COMMIT = "3249a739f8ce9be95e5210ed90ea5d8d62045eec"
+ARRAY_API_SPEC_COMMIT = "772fb461da6ff904ecfcac4a24676e40efcbdb0c"
+ARRAY_API_CACHE = ROOT / ".nox" / "_cache" / f"array-api-tests-{ARRAY_API_TESTS_COMMIT[:12]}"
+ARRAY_API_DEPS = ["pytest>=8", "pytest-json-report", "hypothesis>=6.130.5", "ndindex>=1.8"]
+# The same options for both libraries: a fixed hypothesis budget, derandomized, no deadline
+# (XLA compiles inside examples), 64-bit types enabled as JAX's CI enables them.
+ARRAY_API_MAX_EXAMPLES = "20"
+ARRAY_API_OPTIONS = ["--max-examples", ARRAY_API_MAX_EXAMPLES, "--derandomize",
+                     "--disable-deadline", "-p", "no:cacheprovider", "-q", "-o",
+                     "addopts=", "-rN"]
+
+
+def _array_api_checkout(session: nox.Session) -> Path:
+    """The pinned checkout of the test suite (cloned once into the cache directory)."""
+    import os
+
+    done = ARRAY_API_CACHE / ".olympus-complete"
+    if done.exists():
+        return ARRAY_API_CACHE
+    tests_url = os.environ.get("ARRAY_API_TESTS_URL",
+                               "https://github.com/data-apis/array-api-tests.git")
+    spec_url = os.environ.get("ARRAY_API_SPEC_URL", "https://github.com/data-apis/array-api.git")
+    shutil.rmtree(ARRAY_API_CACHE, ignore_errors=True)
+    ARRAY_API_CACHE.parent.mkdir(parents=True, exist_ok=True)
+    session.run("git", "clone", "--quiet", "--no-checkout", tests_url, str(ARRAY_API_CACHE),
+                external=True)
+    session.run("git", "-C", str(ARRAY_API_CACHE), "checkout", "--quiet",
+                ARRAY_API_TESTS_COMMIT, external=True)
+    spec = ARRAY_API_CACHE / "array-api"
+    shutil.rmtree(spec, ignore_errors=True)
+    session.run("git", "clone", "--quiet", "--no-checkout", spec_url, str(spec), external=True)
+    session.run("git", "-C", str(spec), "checkout", "--quiet", ARRAY_API_SPEC_COMMIT,
+                external=True)
+    done.write_text(f"{ARRAY_API_TESTS_COMMIT}\n{ARRAY_API_SPEC_COMMIT}\n")
+    return ARRAY_API_CACHE
+
+
+def _array_api_run(session: nox.Session, module: str, env: dict, report: str) -> None:
+    checkout = _array_api_checkout(session)
+    xml = REPORTS / f"{report}.xml"
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    # Failures are the result being measured, not an error of the session.
+    # Arguments after `--` replace the default selection (the whole suite), e.g.
+    # `nox -s array_api -- array_api_tests/test_linalg.py --max-examples 5`.
+    selection = session.posargs or ["array_api_tests"]
+    session.run("pytest", f"--junitxml={xml}", *ARRAY_API_OPTIONS, *selection,
+                env={"ARRAY_API_TESTS_MODULE": module, **env}, success_codes=[0, 1])
+    counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for suite in ET.parse(xml).getroot().iter("testsuite"):
+        for key in counts:
+            counts[key] += int(suite.get(key, 0))
+    failed = counts["failures"] + counts["errors"]
+    passed = counts["tests"] - failed - counts["skipped"]
+    session.log(f"array API suite on {module}: {passed} passed, {failed} failed, "
+                f"{counts['skipped']} skipped (report: {xml}; checkout: {checkout})")
+
+
+@nox.session(name="array_api")
+def array_api(session: nox.Session) -> None:
+    """The public array API test suite (data-apis/array-api-tests, pinned) on
+    olympus.numpy with x64 enabled; then, in its own virtualenv, the same on jax.numpy
+    (session `array_api_jax`). Needs the network (or mirrors) and takes a while: not part
+    of `nox -s tests`."""
+    _install_packages(session, ALL_PACKAGES, *ARRAY_API_DEPS)
+    with session.chdir(_array_api_checkout(session)):
+        _array_api_run(session, "olympus.numpy", {"OLYMPUS_ENABLE_X64": "true"},
+                       "array_api_olympus")
+    session.notify("array_api_jax", session.posargs)
+
+
+@nox.session(name="array_api_jax")
+def array_api_jax(session: nox.Session) -> None:
+    """The array API suite on reference jax.numpy 0.10.2, with array_api's options."""
+    session.install("jax==0.10.2", "jaxlib==0.10.2", *ARRAY_API_DEPS)
+    with session.chdir(_array_api_checkout(session)):
+        _array_api_run(session, "jax.numpy", {"JAX_ENABLE_X64": "true"}, "array_api_jax")

@@ -45,6 +45,9 @@ ALLOWED = {
     "olympus/src/olympus/_src/ref_discharge.py":
         "the ref discharge re-evaluates an olympuspr equation by equation, re-binding each "
         "ref-free equation's primitive with its params (an interpreter, like eval_olympuspr)",
+    "olympus/src/olympus/experimental/jet.py":
+        "the jet trace (Taylor mode) is a transformation: its rules re-bind each primitive "
+        "on primals and Taylor coefficients, as the JVP and batch traces do",
     "olympus/src/olympus/lax/control_flow.py":
         "cond/while_loop/scan trace the user's bodies into sub-olympusprs and bind the "
         "control-flow primitives (machinery, not a wrapper of one primitive)",

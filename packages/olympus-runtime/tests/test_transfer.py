@@ -142,7 +142,12 @@ def test_array_device_put():
     d0, d1 = ort.devices()
     a = ort.device_put(np.arange(3.0, dtype=np.float32))
     assert ort.device_put(a) is a
-    assert ort.device_put(a, d0) is a
+    # An explicit device commits an uncommitted array in place (JAX 0.10.2 does too); an
+    # array already committed there is returned as is.
+    a0 = ort.device_put(a, d0)
+    assert a0.committed and not a.committed and a0.device is d0
+    assert ort.device_put(a0, d0) is a0
+    np.testing.assert_array_equal(np.asarray(a0), [0, 1, 2])
     b = ort.device_put(a, d1)
     assert b is not a and b.device is d1
     assert b.sharding is ort.sharding_for(d1)

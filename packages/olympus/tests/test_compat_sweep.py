@@ -55,13 +55,9 @@ _INTERNAL_NAMES = {
 }
 # Names that other open work adds (each listed in its issue); remove an entry when it lands.
 _AWAITING = {
-    ("jax", "core"): "jax.core is deprecated in JAX; its two public names below",
-    ("jax.core", "ShapedArray"): "jax.core is deprecated in JAX",
-    ("jax.core", "Tracer"): "jax.core is deprecated in JAX",
     ("jax.errors", "JaxRuntimeError"): "issue 17 (error classes)",
     ("jax.experimental", "hijax"): "see _INTERNAL_MODULES",
     ("jax.experimental.layout", "Format"): "layouts are not modelled by Olympus yet",
-    ("jax.experimental.multihost_utils", "sync_global_devices"): "issue 20 (processes)",
     ("jax.lax", "pswapaxes"): "issue 20 (collectives outside vmap)",
     ("jax.lax", "stop_gradient_p"): "issue 24 (primitives as public *_p objects)",
     ("jax.numpy", "float8_e4m3fn"): "issue 24 (narrow float dtypes)",

@@ -16,6 +16,7 @@ DOCS = "See https://docs.olympus.dev/en/latest/errors.html#olympus.errors."
 
 NAMES = ["ConcretizationTypeError", "InconclusiveDimensionOperation", "KeyReuseError",
          "NonConcreteBooleanIndexError",
+         "OLYMPUSIndexError", "OLYMPUSTypeError", "OlympusIndexError", "OlympusprTypeError",
          "OlympusRuntimeError", "OlympusTypeError", "TracerArrayConversionError",
          "TracerBoolConversionError", "TracerIntegerConversionError", "UnexpectedTracerError"]
 
@@ -419,3 +420,19 @@ def test_exception_types_match_jax_0_10_2():
         olympus.jit(lambda n: olympus.nn.one_hot(jnp.array([0]), n))(3)
     with pytest.raises(TypeError, match="'float' object cannot be interpreted as an integer"):
         olympus.nn.one_hot(jnp.array([0, 1]), 2.5)
+
+def test_base_error_classes():
+    """JAX's ``JAXTypeError``/``JAXIndexError`` bases and ``JaxprTypeError``, renamed."""
+    from olympus import errors
+
+    assert issubclass(errors.OLYMPUSTypeError, TypeError)
+    assert issubclass(errors.OLYMPUSIndexError, IndexError)
+    assert issubclass(errors.ConcretizationTypeError, errors.OLYMPUSTypeError)
+    assert issubclass(errors.NonConcreteBooleanIndexError, errors.OLYMPUSIndexError)
+    assert issubclass(errors.OlympusprTypeError, TypeError)
+    from olympus_ir.verify import check_olympuspr
+    closed = olympus.make_olympuspr(lambda x: x + 1.0)(1.0)
+    bad = closed.olympuspr.replace(outvars=[closed.olympuspr.invars[0]] * 2,
+                                   eqns=closed.olympuspr.eqns * 2)
+    with pytest.raises(errors.OlympusprTypeError):
+        check_olympuspr(bad)

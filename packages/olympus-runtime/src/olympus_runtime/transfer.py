@@ -125,7 +125,10 @@ def _put_array(x: Any, device: Any | None) -> Any:
             return _put_sharded(value_of(x), x.aval, target)
         return put_numpy(value_of(x), x.aval, target)
     if source_devices[0] is target:
-        return x
+        if x._committed:
+            return x
+        # Already there but uncommitted: the same buffer, committed (as JAX's device_put).
+        return ArrayImpl(x.aval, sharding_for(target), [x], True, _skip_checks=True)
     dest = sharding_for(target)
     (out,) = _jax.batched_copy_array_to_devices_with_sharding(
         [x], [dest._internal_device_list], [dest], [_ALWAYS_COPY]

@@ -44,23 +44,38 @@ from ._src.api import (
 )
 from ._src.callbacks import effects_barrier, pure_callback
 from ._src.config import (
+    allow_f16_reductions,
+    array_garbage_collection_guard,
+    auto_pcast,
     config,
     debug_infs,
+    debug_key_reuse,
     debug_nans,
     default_matmul_precision,
     default_prng_impl,
     disable_jit,
+    enable_checks,
+    enable_custom_prng,
     enable_x64,
     explain_cache_misses,
+    legacy_prng_key,
     log_compiles,
+    make_user_context,
+    no_execution,
+    no_tracing,
     numpy_dtype_promotion,
     numpy_rank_promotion,
+    olympus2tf_associative_scan_reductions,
+    remove_size_one_mesh_axis_from_type,
+    softmax_custom_jvp,
+    thread_guard,
     transfer_guard,
     transfer_guard_device_to_device,
     transfer_guard_device_to_host,
     transfer_guard_host_to_device,
 )
 from ._src.debugging import device_get_explicit as device_get
+from ._src.host_api import ad, copy_to_host_async, host_ids
 from ._src.introspection import (
     ensure_compile_time_eval,
     eval_shape,
@@ -110,6 +125,8 @@ from . import lax, numpy  # noqa: E402
 checking_leaks = check_tracer_leaks
 # `olympus.memory.Space.Host` / `.Device`: the memory spaces `device_put` can target.
 memory = __import__("types").SimpleNamespace(Space=_MemorySpace)
+float0 = dtypes.float0
+from .numpy._dslice import ds  # noqa: E402
 
 __all__ = [
     "check_tracer_leaks", "checking_leaks", "fwd_and_bwd", "grad", "hessian", "jacfwd",
@@ -129,7 +146,13 @@ __all__ = [
     "transfer_guard", "transfer_guard_device_to_device", "transfer_guard_device_to_host",
     "transfer_guard_host_to_device", "ensure_compile_time_eval", "eval_shape", "named_call",
     "named_scope", "print_environment_info", "effects_barrier", "pure_callback",
-    "experimental", "monitoring", "profiler", "memory",
+    "experimental", "monitoring", "profiler",
+    "allow_f16_reductions", "array_garbage_collection_guard", "auto_pcast", "debug_key_reuse",
+    "enable_checks", "enable_custom_prng", "legacy_prng_key", "make_user_context",
+    "no_execution", "no_tracing", "olympus2tf_associative_scan_reductions",
+    "remove_size_one_mesh_axis_from_type", "softmax_custom_jvp", "thread_guard",
+    "ad", "copy_to_host_async", "host_ids", "memory", "float0", "ds",
+    "core", "custom_batching", "dlpack", "image", "ops",
 ]
 from . import debug  # noqa: E402,F401
 
@@ -153,9 +176,9 @@ __all__ += ["ad_checkpoint", "checkpoint", "checkpoint_policies", "closure_conve
             "custom_jvp", "custom_vjp", "remat", "test_util"]
 
 # Submodules that most programs never touch are imported on first access.
-_LAZY_SUBMODULES = {"experimental", "export", "ffi", "flatten_util", "monitoring", "nn",
-                    "profiler",
-                    "random", "scipy", "test_util"}
+_LAZY_SUBMODULES = {"core", "custom_batching", "dlpack", "experimental", "export", "ffi",
+                    "flatten_util", "image", "monitoring", "nn", "ops", "profiler", "random",
+                    "scipy", "test_util"}
 
 
 def __getattr__(name: str):

@@ -1,11 +1,13 @@
 """Olympus's exception types."""
 
 from olympus_ir.shape_poly import InconclusiveDimensionOperation
+from olympus_ir.verify import OlympusprTypeError
 from olympus_runtime import XlaRuntimeError as OlympusRuntimeError
 from olympus_trace.errors import (
     ConcretizationTypeError,
     KeyReuseError,
     NonConcreteBooleanIndexError,
+    OlympusIndexError,
     OlympusTypeError,
     TracerArrayConversionError,
     TracerBoolConversionError,
@@ -13,8 +15,15 @@ from olympus_trace.errors import (
     UnexpectedTracerError,
 )
 
+# JAX's base classes (``JAXTypeError``, ``JAXIndexError``) under their renamed public names:
+# every tracing TypeError/IndexError above derives from one of them.
+OLYMPUSTypeError = OlympusTypeError
+OLYMPUSIndexError = OlympusIndexError
+
 __all__ = [
-    "ConcretizationTypeError", "InconclusiveDimensionOperation", "KeyReuseError", "NonConcreteBooleanIndexError",
+    "ConcretizationTypeError", "InconclusiveDimensionOperation", "KeyReuseError",
+    "NonConcreteBooleanIndexError",
+    "OLYMPUSIndexError", "OLYMPUSTypeError", "OlympusIndexError", "OlympusprTypeError",
     "OlympusRuntimeError", "OlympusTypeError",
     "TracerArrayConversionError", "TracerBoolConversionError", "TracerIntegerConversionError",
     "UnexpectedTracerError",
@@ -25,7 +34,8 @@ __all__ = [
 # and pickling resolves the class here. OlympusRuntimeError is jaxlib's own type and keeps its
 # name.
 for _cls in (ConcretizationTypeError, InconclusiveDimensionOperation, KeyReuseError,
-             NonConcreteBooleanIndexError, OlympusTypeError,
+             NonConcreteBooleanIndexError, OlympusTypeError, OlympusIndexError,
+             OlympusprTypeError,
              TracerArrayConversionError, TracerBoolConversionError,
              TracerIntegerConversionError, UnexpectedTracerError):
     _cls.__module__ = __name__

@@ -28,7 +28,12 @@ __all__ = ["Option", "OPTIONS", "Config", "config", "State", "enable_x64", "disa
            "transfer_guard", "transfer_guard_host_to_device", "transfer_guard_device_to_host",
            "transfer_guard_device_to_device", "numpy_dtype_promotion", "numpy_rank_promotion",
            "default_prng_impl", "PRNG_IMPLS",
-           "default_matmul_precision", "TRANSFER_GUARD_LEVELS", "MATMUL_PRECISIONS"]
+           "default_matmul_precision", "TRANSFER_GUARD_LEVELS", "MATMUL_PRECISIONS",
+           "enable_checks", "debug_key_reuse", "enable_custom_prng", "softmax_custom_jvp",
+           "no_tracing", "no_execution", "allow_f16_reductions",
+           "olympus2tf_associative_scan_reductions", "legacy_prng_key",
+           "array_garbage_collection_guard", "remove_size_one_mesh_axis_from_type",
+           "thread_guard", "auto_pcast", "make_user_context", "UserContext"]
 
 TRANSFER_GUARD_LEVELS = ("allow", "log", "disallow", "log_explicit", "disallow_explicit")
 #: The PRNG implementations `olympus.random` has (``olympus_default_prng_impl``'s values).
@@ -264,6 +269,32 @@ OPTIONS: dict[str, Option] = {o.name: o for o in [
            help="CPU collectives across processes (olympus.distributed): gloo or mpi."),
     Option("olympus_default_device", None, _default_device, on_change=_set_default_device,
            help="Where uncommitted arrays and computations go (None: the first device)."),
+    # JAX's remaining boolean and enum flags. no_tracing and no_execution are enforced by
+    # jit, enable_checks verifies each olympuspr jit traces; the others are accepted and
+    # stored for code that reads them (their effects concern backends, key checking and
+    # sharding types Olympus does not have on CPU).
+    *[Option(f"olympus_{name}", default, _bool(f"olympus_{name}"), jit_key=key, help=text)
+      for name, default, key, text in (
+        ("enable_checks", False, False, "Verify every olympuspr jit traces (slow)."),
+        ("debug_key_reuse", False, False, "Check PRNG keys for reuse."),
+        ("enable_custom_prng", False, False, "Deprecated; kept for compatibility."),
+        ("softmax_custom_jvp", False, False, "Deprecated; kept for compatibility."),
+        ("no_tracing", False, False, "Raise instead of tracing a function for jit."),
+        ("no_execution", False, True, "Raise instead of executing a compiled function."),
+        ("allow_f16_reductions", True, False, "Allow float16/bfloat16 sum reductions."),
+        ("olympus2tf_associative_scan_reductions", False, False,
+         "Lower cumulative reductions as associative scans (for olympus2tf)."),
+        ("remove_size_one_mesh_axis_from_type", False, False,
+         "Drop size-one mesh axes from sharding types."),
+        ("thread_guard", False, False,
+         "Raise when a multi-controller computation is started from another thread."),
+        ("auto_pcast", True, False, "Insert pcasts automatically in shard_map."),
+    )],
+    Option("olympus_legacy_prng_key", "allow", _enum(("allow", "warn", "error"), False),
+           help="What passing a raw uint32 key to olympus.random does: allow, warn, error."),
+    Option("olympus_array_garbage_collection_guard", None,
+           _enum(("allow", "log", "fatal"), True),
+           help="What collecting an array with a reference cycle does: allow, log, fatal."),
     *[Option(name, default, _cache_option(name), on_change=_push_cache_option(name),
              help=text) for name, default, text in (
         ("olympus_compilation_cache_dir", None, "The persistent compilation cache's directory."),
@@ -317,7 +348,8 @@ class Config:
             self._refresh_jit_key()
 
     def _refresh_jit_key(self) -> None:
-        self.jit_key = tuple(self._values[n] for n in _JIT_KEY_NAMES)
+        self.jit_key = tuple(self._values[n] for n in _JIT_KEY_NAMES) + tuple(
+            c._value for c in _USER_CONTEXTS)
         _jit_key_state.set_global(self.jit_key)
         self.check_special = bool(self._values["olympus_debug_nans"]
                                   or self._values["olympus_debug_infs"])
@@ -408,6 +440,58 @@ def disable_jit(disable: bool = True) -> contextlib.AbstractContextManager:
     return _Setting((("olympus_disable_jit", bool(disable)),))
 
 
+class UserContext:
+    """A context of the user's whose value is part of every jit cache key
+    (``olympus.make_user_context``): ``with ctx(v):`` sets it for the block, so a jitted
+    function called under a new value is traced and compiled again; ``ctx.value`` reads
+    it."""
+
+    def __init__(self, default_value: Any = None):
+        hash(default_value)
+        self._value = default_value
+        _USER_CONTEXTS.append(self)
+        config._refresh_jit_key()
+
+    @property
+    def value(self) -> Any:
+        return self._value
+
+    @contextlib.contextmanager
+    def __call__(self, new_val: Any) -> Iterator[None]:
+        hash(new_val)  # part of a cache key: must be hashable
+        prev, self._value = self._value, new_val
+        config._refresh_jit_key()
+        try:
+            yield
+        finally:
+            self._value = prev
+            config._refresh_jit_key()
+
+    def __repr__(self) -> str:
+        return f"<olympus user context value={self._value!r}>"
+
+
+_USER_CONTEXTS: list[UserContext] = []
+
+
+def make_user_context(default_value: Any = None) -> UserContext:
+    """A new jit-cache-sensitive context (see `UserContext`)."""
+    return UserContext(default_value)
+
+
+enable_checks = State("olympus_enable_checks")
+debug_key_reuse = State("olympus_debug_key_reuse")
+enable_custom_prng = State("olympus_enable_custom_prng")
+softmax_custom_jvp = State("olympus_softmax_custom_jvp")
+no_tracing = State("olympus_no_tracing")
+no_execution = State("olympus_no_execution")
+allow_f16_reductions = State("olympus_allow_f16_reductions")
+olympus2tf_associative_scan_reductions = State("olympus_olympus2tf_associative_scan_reductions")
+legacy_prng_key = State("olympus_legacy_prng_key")
+array_garbage_collection_guard = State("olympus_array_garbage_collection_guard")
+remove_size_one_mesh_axis_from_type = State("olympus_remove_size_one_mesh_axis_from_type")
+thread_guard = State("olympus_thread_guard")
+auto_pcast = State("olympus_auto_pcast")
 debug_nans = State("olympus_debug_nans")
 debug_infs = State("olympus_debug_infs")
 log_compiles = State("olympus_log_compiles")

@@ -181,6 +181,11 @@ class SpecializedCall:
         # No reference to `wrapped` (or its function) is kept: this object lives in a cache
         # weakly keyed by the function, and a value that refers to its key keeps it alive.
         self.name = fun_name(wrapped._fun)
+        if config.olympus_no_tracing:
+            from olympus_trace.make_olympuspr import fun_source_info
+
+            raise RuntimeError(f"re-tracing function {fun_source_info(wrapped._fun)} for "
+                               "`jit`, but 'no_tracing' is set")
         counters["trace"] += 1
         nums, names = wrapped._static_argnums, wrapped._static_argnames
         with debugging.Stage(monitoring.TRACE_EVENT, self.name, debugging.dispatch_logger,
@@ -188,6 +193,10 @@ class SpecializedCall:
             out_types: list = []
             self.closed, self.out_tree, self.out_avals = trace_fun(
                 wrapped._fun, args, kwargs, nums, names, "jit", in_avals, out_types)
+        if config.olympus_enable_checks:
+            from olympus_ir.verify import check_olympuspr
+
+            check_olympuspr(self.closed)
         nargs = len(args)
         nums = tuple(i % nargs if -nargs <= i < 0 else i for i in nums)
         dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
@@ -550,6 +559,9 @@ class Jitted:
 
     def _compiled_call(self, args, kwargs):
         call, leaves = self._specialize(args, kwargs)
+        if config.olympus_no_execution:
+            raise RuntimeError(f"OLYMPUS tried to execute function jit({call.name}), but the "
+                               "no_execution config option is set")
         if call.refs is not None:
             return call.refs.run(leaves), call
         exe = call.executable

@@ -1,18 +1,19 @@
 """`olympus.experimental`: APIs JAX keeps under ``jax.experimental``: `io_callback` and
-the `checkify`, `compilation_cache` and `random` modules (imported on first use)."""
+the submodules (imported on first use): `checkify`, `compilation_cache`, `compute_on`,
+`mesh_utils`, `multihost_utils`, `ode`, `pjit`, `shard_map`, `jet`, `random`."""
 
 from .._src.callbacks import io_callback
 
-__all__ = ["io_callback", "checkify"]
+__all__ = ["io_callback", "checkify", "compilation_cache", "compute_on", "mesh_utils",
+           "multihost_utils", "ode", "pjit", "shard_map", "jet"]
+
+_SUBMODULES = {"checkify", "compilation_cache", "compute_on", "mesh_utils", "multihost_utils",
+               "ode", "pjit", "shard_map", "jet", "random"}
 
 
 def __getattr__(name: str):
-    if name in ("checkify", "compilation_cache"):
+    if name in _SUBMODULES:
         import importlib
 
-        return importlib.import_module(f"{__name__}.checkify")
-    if name == "random":
-        import importlib
-
-        return importlib.import_module(f"{__name__}.random")
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

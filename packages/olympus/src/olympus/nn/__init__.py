@@ -26,6 +26,7 @@ from .._src.library_jit import jitted as _jitted
 from ..scipy.special import logsumexp
 from . import initializers
 from ._attention import dot_product_attention
+from ._scaled import get_scaled_dot_general_config, scaled_dot_general, scaled_matmul
 
 __all__ = [
     "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
@@ -33,6 +34,7 @@ __all__ = [
     "mish", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax",
     "softplus", "sparse_plus", "squareplus", "standardize", "swish", "tanh",
     "dot_product_attention", "log1mexp", "logmeanexp", "sparse_sigmoid",
+    "get_scaled_dot_general_config", "scaled_dot_general", "scaled_matmul",
 ]
 
 

@@ -9,7 +9,12 @@ import numpy as _np
 import olympus_runtime as _rt
 from olympus_trace.staging import register_internal_dir as _register_internal_dir
 
+from .._src.dlpack import from_dlpack  # noqa: F401
 from . import _creation, _indexing, _reductions, _shape, _ufuncs
+from ._array_api import (  # noqa: F401
+    __array_api_version__,
+    __array_namespace_info__,
+)
 from ._creation import (  # noqa: F401
     arange,
     array,
@@ -74,6 +79,7 @@ from ._histogram import (  # noqa: F401
     histogramdd,
     interp,
 )
+from ._index_tricks import c_, r_  # noqa: F401
 from ._indexing import (  # noqa: F401
     argwhere,
     bincount,
@@ -365,6 +371,8 @@ byte, ubyte, short, ushort = int8, uint8, int16, uint16
 intc, uintc, longlong, ulonglong = int32, uint32, int64, uint64
 intp, uintp = int64, uint64
 s_, index_exp = _np.s_, _np.index_exp
+object_ = _np.object_
+ComplexWarning = _np.exceptions.ComplexWarning
 save, savez = _np.save, _np.savez
 printoptions, get_printoptions, set_printoptions = (_np.printoptions, _np.get_printoptions,
                                                     _np.set_printoptions)

@@ -21,7 +21,16 @@ from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer, concrete_or_error
 
 from .._src import eager
-from . import _creation, _indexing, _linalg_basic, _products, _reductions, _shape, _sorting
+from . import (
+    _array_api,
+    _creation,
+    _indexing,
+    _linalg_basic,
+    _products,
+    _reductions,
+    _shape,
+    _sorting,
+)
 from . import _ufuncs as uf
 
 __all__ = ["install"]
@@ -199,7 +208,7 @@ METHODS = {
     "swapaxes": _shape.swapaxes, "take": _indexing.take, "to_device": _to_device,
     "trace": _linalg_basic.trace, "transpose": _transpose, "var": _reductions.var, "view": _view,
     "__getitem__": _indexing.getitem, "__round__": _operator_round,
-    "__contains__": _contains,
+    "__contains__": _contains, "__array_namespace__": _array_api.__array_namespace__,
 }
 #: name -> getter: the properties.
 PROPERTIES = {

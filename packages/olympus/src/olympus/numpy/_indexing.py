@@ -39,6 +39,7 @@ from olympus_trace.lax_ops import default_fill as _default_fill
 from .._src.library_jit import jitted as _jitted
 from . import _creation, _reductions, _shape
 from . import _ufuncs as uf
+from ._dslice import Slice, apply_dslices
 from ._util import (
     Array,
     aval_of,
@@ -82,6 +83,8 @@ def getitem(x, idx):
     if not isinstance(idx, tuple):
         _refuse_list_index(idx)
         idx = (idx,)
+    if builtins.any(isinstance(i, Slice) for i in idx):
+        x, idx = apply_dslices(x, idx)
     idx, new_axes = expand_bool_indices(idx, aval_of(x).shape)
     if new_axes:
         x = insert_unit_axes(x, new_axes)

@@ -66,11 +66,38 @@ def vdot(a, b, *, precision=None, preferred_element_type=None):
 
 
 def vecdot(x1, x2, /, *, axis: int = -1, precision=None, preferred_element_type=None):
-    """``sum(conj(x1) * x2, axis)`` with broadcasting (the array API's vecdot)."""
-    (a, b), dt, weak = _promote(_arr("vecdot", x1), _arr("vecdot", x2))
+    """``sum(conj(x1) * x2, axis)`` with broadcasting of the other axes (the array API's
+    vecdot): one batched dot_general in the operands' promoted dtype, as JAX's (so uint8
+    stays uint8, where ``sum`` would widen it)."""
+    a, b = _arr("vecdot", x1), _arr("vecdot", x2)
+    sa, sb = _shape(a), _shape(b)
+    try:
+        ka, kb = sa[axis], sb[axis]
+    except IndexError:
+        raise ValueError(f"axis {axis} is out of bounds for arrays of shapes {sa} and "
+                         f"{sb}") from None
+    if ka != kb:
+        raise ValueError(f"axes must match; got shapes {sa} and {sb} with axis={axis}")
+    (a, b), dt, weak = _promote(a, b)
     if dtypes.is_complex(dt):
         a = lax.conj(a)
-    return _reductions.sum(uf.multiply(a, b), axis=axis)
+    a = _reductions_moveaxis(a, axis)
+    b = _reductions_moveaxis(b, axis)
+    batch = np.broadcast_shapes(_shape(a)[:-1], _shape(b)[:-1])
+    a = prom.broadcast_to(a, batch + (ka,))
+    b = prom.broadcast_to(b, batch + (ka,))
+    nb = len(batch)
+    return _dot_general(a, b, (((nb,), (nb,)), (tuple(range(nb)), tuple(range(nb)))), dt,
+                        weak, precision, preferred_element_type)
+
+
+def _reductions_moveaxis(x, axis):
+    nd = len(_shape(x))
+    ax = axis % nd
+    if ax == nd - 1:
+        return x
+    perm = tuple(i for i in range(nd) if i != ax) + (ax,)
+    return lax.transpose(x, perm)
 
 
 def inner(a, b, *, precision=None, preferred_element_type=None):

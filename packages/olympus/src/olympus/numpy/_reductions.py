@@ -599,7 +599,8 @@ def _cummin(a, axis=0, dtype=None):
     return _cum_extremum("cummin", a, axis, dtype)
 
 
-def _cumulative_new(name, prim_name, x, axis, dtype, include_initial, ident):
+def _cumulative_new(name, prim_name, x, axis, dtype, include_initial, ident,
+                    promote_integers=False):
     x = ensure_arraylike(name, x)
     nd = aval_of(x).ndim
     if axis is None:
@@ -609,7 +610,7 @@ def _cumulative_new(name, prim_name, x, axis, dtype, include_initial, ident):
         axis = 0
     if nd == 0:
         raise ValueError(f"{name}: the input must be at least 1-dimensional.")
-    out = _cumulative(name, prim_name, x, axis, dtype, None)
+    out = _cumulative(name, prim_name, x, axis, dtype, None, promote_integers=promote_integers)
     if include_initial:
         from ._shape import concatenate
 
@@ -622,8 +623,11 @@ def _cumulative_new(name, prim_name, x, axis, dtype, include_initial, ident):
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
-    """Cumulative sum (the array-API form: optional leading zero)."""
-    return _cumulative_new("cumulative_sum", "cumsum", x, axis, dtype, include_initial, 0)
+    """Cumulative sum (the array-API form: optional leading zero). Small integers
+    accumulate in the default integer of their signedness, as the standard and JAX ask
+    (uint8 -> uint32); cumulative_prod keeps them, as JAX's does."""
+    return _cumulative_new("cumulative_sum", "cumsum", x, axis, dtype, include_initial, 0,
+                           promote_integers=True)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import math
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -364,21 +365,46 @@ def unique_values(x, *, size=None, fill_value=None):
     return unique(x, size=size, fill_value=fill_value)
 
 
+class _UniqueAllResult(NamedTuple):
+    """The array API's ``unique_all`` result (field names as the standard and JAX's)."""
+    values: Any
+    indices: Any
+    inverse_indices: Any
+    counts: Any
+
+
+class _UniqueCountsResult(NamedTuple):
+    values: Any
+    counts: Any
+
+
+class _UniqueInverseResult(NamedTuple):
+    values: Any
+    inverse_indices: Any
+
+
+def _inverse_shaped(inverse, x):
+    # The standard's inverse_indices have x's shape (NumPy 2 and JAX agree).
+    return lax.reshape(inverse, tuple(_shape(_arr("unique", x))))
+
+
 def unique_counts(x, *, size=None, fill_value=None):
     """The unique values of `x` and how often each occurs (array API)."""
-    return unique(x, return_counts=True, size=size, fill_value=fill_value)
+    return _UniqueCountsResult(*unique(x, return_counts=True, size=size,
+                                       fill_value=fill_value))
 
 
 def unique_inverse(x, *, size=None, fill_value=None):
     """The unique values of `x` and, for each element of `x`, the index of its value among
-    them, shaped like `x` (array API).
-    """
-    return unique(x, return_inverse=True, size=size, fill_value=fill_value)
+    them, shaped like `x` (array API)."""
+    values, inverse = unique(x, return_inverse=True, size=size, fill_value=fill_value)
+    return _UniqueInverseResult(values, _inverse_shaped(inverse, x))
 
 
 def unique_all(x, *, size=None, fill_value=None):
     """The unique values of `x`, the first index of each, the inverse indices and the counts
-    (array API).
-    """
-    return unique(x, return_index=True, return_inverse=True, return_counts=True, size=size,
-                  fill_value=fill_value)
+    (array API)."""
+    values, indices, inverse, counts = unique(
+        x, return_index=True, return_inverse=True, return_counts=True, size=size,
+        fill_value=fill_value)
+    return _UniqueAllResult(values, indices, _inverse_shaped(inverse, x), counts)

@@ -429,8 +429,18 @@ def pinv(a, rtol=None, hermitian: bool = False, *, rcond=None):
     smax = lax.slice(s, (0,) * (len(batch) + 1), batch + (1,))
     rt = lax.convert_element_type(prom.to_operand(rtol), rdt, False) \
         if not isinstance(rtol, float) else np.asarray(rtol, rdt)
-    cutoff = lax.mul(lax.broadcast_in_dim(rt, _shape(smax), ()) if not _shape(rt) else rt,
-                     smax)
+    # rtol has a.shape[:-2] (or broadcasts to it): one cutoff per matrix.
+    rt_shape = tuple(_shape(rt))
+    try:
+        fits = len(rt_shape) <= len(batch) and np.broadcast_shapes(rt_shape, batch) == batch
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"pinv: rtol of shape {rt_shape} does not broadcast to the batch "
+                         f"shape {batch} of a.")
+    rt = lax.broadcast_in_dim(rt, _shape(smax),
+                              tuple(range(len(batch) - len(rt_shape), len(batch))))
+    cutoff = lax.mul(rt, smax)
     cutoff = prom.broadcast_to(cutoff, _shape(s))
     keep = lax.gt(s, cutoff)
     ones = lax.broadcast_in_dim(np.ones((), rdt), _shape(s), ())
