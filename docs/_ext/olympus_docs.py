@@ -43,23 +43,30 @@ SECTIONS: list[tuple[str, list[str]]] = [
     ]),
     ("Primitives and randomness", [
         "olympus.lax", "olympus.lax.linalg", "olympus.random", "olympus.nn",
-        "olympus.nn.initializers", "olympus.dtypes", "olympus.typing",
+        "olympus.nn.initializers", "olympus.dtypes", "olympus.typing", "olympus.ops",
+        "olympus.image", "olympus.experimental.random",
     ]),
     ("Pytrees", ["olympus.tree_util", "olympus.tree"]),
     ("Compilation stages, export and caching", [
-        "olympus.stages", "olympus.export",
+        "olympus.stages", "olympus.export", "olympus.ffi", "olympus.ref", "olympus.dlpack",
         "olympus.experimental.compilation_cache.compilation_cache",
     ]),
     ("Devices, sharding and processes", [
-        "olympus.sharding", "olympus.distributed",
+        "olympus.sharding", "olympus.distributed", "olympus.experimental.mesh_utils",
+        "olympus.experimental.multihost_utils", "olympus.experimental.compute_on",
     ]),
     ("Autodiff extras", [
         "olympus.custom_derivatives", "olympus.ad_checkpoint", "olympus.test_util",
+        "olympus.custom_batching", "olympus.experimental.jet", "olympus.experimental.ode",
     ]),
     ("Debugging and introspection", [
         "olympus.debug", "olympus.experimental", "olympus.experimental.checkify",
         "olympus.errors", "olympus.profiler", "olympus.monitoring",
     ]),
+    ("Example libraries", [
+        "olympus.example_libraries.stax", "olympus.example_libraries.optimizers",
+    ]),
+    ("Internals JAX exposes", ["olympus.core"]),
     ("The lower packages, for tooling", [
         "olympus_ir", "olympus_trace", "olympus_lower", "olympus_runtime",
     ]),

@@ -49,6 +49,9 @@ def register_ffi_target(name: str, fn: Any, platform: str = "cpu", api_version: 
 
 
 def register_ffi_type_id(name: str, obj: Any, platform: str = "cpu") -> None:
+    """Deprecated in JAX: registering a type by id is not supported with this jaxlib; raises
+    ValueError (use `register_ffi_type`).
+    """
     raise ValueError("register_ffi_type_id is not supported after jaxlib version 381.")
 
 
@@ -61,6 +64,9 @@ def register_ffi_type(name: str, type_registration: Any, platform: str = "cpu") 
 
 
 def register_ffi_target_as_batch_partitionable(name: str) -> None:
+    """Mark the FFI target `name` as batch-partitionable, so the SPMD partitioner may split
+    its leading (batch) dimension across devices.
+    """
     import jaxlib.xla_client as xc
 
     xc.register_custom_call_as_batch_partitionable(name)

@@ -311,18 +311,23 @@ def sm3(step_size, momentum=0.9):
 
 
 def constant(step_size) -> Schedule:
+    """A schedule returning `step_size` at every step."""
     def schedule(i):
         return step_size
     return schedule
 
 
 def exponential_decay(step_size, decay_steps, decay_rate):
+    """A schedule `step_size * decay_rate ** (i / decay_steps)`."""
     def schedule(i):
         return step_size * decay_rate ** (i / decay_steps)
     return schedule
 
 
 def inverse_time_decay(step_size, decay_steps, decay_rate, staircase=False):
+    """A schedule `step_size / (1 + decay_rate * i / decay_steps)` (with the quotient floored
+    when `staircase`).
+    """
     if staircase:
         def schedule(i):
             return step_size / (1 + decay_rate * jnp.floor(i / decay_steps))
@@ -333,6 +338,9 @@ def inverse_time_decay(step_size, decay_steps, decay_rate, staircase=False):
 
 
 def polynomial_decay(step_size, decay_steps, final_step_size, power=1.0):
+    """A schedule decaying from `step_size` to `final_step_size` over `decay_steps` steps as
+    `(1 - i / decay_steps) ** power`, then constant.
+    """
     def schedule(step_num):
         step_num = jnp.minimum(step_num, decay_steps)
         mult = (1 - step_num / decay_steps) ** power
@@ -341,6 +349,9 @@ def polynomial_decay(step_size, decay_steps, final_step_size, power=1.0):
 
 
 def piecewise_constant(boundaries: Any, values: Any):
+    """A schedule equal to `values[k]` between `boundaries[k - 1]` and `boundaries[k]`
+    (`len(values) == len(boundaries) + 1`).
+    """
     boundaries = jnp.array(boundaries)
     values = jnp.array(values)
     if not boundaries.ndim == values.ndim == 1:
@@ -354,6 +365,7 @@ def piecewise_constant(boundaries: Any, values: Any):
 
 
 def make_schedule(scalar_or_schedule: float | Schedule) -> Schedule:
+    """A schedule from a number (constant) or a schedule (returned as is)."""
     if callable(scalar_or_schedule):
         return scalar_or_schedule
     if jnp.ndim(scalar_or_schedule) == 0:

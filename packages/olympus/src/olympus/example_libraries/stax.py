@@ -225,8 +225,14 @@ def _pooling_layer(reducer, init_val, average=False):
 
 
 MaxPool = _pooling_layer(lax.max, -jnp.inf)
+MaxPool.__doc__ = ("A max-pooling layer: `MaxPool(window_shape, strides=None, padding='VALID',\n"
+                   "spec=None)` returns `(init_fun, apply_fun)`.")
 SumPool = _pooling_layer(lax.add, 0.0)
+SumPool.__doc__ = ("A sum-pooling layer: `SumPool(window_shape, strides=None, padding='VALID',\n"
+                   "spec=None)` returns `(init_fun, apply_fun)`.")
 AvgPool = _pooling_layer(lax.add, 0.0, average=True)
+AvgPool.__doc__ = ("An average-pooling layer (padding excluded from the count): `AvgPool(\n"
+                   "window_shape, strides=None, padding='VALID', spec=None)`.")
 
 
 def _flatten():
