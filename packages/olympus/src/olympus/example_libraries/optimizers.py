@@ -402,7 +402,7 @@ class JoinPoint:
 
 
 def unpack_optimizer_state(opt_state):
-    """An `OptimizerState` as a pytree of `JoinPoint`s holding each array's state (for
+    """An `OptimizerState` as a pytree of `JoinPoint` objects holding each array's state (for
     saving with pickle or other serializers)."""
     states_flat, tree_def, subtree_defs = opt_state
     subtrees = safe_map(tree_unflatten, subtree_defs, states_flat)
