@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from olympus_ir import core as ir_core
 from olympus_ir import dtypes
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import Primitive
@@ -176,6 +177,9 @@ def set_current_trace(trace: Trace):
 def bind(prim: Primitive, *args: Any, **params: Any):
     """Apply `prim` to `args` in the current trace."""
     return trace_ctx.trace.process_primitive(prim, args, params)
+
+
+ir_core.set_binder(bind)  # `prim.bind(...)`, as JAX users write it
 
 
 # --- tracers ---------------------------------------------------------------------------------

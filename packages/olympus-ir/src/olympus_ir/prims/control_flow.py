@@ -1,4 +1,5 @@
-"""Structured control flow: ``cond``, ``while``, ``scan`` and ``closed_call``.
+"""Structured control flow: ``cond``, ``while``, ``scan`` and ``closed_call``; and
+``optimization_barrier``, which orders computation for the compiler.
 
 Each holds its body as a `ClosedOlympuspr` param; the shape rules check the operands
 against the bodies' input types and return the bodies' output types. Types are compared
@@ -14,7 +15,7 @@ from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
 from ..pretty import def_pp_params
 
-__all__ = ["cond_p", "while_p", "scan_p", "closed_call_p"]
+__all__ = ["cond_p", "while_p", "scan_p", "closed_call_p", "optimization_barrier_p"]
 
 
 def _types(avals) -> str:
@@ -150,3 +151,12 @@ def check_call_args(name, call_olympuspr, args) -> None:
 def closed_call_shape_rule(*args, call_olympuspr):
     check_call_args("closed_call", call_olympuspr, args)
     return list(call_olympuspr.out_avals)
+
+
+optimization_barrier_p = new_primitive("optimization_barrier", multiple_results=True)
+
+
+@def_shape_rule(optimization_barrier_p)
+def optimization_barrier_shape_rule(*xs):
+    """The identity on any number of operands; the compiler may not move work across it."""
+    return list(xs)

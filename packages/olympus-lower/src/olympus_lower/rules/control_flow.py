@@ -120,3 +120,8 @@ def _scan_lowering(ctx, *operands, olympuspr, length, reverse, num_consts, num_c
 @register_lowering("closed_call")
 def _closed_call_lowering(ctx, *args, call_olympuspr, **_unused):
     return ctx.lower_sub(call_olympuspr, args)
+
+
+@register_lowering("optimization_barrier")
+def _optimization_barrier_lowering(ctx, *xs):
+    return list(hlo.OptimizationBarrierOp(list(xs)).results) if xs else []

@@ -654,3 +654,27 @@ def _while_partial_eval(eqn, in_unknown):
 jvp_rules[P.while_p] = _while_jvp
 transpose_rules[P.while_p] = _while_transpose
 partial_eval_rules[P.while_p] = _while_partial_eval
+
+
+# --- optimization_barrier ---------------------------------------------------------------------
+
+
+def _barrier_nonzero(vals):
+    """`vals` with the nonzero ones passed through one optimization_barrier."""
+    nz = [v for v in vals if not isinstance(v, Zero)]
+    through = iter(bind(P.optimization_barrier_p, *nz) if nz else [])
+    return [v if isinstance(v, Zero) else next(through) for v in vals]
+
+
+def _optimization_barrier_jvp(primals, tangents):
+    # Primals and tangents go through separate barriers, so the tangent one stays linear.
+    return bind(P.optimization_barrier_p, *primals), _barrier_nonzero(list(tangents))
+
+
+def _optimization_barrier_transpose(cts, *operands):
+    out = _barrier_nonzero(list(cts))
+    return [ct if is_undefined_primal(x) else None for ct, x in zip(out, operands)]
+
+
+jvp_rules[P.optimization_barrier_p] = _optimization_barrier_jvp
+transpose_rules[P.optimization_barrier_p] = _optimization_barrier_transpose

@@ -231,3 +231,11 @@ batching_rules[P.cond_p] = _cond_rule
 batching_rules[P.while_p] = _while_rule
 batching_rules[P.scan_p] = _scan_rule
 batching_rules[P.closed_call_p] = _closed_call_rule
+
+
+def _optimization_barrier_rule(axis_data, vals, dims):
+    # The barrier is the identity: each operand keeps its batch dimension (or none).
+    return bind(P.optimization_barrier_p, *vals), list(dims)
+
+
+batching_rules[P.optimization_barrier_p] = _optimization_barrier_rule

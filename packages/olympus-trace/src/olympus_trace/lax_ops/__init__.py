@@ -14,6 +14,7 @@ from . import (
     callbacks,
     checks,
     collectives,
+    control_flow,
     convolution,
     cumulative,
     elementwise,
@@ -30,6 +31,7 @@ from . import (
 from .callbacks import *  # noqa: F403
 from .checks import *  # noqa: F403
 from .collectives import *  # noqa: F403
+from .control_flow import *  # noqa: F403
 from .convolution import *  # noqa: F403
 from .cumulative import *  # noqa: F403
 from .elementwise import *  # noqa: F403
@@ -44,7 +46,7 @@ from .sharding import *  # noqa: F403
 from .sorting import *  # noqa: F403
 from .windowed import *  # noqa: F403
 
-__all__ = sorted({name for m in (callbacks, checks, collectives, convolution, cumulative,
-                                 elementwise, indexing, linalg, linalg_lapack, random,
-                                 reductions, shape_ops, sharding, sorting, windowed)
+__all__ = sorted({name for m in (callbacks, checks, collectives, control_flow, convolution,
+                                 cumulative, elementwise, indexing, linalg, linalg_lapack,
+                                 random, reductions, shape_ops, sharding, sorting, windowed)
                   for name in m.__all__})

@@ -8,6 +8,7 @@ and take the dtype of the other operands, as JAX's lax does.
 from __future__ import annotations
 
 import builtins
+import enum
 from typing import Any
 
 import numpy as np
@@ -19,14 +20,14 @@ from .. import tree_util
 from ..core import Tracer, bind, get_aval
 
 __all__ = [
-    "neg", "sign", "floor", "ceil", "is_finite", "exp", "exp2", "log", "log1p", "expm1",
+    "RoundingMethod", "AccuracyMode", "Tolerance", "neg", "sign", "floor", "ceil", "is_finite", "exp", "exp2", "log", "log1p", "expm1",
     "tanh", "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
     "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "square", "erf", "erfc", "erf_inv", "lgamma",
     "digamma", "abs", "real", "imag", "conj", "bitwise_not", "population_count", "clz",
     "add", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter",
     "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_arithmetic",
     "shift_right_logical", "complex", "eq", "ne", "lt", "le", "gt", "ge", "round",
-    "integer_pow", "convert_element_type", "bitcast_convert_type", "select_n", "select",
+    "integer_pow", "reciprocal", "mulhi", "convert_element_type", "bitcast_convert_type", "select_n", "select",
     "clamp", "stop_gradient", "reduce_precision", "copy",
 ]
 
@@ -73,6 +74,48 @@ def _unary(prim):
     return op
 
 
+class RoundingMethod(enum.IntEnum):
+    """How `round` breaks ties (the values are the primitive's ``rounding_method``)."""
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+class AccuracyMode(enum.Enum):
+    """An accuracy request for a transcendental function (``accuracy=``)."""
+
+    HIGHEST = 1
+    DEFAULT = 2
+
+
+class Tolerance:
+    """An accuracy request as tolerances: at most two of `atol`, `rtol`, `ulps`."""
+
+    def __init__(self, atol: float = 0.0, rtol: float = 0.0, ulps: int = 0):
+        if atol < 0.0 or rtol < 0.0 or ulps < 0.0:
+            raise ValueError("Tolerances must be non-negative.")
+        if atol == 0.0 and rtol == 0.0 and ulps == 0:
+            raise ValueError("At least one of atol, rtol, or ulps must be set.")
+        self.atol = atol
+        self.rtol = rtol
+        self.ulps = ulps
+
+
+def _with_accuracy(prim):
+    """A unary wrapper taking JAX's ``accuracy=``: recorded on the equation when given
+    (the CPU backend has one implementation of each, so values do not change)."""
+
+    def op(x, *, accuracy=None):
+        if accuracy is None:
+            return bind(prim, x)
+        if not isinstance(accuracy, (AccuracyMode, Tolerance)):
+            raise NotImplementedError(f"Accuracy {accuracy} not supported")
+        return bind(prim, x, accuracy=accuracy)
+
+    op.__name__ = prim.name
+    return op
+
+
 def _binary(prim):
     def op(x, y):
         return bind(prim, *_lax_args(x, y))
@@ -86,16 +129,16 @@ sign = _unary(P.sign_p)
 floor = _unary(P.floor_p)
 ceil = _unary(P.ceil_p)
 is_finite = _unary(P.is_finite_p)
-exp = _unary(P.exp_p)
-exp2 = _unary(P.exp2_p)
-log = _unary(P.log_p)
-log1p = _unary(P.log1p_p)
-expm1 = _unary(P.expm1_p)
-tanh = _unary(P.tanh_p)
-logistic = _unary(P.logistic_p)
-sin = _unary(P.sin_p)
-cos = _unary(P.cos_p)
-tan = _unary(P.tan_p)
+exp = _with_accuracy(P.exp_p)
+exp2 = _with_accuracy(P.exp2_p)
+log = _with_accuracy(P.log_p)
+log1p = _with_accuracy(P.log1p_p)
+expm1 = _with_accuracy(P.expm1_p)
+tanh = _with_accuracy(P.tanh_p)
+logistic = _with_accuracy(P.logistic_p)
+sin = _with_accuracy(P.sin_p)
+cos = _with_accuracy(P.cos_p)
+tan = _with_accuracy(P.tan_p)
 asin = _unary(P.asin_p)
 acos = _unary(P.acos_p)
 atan = _unary(P.atan_p)
@@ -104,9 +147,9 @@ cosh = _unary(P.cosh_p)
 asinh = _unary(P.asinh_p)
 acosh = _unary(P.acosh_p)
 atanh = _unary(P.atanh_p)
-sqrt = _unary(P.sqrt_p)
-rsqrt = _unary(P.rsqrt_p)
-cbrt = _unary(P.cbrt_p)
+sqrt = _with_accuracy(P.sqrt_p)
+rsqrt = _with_accuracy(P.rsqrt_p)
+cbrt = _with_accuracy(P.cbrt_p)
 square = _unary(P.square_p)
 erf = _unary(P.erf_p)
 erfc = _unary(P.erfc_p)
@@ -124,6 +167,7 @@ copy = _unary(P.copy_p)  # not in jax.lax: olympus.numpy's array(copy=True)
 
 add = _binary(P.add_p)
 sub = _binary(P.sub_p)
+mulhi = _binary(P.mulhi_p)
 mul = _binary(P.mul_p)
 div = _binary(P.div_p)
 rem = _binary(P.rem_p)
@@ -147,12 +191,17 @@ gt = _binary(P.gt_p)
 ge = _binary(P.ge_p)
 
 
-def round(x, rounding_method=0):  # noqa: A001
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
     return bind(P.round_p, x, rounding_method=int(rounding_method))
 
 
 def integer_pow(x, y: int):
     return bind(P.integer_pow_p, x, y=int(y))
+
+
+def reciprocal(x):
+    """``1 / x``, as JAX computes it: ``integer_pow(x, -1)``."""
+    return integer_pow(x, -1)
 
 
 def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):

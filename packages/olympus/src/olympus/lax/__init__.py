@@ -9,12 +9,20 @@ combining function (`_reduce`) and the special functions (`_incomplete_gamma`,
 """
 
 from olympus_trace.lax_ops import (
+    AccuracyMode,
     ConvDimensionNumbers,
+    ConvGeneralDilatedDimensionNumbers,
+    DotDimensionNumbers,
     FftType,
     GatherDimensionNumbers,
     GatherScatterMode,
     Precision,
+    PrecisionLike,
+    RaggedDotDimensionNumbers,
+    RandomAlgorithm,
+    RoundingMethod,
     ScatterDimensionNumbers,
+    Tolerance,
     abs,
     acos,
     acosh,
@@ -30,6 +38,7 @@ from olympus_trace.lax_ops import (
     atanh,
     axis_index,
     axis_size,
+    batch_matmul,
     bitcast_convert_type,
     bitwise_and,
     bitwise_not,
@@ -37,11 +46,14 @@ from olympus_trace.lax_ops import (
     bitwise_xor,
     broadcast,
     broadcast_in_dim,
+    broadcast_like,
+    broadcast_to_rank,
     broadcasted_iota,
     cbrt,
     ceil,
     clamp,
     clz,
+    collapse,
     complex,
     concatenate,
     conj,
@@ -90,9 +102,11 @@ from olympus_trace.lax_ops import (
     max,
     min,
     mul,
+    mulhi,
     ne,
     neg,
     nextafter,
+    optimization_barrier,
     pad,
     padtype_to_pads,
     pbroadcast,
@@ -106,6 +120,7 @@ from olympus_trace.lax_ops import (
     psum,
     psum_scatter,
     real,
+    reciprocal,
     reduce_and,
     reduce_max,
     reduce_min,
@@ -117,6 +132,7 @@ from olympus_trace.lax_ops import (
     rem,
     reshape,
     rev,
+    rng_bit_generator,
     round,
     rsqrt,
     scatter,
@@ -136,23 +152,32 @@ from olympus_trace.lax_ops import (
     slice,
     sort,
     sort_key_val,
+    split,
     sqrt,
     square,
     squeeze,
+    stack,
     stop_gradient,
     sub,
     tan,
     tanh,
+    tile,
     top_k,
     transpose,
+    unstack,
 )
 from olympus_trace.promotion import broadcast_shapes
 
 from .._src.sharding import with_sharding_constraint  # noqa: E402
 from . import linalg
 from ._bessel import bessel_i0e, bessel_i1e
-from ._incomplete_beta import regularized_incomplete_beta
+from ._convolution_patches import *  # noqa: F403
+from ._convolution_shapes import *  # noqa: F403
+from ._creation import *  # noqa: F403
+from ._in_dim import *  # noqa: F403
+from ._incomplete_beta import betainc, regularized_incomplete_beta
 from ._incomplete_gamma import igamma, igamma_grad_a, igammac, random_gamma_grad
+from ._primitives import *  # noqa: F403
 from ._reduce import reduce, reduce_window
 from ._zeta import polygamma, zeta
 from .control_flow import cond, fori_loop, map, scan, switch, while_loop
@@ -182,4 +207,34 @@ __all__ = [
     "shift_right_logical", "sign", "sin", "sinh", "slice", "sort", "sort_key_val", "sqrt",
     "square", "squeeze", "stop_gradient", "sub", "switch", "tan", "tanh", "top_k",
     "transpose", "while_loop", "zeta",
+    "AccuracyMode",
+    "ConvGeneralDilatedDimensionNumbers",
+    "DotDimensionNumbers",
+    "PrecisionLike",
+    "RaggedDotDimensionNumbers",
+    "RandomAlgorithm",
+    "RoundingMethod",
+    "Tolerance",
+    "batch_matmul",
+    "broadcast_like",
+    "broadcast_to_rank",
+    "collapse",
+    "mulhi",
+    "optimization_barrier",
+    "reciprocal",
+    "rng_bit_generator", "betainc",
+    "split",
+    "stack",
+    "tile",
+    "unstack",
 ]
+from . import (  # noqa: E402
+    _convolution_patches,
+    _convolution_shapes,
+    _creation,
+    _in_dim,
+    _primitives,
+)
+
+__all__ += [name for m in (_convolution_patches, _convolution_shapes, _creation, _in_dim,
+                           _primitives) for name in m.__all__]

@@ -1,0 +1,21 @@
+"""Wrappers of the control-flow family's primitives that take no bodies
+(`olympus_ir.prims.control_flow`): ``optimization_barrier``. The structured loops and
+conditionals (`cond`, `scan`, `while_loop`) trace Python functions and live in
+``olympus.lax.control_flow``."""
+
+from __future__ import annotations
+
+from olympus_ir import primitives as P
+
+from .. import tree_util
+from ..core import bind
+
+__all__ = ["optimization_barrier"]
+
+
+def optimization_barrier(operand, /):
+    """`operand` (a pytree) unchanged, with its leaves passed through one barrier: the
+    compiler evaluates every leaf before anything that uses an output, and does not fuse
+    or deduplicate work across it. No effect outside a compiled function."""
+    leaves, treedef = tree_util.tree_flatten(operand)
+    return tree_util.tree_unflatten(treedef, bind(P.optimization_barrier_p, *leaves))
