@@ -784,3 +784,46 @@ def test_scan_grad_does_not_stack_loop_invariant_residuals():
     closed = olympus.make_olympuspr(olympus.grad(rnn_loss, argnums=(0, 1)))(W, U, h0, xs)
     shapes = {a.shape for a in _all_avals(closed.olympuspr)}
     assert (T, n, n) not in shapes and (T, n, 3) not in shapes
+
+
+# --- associative_scan -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 8, 13])
+def test_associative_scan_against_cumulative_numpy(n):
+    x = np.arange(1, n + 1, dtype=np.float32)
+    np.testing.assert_allclose(lax.associative_scan(jnp.add, x), np.cumsum(x))
+    np.testing.assert_allclose(lax.associative_scan(jnp.add, x, reverse=True),
+                               np.cumsum(x[::-1])[::-1])
+    np.testing.assert_allclose(lax.associative_scan(jnp.maximum, np.sin(x)),
+                               np.maximum.accumulate(np.sin(x)), rtol=1e-6)
+
+
+def test_associative_scan_pytrees_axes_and_transforms():
+    # A first-order linear recurrence h_t = a_t h_{t-1} + b_t as pairs (a, b).
+    rng = np.random.default_rng(3)
+    a = rng.uniform(0.5, 1.0, (3, 7)).astype(np.float32)
+    b = rng.standard_normal((3, 7)).astype(np.float32)
+
+    def op(x, y):
+        return (x[0] * y[0], x[1] * y[0] + y[1])
+
+    _, h = lax.associative_scan(op, (a, b), axis=1)
+    want = np.zeros_like(b)
+    acc = np.zeros(3, np.float32)
+    for t in range(7):
+        acc = a[:, t] * acc + b[:, t]
+        want[:, t] = acc
+    np.testing.assert_allclose(h, want, rtol=1e-5, atol=1e-6)
+    _, hj = olympus.jit(lambda a, b: lax.associative_scan(op, (a, b), axis=-1))(a, b)
+    np.testing.assert_allclose(hj, h, rtol=1e-6)
+    hv = olympus.vmap(lambda a, b: lax.associative_scan(op, (a, b))[1])(a, b)
+    np.testing.assert_allclose(hv, h, rtol=1e-5, atol=1e-6)
+    g = olympus.grad(lambda x: lax.associative_scan(jnp.add, x).sum())(np.ones(6, np.float32))
+    np.testing.assert_allclose(g, np.arange(6, 0, -1))
+    bools = np.array([0, 0, 1, 0, 0], bool)
+    np.testing.assert_array_equal(lax.associative_scan(jnp.logical_or, bools),
+                                  np.logical_or.accumulate(bools))
+    with pytest.raises(ValueError, match="Array inputs to associative_scan must have the "
+                                         "same first dimension"):
+        lax.associative_scan(op, (np.ones(3), np.ones(4)))

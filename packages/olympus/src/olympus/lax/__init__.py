@@ -170,6 +170,7 @@ from olympus_trace.promotion import broadcast_shapes
 
 from .._src.sharding import with_sharding_constraint  # noqa: E402
 from . import linalg
+from ._associative_scan import associative_scan
 from ._bessel import bessel_i0e, bessel_i1e
 from ._convolution_patches import *  # noqa: F403
 from ._convolution_shapes import *  # noqa: F403
@@ -222,7 +223,7 @@ __all__ = [
     "mulhi",
     "optimization_barrier",
     "reciprocal",
-    "rng_bit_generator", "betainc",
+    "rng_bit_generator", "betainc", "associative_scan",
     "split",
     "stack",
     "tile",
