@@ -98,3 +98,41 @@ def test_rng_bit_generator_bits_as_jax():
     assert np.asarray(jitted(jnp.zeros(4, jnp.uint32))[1]).tolist() == [213, 141, 76]
     with pytest.raises(TypeError, match="rng_bit_generator: unsupported dtype int32"):
         lax.rng_bit_generator(jnp.zeros(4, jnp.uint32), (3,), jnp.int32)
+
+
+def test_ragged_dot():
+    """Values recorded from reference JAX 0.10.2 (rows past the groups' total are zero),
+    and against a loop over groups."""
+    lhs = jnp.arange(12.0).reshape(6, 2)
+    rhs = jnp.arange(12.0).reshape(3, 2, 2)
+    gs = jnp.array([2, 0, 3], jnp.int32)
+    assert np.asarray(lax.ragged_dot(lhs, rhs, gs)).tolist() == [
+        [2.0, 3.0], [6.0, 11.0], [82.0, 91.0], [118.0, 131.0], [154.0, 171.0], [0.0, 0.0]]
+    rng = np.random.default_rng(2)
+    l = rng.standard_normal((7, 3))
+    r = rng.standard_normal((3, 3, 4))
+    sizes = np.array([3, 1, 3], np.int32)
+    want = np.concatenate([l[:3] @ r[0], l[3:4] @ r[1], l[4:] @ r[2]])
+    np.testing.assert_allclose(lax.ragged_dot(l.astype(np.float32), r.astype(np.float32),
+                                              sizes), want, rtol=1e-5, atol=1e-5)
+    g = olympus.grad(lambda l: lax.ragged_dot(l, r.astype(np.float32), sizes).sum())(
+        l.astype(np.float32))
+    want_g = np.concatenate([np.tile(r[i].sum(1), (n, 1)) for i, n in enumerate(sizes)])
+    np.testing.assert_allclose(g, want_g, rtol=1e-5, atol=1e-5)
+    dn = lax.RaggedDotDimensionNumbers((([1], [1]), ([], [])), [0], [0])
+    np.testing.assert_allclose(lax.ragged_dot_general(l.astype(np.float32),
+                                                      r.astype(np.float32), sizes, dn),
+                               want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(NotImplementedError, match="ragged_dot_general"):
+        lax.ragged_dot_general(l, l.T, sizes,
+                               lax.RaggedDotDimensionNumbers((([1], [0]), ([], [])), [1], []))
+
+
+def test_shape_as_value():
+    """As reference JAX 0.10.2: a NumPy int32 array (int64 for large dimensions), and an
+    empty int32 array for the empty shape."""
+    got = lax.shape_as_value((2, 3))
+    assert isinstance(got, np.ndarray) and got.dtype == np.int32 and got.tolist() == [2, 3]
+    assert lax.shape_as_value((2 ** 40,)).dtype == np.int64
+    empty = lax.shape_as_value(())
+    assert empty.shape == (0,) and empty.dtype == np.int32

@@ -10,6 +10,7 @@
   ``dynamic_update_slice``, where ``t = i`` (``length - 1 - i`` when ``reverse``).
   `unroll` and `linear` do not change the lowering.
 * ``closed_call`` -> the callee's equations inlined.
+* ``custom_linear_solve`` -> the `solve` function's equations inlined.
 """
 
 from __future__ import annotations
@@ -125,3 +126,10 @@ def _closed_call_lowering(ctx, *args, call_olympuspr, **_unused):
 @register_lowering("optimization_barrier")
 def _optimization_barrier_lowering(ctx, *xs):
     return list(hlo.OptimizationBarrierOp(list(xs)).results) if xs else []
+
+
+@register_lowering("custom_linear_solve")
+def _linear_solve_lowering(ctx, *args, const_lengths, jaxprs):
+    start = const_lengths.matvec + const_lengths.vecmat
+    consts = args[start:start + const_lengths.solve]
+    return ctx.lower_sub(jaxprs.solve, list(consts) + list(args[sum(const_lengths):]))

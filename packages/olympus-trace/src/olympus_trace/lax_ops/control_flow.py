@@ -19,3 +19,10 @@ def optimization_barrier(operand, /):
     or deduplicate work across it. No effect outside a compiled function."""
     leaves, treedef = tree_util.tree_flatten(operand)
     return tree_util.tree_unflatten(treedef, bind(P.optimization_barrier_p, *leaves))
+
+
+def linear_solve(consts, b, *, const_lengths: P.LinearSolveTuple, jaxprs: P.LinearSolveTuple):
+    """Bind ``custom_linear_solve``: `consts` are those of matvec, vecmat, solve and
+    transpose_solve (`const_lengths` of each, in that order), `b` the flat right-hand
+    side; `olympus.lax.custom_linear_solve` traces the functions."""
+    return bind(P.linear_solve_p, *consts, *b, const_lengths=const_lengths, jaxprs=jaxprs)

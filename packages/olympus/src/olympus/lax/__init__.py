@@ -175,10 +175,12 @@ from ._bessel import bessel_i0e, bessel_i1e
 from ._convolution_patches import *  # noqa: F403
 from ._convolution_shapes import *  # noqa: F403
 from ._creation import *  # noqa: F403
+from ._custom_solves import *  # noqa: F403
 from ._in_dim import *  # noqa: F403
 from ._incomplete_beta import betainc, regularized_incomplete_beta
 from ._incomplete_gamma import igamma, igamma_grad_a, igammac, random_gamma_grad
 from ._primitives import *  # noqa: F403
+from ._ragged_dot import *  # noqa: F403
 from ._reduce import reduce, reduce_window
 from ._zeta import polygamma, zeta
 from .control_flow import cond, fori_loop, map, scan, switch, while_loop
@@ -233,9 +235,12 @@ from . import (  # noqa: E402
     _convolution_patches,
     _convolution_shapes,
     _creation,
+    _custom_solves,
     _in_dim,
     _primitives,
+    _ragged_dot,
 )
 
-__all__ += [name for m in (_convolution_patches, _convolution_shapes, _creation, _in_dim,
-                           _primitives) for name in m.__all__]
+__all__ += [name for m in (_convolution_patches, _convolution_shapes, _creation,
+                           _custom_solves, _in_dim, _primitives, _ragged_dot)
+           for name in m.__all__]

@@ -4,12 +4,14 @@ beyond a conversion to the requested dtype)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from olympus_ir import dtypes
 from olympus_ir.avals import canonicalize_shape
 from olympus_trace import lax_ops as lax
 from olympus_trace.core import Tracer, get_aval
 
-__all__ = ["full", "full_like", "empty", "dtype"]
+__all__ = ["full", "full_like", "empty", "dtype", "shape_as_value"]
 
 
 def dtype(x):
@@ -60,3 +62,14 @@ def empty(shape, dtype, *, out_sharding=None):
     Olympus never hands out uninitialized memory)."""
     return _fill(canonicalize_shape(shape, "empty"), 0, dtypes.canonicalize_dtype(dtype),
                  False)
+
+
+def shape_as_value(shape):
+    """`shape` as an integer array (int32 unless a dimension needs int64). Shapes are
+    always concrete in Olympus (no shape polymorphism), so this is a NumPy array, except
+    that the empty shape gives an empty int32 array, as in JAX."""
+    shape = canonicalize_shape(shape, "shape_as_value")
+    if not shape:
+        return full((0,), np.int32(0))
+    dt = np.int32 if max(shape) <= np.iinfo(np.int32).max else np.int64
+    return np.asarray(shape, dtype=dt)
