@@ -136,3 +136,39 @@ def test_shape_as_value():
     assert lax.shape_as_value((2 ** 40,)).dtype == np.int64
     empty = lax.shape_as_value(())
     assert empty.shape == (0,) and empty.dtype == np.int32
+
+
+def test_dot_algorithm_presets_as_precision():
+    """As reference JAX 0.10.2 on CPU: DEFAULT and F32_F32_F32 run (printed by name), the
+    other presets and explicit DotAlgorithms are refused with JAX's message."""
+    P = lax.DotAlgorithmPreset
+    assert [p.name for p in P][:2] == ["DEFAULT", "ANY_F8_ANY_F8_F32"] and len(P) == 16
+    assert P.F32_F32_F32.value == 15
+    assert repr(P.F32_F32_F32) == "DotAlgorithmPreset.F32_F32_F32"
+    assert str(P.F32_F32_F32) == "F32_F32_F32"
+    a = np.array([[1.0001, 2.3333333]], np.float32)
+    b = np.ones((2, 1), np.float32)
+    want = a @ b
+    for prec in (P.F32_F32_F32, "F32_F32_F32", P.DEFAULT):
+        np.testing.assert_allclose(lax.dot(a, b, precision=prec), want, rtol=1e-6)
+        np.testing.assert_allclose(olympus.jit(lambda a, b, p=prec: lax.dot(
+            a, b, precision=p))(a, b), want, rtol=1e-6)
+    assert str(olympus.make_olympuspr(lambda a: lax.dot(a, a, precision="F32_F32_F32"))(
+        np.ones((2, 2), np.float32))) == (
+        "{ lambda ; a:f32[2,2]. let\n    b:f32[2,2] = dot_general[\n"
+        "      dimension_numbers=(([1], [0]), ([], []))\n      precision=F32_F32_F32\n"
+        "    ] a a\n  in (b,) }")
+    np.testing.assert_allclose(olympus.grad(lambda a: lax.dot(
+        a, b, precision=P.F32_F32_F32).sum())(a), np.ones((1, 2)))
+    np.testing.assert_allclose(jnp.matmul(a, b, precision=P.F32_F32_F32), want, rtol=1e-6)
+    x = np.ones((1, 1, 2, 2), np.float32)
+    assert float(lax.conv(x, x, (1, 1), "VALID", precision=P.F32_F32_F32)[0, 0, 0, 0]) == 4
+    with pytest.raises(ValueError, match="The precision 'TF32_TF32_F32' is not supported by "
+                                         "dot_general on CPU"):
+        lax.dot(a, b, precision=P.TF32_TF32_F32)
+    algo = lax.DotAlgorithm(jnp.float32, jnp.float32, jnp.float32)
+    assert algo.lhs_component_count == 1 and algo.allow_imprecise_accumulation is False
+    with pytest.raises(ValueError, match="is not supported by dot_general on CPU"):
+        lax.dot(a, b, precision=algo)
+    with pytest.raises(ValueError, match="Precision argument must be one of"):
+        lax.dot(a, b, precision="F32_F32_XX")

@@ -6,18 +6,24 @@ from collections.abc import Sequence
 
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
-from olympus_ir.prims.linalg import Precision, canonicalize_precision
+from olympus_ir.prims.linalg import (
+    DotAlgorithm,
+    DotAlgorithmPreset,
+    Precision,
+    canonicalize_precision,
+)
 
 from ..core import bind, get_aval
 
-__all__ = ["Precision", "PrecisionLike", "DotDimensionNumbers", "RaggedDotDimensionNumbers",
+__all__ = ["Precision", "DotAlgorithm", "DotAlgorithmPreset", "PrecisionLike", "DotDimensionNumbers", "RaggedDotDimensionNumbers",
            "dot_general", "dot", "batch_matmul", "set_default_precision", "default_precision"]
 
 #: ``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``, as JAX spells it.
 DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
                             tuple[Sequence[int], Sequence[int]]]
 #: What a ``precision=`` argument may be.
-PrecisionLike = None | str | Precision | tuple[str, str] | tuple[Precision, Precision]
+PrecisionLike = (None | str | Precision | tuple[str, str] | tuple[Precision, Precision]
+                 | DotAlgorithm | DotAlgorithmPreset)
 
 
 class RaggedDotDimensionNumbers:

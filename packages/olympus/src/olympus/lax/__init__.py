@@ -9,6 +9,8 @@ combining function (`_reduce`) and the special functions (`_incomplete_gamma`,
 """
 
 from olympus_trace.lax_ops import (
+    DotAlgorithm,
+    DotAlgorithmPreset,
     AccuracyMode,
     ConvDimensionNumbers,
     ConvGeneralDilatedDimensionNumbers,
@@ -225,7 +227,7 @@ __all__ = [
     "mulhi",
     "optimization_barrier",
     "reciprocal",
-    "rng_bit_generator", "betainc", "associative_scan",
+    "rng_bit_generator", "betainc", "associative_scan", "DotAlgorithm", "DotAlgorithmPreset",
     "split",
     "stack",
     "tile",
