@@ -9,11 +9,11 @@ combining function (`_reduce`) and the special functions (`_incomplete_gamma`,
 """
 
 from olympus_trace.lax_ops import (
-    DotAlgorithm,
-    DotAlgorithmPreset,
     AccuracyMode,
     ConvDimensionNumbers,
     ConvGeneralDilatedDimensionNumbers,
+    DotAlgorithm,
+    DotAlgorithmPreset,
     DotDimensionNumbers,
     FftType,
     GatherDimensionNumbers,
