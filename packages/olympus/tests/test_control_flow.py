@@ -952,3 +952,20 @@ def test_custom_root_implicit_derivatives():
                                0.5 / np.sqrt(2), rtol=1e-6)
     with pytest.raises(TypeError, match=r"f\(\) output pytree structure must match"):
         lax.custom_root(lambda y: (y, y), 1.0, newton, lambda g, y: y)
+
+
+def test_platform_dependent_picks_the_cpu_branch():
+    """Results and errors as reference JAX 0.10.2 on CPU."""
+    assert float(lax.platform_dependent(1.0, cpu=lambda x: x + 1, default=lambda x: x - 1)) == 2
+    assert float(lax.platform_dependent(1.0, cuda=lambda x: x + 1,
+                                        default=lambda x: x - 1)) == 0
+    f = olympus.jit(lambda x: lax.platform_dependent(x, cpu=jnp.sin, tpu=jnp.cos))
+    np.testing.assert_allclose(f(0.5), np.sin(0.5), rtol=1e-6)
+    g = olympus.grad(lambda x: lax.platform_dependent(x, cpu=jnp.sin, default=jnp.cos))(0.5)
+    np.testing.assert_allclose(g, np.cos(0.5), rtol=1e-6)
+    with pytest.raises(ValueError, match="Use 'cuda' or 'rocm' for lax.platform_dependent."):
+        lax.platform_dependent(1.0, gpu=jnp.sin, default=jnp.cos)
+    with pytest.raises(TypeError, match="the 'cpu' branch must be a callable"):
+        lax.platform_dependent(1.0, cpu=3)
+    with pytest.raises(NotImplementedError, match="not found for platform cpu"):
+        lax.platform_dependent(1.0, cuda=jnp.sin)

@@ -563,3 +563,28 @@ def test_conv_general_dilated_local_against_loop():
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
     with pytest.raises(ValueError, match="Precision argument must be one of"):
         lax.conv_general_dilated_local(x, w, (1, 1), "VALID", (fh, fw), precision="bad")
+
+
+def test_approx_max_min_k_exact_on_cpu():
+    """Recorded from reference JAX 0.10.2 on CPU (exact; ties in index order; without
+    aggregation XLA's output size, here the whole dimension, sorted)."""
+    x = jnp.array([[3.0, 1, 4, 1, 5, 9, 2, 6], [2, 7, 1, 8, 2, 8, 1, 8]])
+    v, i = lax.approx_max_k(x, 3)
+    assert np.asarray(v).tolist() == [[9, 6, 5], [8, 8, 8]]
+    assert np.asarray(i).tolist() == [[5, 7, 4], [3, 5, 7]] and i.dtype == np.int32
+    v, i = lax.approx_min_k(x, 3)
+    assert np.asarray(v).tolist() == [[1, 1, 2], [1, 1, 2]]
+    assert np.asarray(i).tolist() == [[1, 3, 6], [2, 6, 0]]
+    v, i = lax.approx_max_k(x, 2, reduction_dimension=0)
+    assert np.asarray(i).tolist() == [[0, 1, 0, 1, 0, 0, 0, 1], [1, 0, 1, 0, 1, 1, 1, 0]]
+    v, i = lax.approx_max_k(x, 3, aggregate_to_topk=False)
+    assert np.asarray(i).tolist() == [[5, 7, 4, 2, 0, 6, 1, 3], [3, 5, 7, 1, 0, 4, 2, 6]]
+    y = rng.standard_normal((4, 50)).astype(np.float32)
+    v, i = olympus.jit(lambda y: lax.approx_max_k(y, 5))(y)
+    np.testing.assert_array_equal(v, -np.sort(-y, axis=1)[:, :5])
+    np.testing.assert_array_equal(np.take_along_axis(y, np.asarray(i), 1), v)
+    with pytest.raises(ValueError, match="operand must be a floating type"):
+        lax.approx_max_k(jnp.array([1, 5, 3], jnp.int32), 2)
+    with pytest.raises(ValueError, match="k must be smaller than the size of reduction_dim 8,"
+                                         " got 9"):
+        lax.approx_max_k(x, 9)

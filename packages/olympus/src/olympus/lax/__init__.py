@@ -172,6 +172,7 @@ from olympus_trace.promotion import broadcast_shapes
 
 from .._src.sharding import with_sharding_constraint  # noqa: E402
 from . import linalg
+from ._approx_top_k import *  # noqa: F403
 from ._associative_scan import associative_scan
 from ._bessel import bessel_i0e, bessel_i1e
 from ._convolution_patches import *  # noqa: F403
@@ -181,6 +182,7 @@ from ._custom_solves import *  # noqa: F403
 from ._in_dim import *  # noqa: F403
 from ._incomplete_beta import betainc, regularized_incomplete_beta
 from ._incomplete_gamma import igamma, igamma_grad_a, igammac, random_gamma_grad
+from ._platform_dependent import *  # noqa: F403
 from ._primitives import *  # noqa: F403
 from ._ragged_dot import *  # noqa: F403
 from ._reduce import reduce, reduce_window
@@ -234,15 +236,18 @@ __all__ = [
     "unstack",
 ]
 from . import (  # noqa: E402
+    _approx_top_k,
     _convolution_patches,
     _convolution_shapes,
     _creation,
     _custom_solves,
     _in_dim,
+    _platform_dependent,
     _primitives,
     _ragged_dot,
 )
 
-__all__ += [name for m in (_convolution_patches, _convolution_shapes, _creation,
-                           _custom_solves, _in_dim, _primitives, _ragged_dot)
+__all__ += [name for m in (_approx_top_k, _convolution_patches, _convolution_shapes,
+                           _creation, _custom_solves, _in_dim, _platform_dependent,
+                           _primitives, _ragged_dot)
            for name in m.__all__]
