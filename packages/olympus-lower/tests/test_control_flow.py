@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _lower_util import Builder, closed_fn, compile_module, execute, lit, run
+from _lower_util import Builder, closed_fn, compile_module, execute, lit, run, run_one
 
 from olympus_ir import ShapedArray
 from olympus_ir import primitives as P
@@ -162,3 +162,22 @@ def test_cond_inside_while_with_literal_outputs():
                    body_nconsts=0)
     _, (o,) = run(b.build([out]), np.int32(0))
     assert o == 100
+
+
+def test_optimization_barrier_and_custom_linear_solve():
+    x = np.arange(3, dtype=np.float32)
+    i = np.int32(4)
+    text, (a, b) = run_one(P.optimization_barrier_p, x, i)
+    assert "stablehlo.optimization_barrier" in text
+    np.testing.assert_array_equal(a, x)
+    assert int(b) == 4
+    f32 = ShapedArray((3,), np.dtype(np.float32))
+    # solve: x / 2 (the operator 2*I); the other functions are not evaluated forward.
+    half = closed_fn([f32], lambda bld, v: [bld.eqn(P.mul_p, v, lit(np.float32(0.5), np.float32))])
+    double = closed_fn([f32], lambda bld, v: [bld.eqn(P.mul_p, v, lit(np.float32(2), np.float32))])
+    jaxprs = P.LinearSolveTuple(double, None, half, None)
+    assert P.linear_solve_p.name == "custom_linear_solve"
+    text, (y,) = run_one(P.linear_solve_p, x, const_lengths=P.LinearSolveTuple(0, 0, 0, 0),
+                         jaxprs=jaxprs)
+    np.testing.assert_allclose(y, x / 2)
+    assert "stablehlo.multiply" in text
