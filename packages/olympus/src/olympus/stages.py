@@ -2,6 +2,7 @@
 
 from ._src.jit import Wrapped
 from ._src.saved_compiled import load_compiled
-from ._src.stages import ArgInfo, Compiled, Lowered, OutInfo, Traced
+from ._src.stages import ArgInfo, Compiled, CompilerOptions, Lowered, OutInfo, Traced
 
-__all__ = ["Wrapped", "Traced", "Lowered", "Compiled", "ArgInfo", "OutInfo", "load_compiled"]
+__all__ = ["Wrapped", "Traced", "Lowered", "Compiled", "ArgInfo", "OutInfo", "CompilerOptions",
+           "load_compiled"]
