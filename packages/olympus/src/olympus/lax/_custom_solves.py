@@ -10,7 +10,7 @@ import numpy as np
 
 from olympus_ir import dtypes
 from olympus_ir.prims.control_flow import LinearSolveTuple
-from olympus_trace import tree_util
+from olympus_trace import lax_ops, tree_util
 from olympus_trace.core import get_aval
 from olympus_trace.lax_ops.control_flow import linear_solve
 from olympus_trace.make_olympuspr import abstractify
@@ -37,7 +37,7 @@ def _zero_tangent(x):
     """A zero tangent for `x` (float0 zeros for integer and boolean values)."""
     a = get_aval(x)
     if dtypes.is_inexact(a.dtype):
-        return x * 0
+        return lax_ops.broadcast_in_dim(np.zeros((), a.dtype), a.shape, ())
     return np.zeros(a.shape, dtypes.float0)
 
 
