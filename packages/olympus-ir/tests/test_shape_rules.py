@@ -504,6 +504,17 @@ HAPPY = [
     ("fft", "c64[3,4,5]", dict(fft_type=FftType.IRFFT, fft_lengths=(4, 8)), "f32[3,4,8]"),
     ("top_k", "f32[3,7]", dict(k=2), ["f32[3,2]", "i32[3,2]"]),
     ("top_k", "i32[5]*", dict(k=np.int64(5)), ["i32[5]", "i32[5]"]),  # weak type dropped
+    # JAX's structural primitives
+    ("tile", "f32[2,3]*", dict(reps=(2, 1)), "f32[4,3]*"),
+    ("split", "f32[2,5]", dict(sizes=(1, 0, 4), axis=1), ["f32[2,1]", "f32[2,0]", "f32[2,4]"]),
+    ("stack", "f32[2]* f32[2]", dict(axis=1), "f32[2,2]"),
+    ("unstack", "i32[3,2]", dict(axis=0), ["i32[2]", "i32[2]", "i32[2]"]),
+    ("mulhi", "u32[3] u32[]", {}, "u32[3]"),
+    ("optimization_barrier", "f32[2]* i32[]", {}, ["f32[2]*", "i32[]"]),
+    ("custom_linear_solve", "f32[2,2] f32[2]", dict(
+        const_lengths=P.LinearSolveTuple(1, 0, 0, 0),
+        jaxprs=P.LinearSolveTuple(fn("f32[2,2] f32[2]", "f32[2]"), None,
+                                  fn("f32[2]", "f32[2] i32[]"), None)), ["f32[2]", "i32[]"]),
 ]
 
 
@@ -764,7 +775,32 @@ ERRORS = [
     ("device_put", "f32[4]", dict(devices=(None, None), srcs=(None,),
                                   copy_semantics=(ACS.ALWAYS_COPY,)),
      "device_put got 1 operands, 2 devices, 1 srcs"),
+    ("tile", "f32[2,3]", dict(reps=(2,)),
+     re.escape("reps length must be equal to the ndim of x, got len(reps)=1 and x.ndim=2.")),
+    ("stack", "f32[2] i32[2]", dict(axis=0),
+     "lax.stack requires arguments to have the same dtypes, got float32, int32."),
+    ("mulhi", "f32[2] f32[2]", {}, "mulhi does not accept dtype float32"),
+    ("custom_linear_solve", "f32[3]", dict(
+        const_lengths=P.LinearSolveTuple(0, 0, 0, 0),
+        jaxprs=P.LinearSolveTuple(None, None, fn("f32[2]", "f32[2]"), None)),
+     re.escape("solve returns (f32[2],), but b has type (f32[3],).")),
 ]
+
+#: JAX raises ValueError for these (the split/stack family's argument errors).
+VALUE_ERRORS = [
+    ("split", "f32[2,3]", dict(sizes=(1, 1), axis=1),
+     re.escape("Sum of sizes 2 must be equal to dimension 1 of the operand shape [2, 3]")),
+    ("split", "f32[2,3]", dict(sizes=(-1, 4), axis=1),
+     re.escape("Sizes passed to split must be nonnegative, got [-1, 4]")),
+    ("stack", "f32[2,3] f32[3]", dict(axis=0),
+     re.escape("Cannot stack arrays with different numbers of dimensions: got (2, 3), (3,).")),
+    ("stack", "f32[2] f32[3]", dict(axis=0),
+     re.escape("All input arrays must have the same shape. Got (2,), (3,).")),
+    ("unstack", "f32[]", dict(axis=0), "unstack requires arrays with rank > 0"),
+]
+
+#: Primitives no operands can make fail, with the reason.
+NO_ERROR_CASE = {"optimization_barrier": "the identity on any operands"}
 
 
 @pytest.mark.parametrize("name,ins,params,match", ERRORS, ids=_ids(ERRORS))
@@ -773,18 +809,29 @@ def test_error_path(name, ins, params, match):
         abstract_eval(primitives_by_name[name], *As(ins) if ins else (), **params)
 
 
+@pytest.mark.parametrize("name,ins,params,match", VALUE_ERRORS, ids=_ids(VALUE_ERRORS))
+def test_value_error_path(name, ins, params, match):
+    with pytest.raises(ValueError, match=match):
+        abstract_eval(primitives_by_name[name], *As(ins) if ins else (), **params)
+
+
 def test_every_primitive_is_covered():
     assert set(primitives_by_name.values()) <= set(shape_rules), "primitive without shape rule"
     happy = set(ELEMENTWISE) | {c[0] for c in HAPPY}
-    errors = {n for n, v in ELEMENTWISE.items()} | {c[0] for c in ERRORS}
+    errors = ({n for n, v in ELEMENTWISE.items()} | {c[0] for c in ERRORS + VALUE_ERRORS}
+              | set(NO_ERROR_CASE))
     assert not set(primitives_by_name) - happy, "primitives without a happy-path case"
     assert not set(primitives_by_name) - errors, "primitives without an error case"
     assert not (happy | errors) - set(primitives_by_name), "cases for unknown primitives"
 
 
+#: Primitives whose Python name is not ``<name>_p`` (JAX's names for them).
+PYTHON_NAMES = {"custom_linear_solve": "linear_solve_p"}
+
+
 def test_primitive_python_names():
     for name, p in primitives_by_name.items():
-        assert getattr(P, f"{name}_p") is p
+        assert getattr(P, PYTHON_NAMES.get(name, f"{name}_p")) is p
     assert P.while_p.name == "while" and P.while_p.multiple_results
 
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _lower_util import Builder, closed_fn, compile_module, execute, fake_exported, lit, run
+from _lower_util import (
+    Builder,
+    closed_fn,
+    compile_module,
+    execute,
+    fake_exported,
+    lit,
+    run,
+    run_one,
+)
 
 from olympus_ir import ShapedArray
 from olympus_ir import primitives as P
@@ -259,3 +268,20 @@ def test_jit_is_a_private_function_per_callee_and_name():
     for name in ("@f(", "@f_0(", "@main_1("):
         assert f"func.func private {name}" in text
     assert text.count("call @f(") == 2
+def test_optimization_barrier_and_custom_linear_solve():
+    x = np.arange(3, dtype=np.float32)
+    i = np.int32(4)
+    text, (a, b) = run_one(P.optimization_barrier_p, x, i)
+    assert "stablehlo.optimization_barrier" in text
+    np.testing.assert_array_equal(a, x)
+    assert int(b) == 4
+    f32 = ShapedArray((3,), np.dtype(np.float32))
+    # solve: x / 2 (the operator 2*I); the other functions are not evaluated forward.
+    half = closed_fn([f32], lambda bld, v: [bld.eqn(P.mul_p, v, lit(np.float32(0.5), np.float32))])
+    double = closed_fn([f32], lambda bld, v: [bld.eqn(P.mul_p, v, lit(np.float32(2), np.float32))])
+    jaxprs = P.LinearSolveTuple(double, None, half, None)
+    assert P.linear_solve_p.name == "custom_linear_solve"
+    text, (y,) = run_one(P.linear_solve_p, x, const_lengths=P.LinearSolveTuple(0, 0, 0, 0),
+                         jaxprs=jaxprs)
+    np.testing.assert_allclose(y, x / 2)
+    assert "stablehlo.multiply" in text

@@ -91,7 +91,7 @@ INT_OPS = {
     "clz": "stablehlo.count_leading_zeros", "and": "stablehlo.and", "or": "stablehlo.or",
     "xor": "stablehlo.xor", "shift_left": "stablehlo.shift_left",
     "shift_right_arithmetic": "stablehlo.shift_right_arithmetic",
-    "shift_right_logical": "stablehlo.shift_right_logical",
+    "shift_right_logical": "stablehlo.shift_right_logical", "mulhi": "chlo.mulhi",
 }
 PARAMS = {"integer_pow": {"y": 3}, "round": {"rounding_method": 0}, "name": {"name": "a"},
           "reduce_precision": {"exponent_bits": 5, "mantissa_bits": 10}}
@@ -236,6 +236,20 @@ def _cases():
         br)
     cases["jit"] = (_single(P.jit_p, [x3], **jit_params),
                     ["call @neg(%arg0)", "func.func private @neg(", "stablehlo.negate %arg0"])
+    cases["custom_linear_solve"] = (
+        _single(P.linear_solve_p, [x3], const_lengths=P.LinearSolveTuple(0, 0, 0, 0),
+                jaxprs=P.LinearSolveTuple(br, None, br, None)), ["stablehlo.negate %arg0"])
+    cases["optimization_barrier"] = (_single(P.optimization_barrier_p, [x3, i3]),
+                                     ["stablehlo.optimization_barrier %arg0, %arg1"])
+    cases["tile"] = (_single(P.tile_p, [m], reps=(2, 1)),
+                     ["stablehlo.broadcast_in_dim %arg0, dims = [1, 3]",
+                      "-> tensor<4x3xf32>"])
+    cases["split"] = (_single(P.split_p, [m], sizes=(1, 2), axis=1),
+                      ["stablehlo.slice %arg0 [0:2, 0:1]", "stablehlo.slice %arg0 [0:2, 1:3]"])
+    cases["stack"] = (_single(P.stack_p, [x3, x3], axis=0),
+                      ["stablehlo.concatenate", "-> tensor<2x3xf32>"])
+    cases["unstack"] = (_single(P.unstack_p, [m], axis=0),
+                        ["stablehlo.slice %arg0 [0:1, 0:3]", "stablehlo.slice %arg0 [1:2, 0:3]"])
     for n, params in (("custom_jvp_call", dict(jvp=print, num_consts=0)),
                       ("custom_vjp_call", dict(fwd=print, bwd=print, num_consts=0)),
                       ("checkpoint", dict(prevent_cse=True))):

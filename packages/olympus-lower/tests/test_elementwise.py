@@ -8,7 +8,16 @@ import math
 
 import numpy as np
 import pytest
-from _lower_util import Builder, assert_close, bf16, digamma_ref, erf_inv_ref, lit, run
+from _lower_util import (
+    Builder,
+    assert_close,
+    bf16,
+    digamma_ref,
+    erf_inv_ref,
+    lit,
+    run,
+    run_one,
+)
 
 from olympus_ir import abstract_eval, dtypes
 from olympus_ir import primitives as P
@@ -600,3 +609,20 @@ def test_clamp(dt):
     assert "stablehlo.clamp %arg1, %arg0, %arg2 : (tensor<" in lowered.as_text()
     assert_close(c1, np.clip(x.astype(np.float64), 1, 5), dt)
     assert_close(c2, np.clip(x.astype(np.float64), 0, 2), dt)
+
+
+def test_mulhi_signed_unsigned_and_64_bit():
+    a = np.array([-5, 2 ** 31 - 1, -2 ** 31, 7], np.int32)
+    b = np.array([7, 2 ** 31 - 1, 3, -1], np.int32)
+    text, (got,) = run_one(P.mulhi_p, a, b)
+    assert "chlo.mulhi" in text or "stablehlo.multiply" in text
+    np.testing.assert_array_equal(got, [(int(x) * int(y)) >> 32 for x, y in zip(a, b)])
+    u = np.array([2 ** 32 - 1, 12345, 0], np.uint32)
+    _, (got,) = run_one(P.mulhi_p, u, u)
+    np.testing.assert_array_equal(got, [(int(x) * int(x)) >> 32 for x in u])
+    w = np.array([2 ** 63 - 1, -3, 12345678901234], np.int64)
+    b = Builder()
+    vw, vr = b.arg((3,), np.int64), b.arg((3,), np.int64)
+    _, (got,) = run(b.build([b.eqn(P.mulhi_p, vw, vr)]), w, w[::-1].copy(), x64=True)
+    np.testing.assert_array_equal(got, [(int(x) * int(y)) >> 64
+                                        for x, y in zip(w, w[::-1])])

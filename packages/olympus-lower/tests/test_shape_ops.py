@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _lower_util import Builder, bf16, lit, run
+from _lower_util import Builder, bf16, lit, run, run_one
 
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
@@ -122,3 +122,22 @@ def test_iota_64bit(x64):
     assert "tensor<3xi64>" in lowered.as_text()
     np.testing.assert_array_equal(got, [0, 1, 2])
     assert dtypes.is_x64_enabled()
+
+
+@pytest.mark.parametrize("dt", [np.dtype(np.float32), np.dtype(np.int8), np.dtype(np.bool_)],
+                         ids=lambda d: d.name)
+def test_tile_split_stack_unstack(dt):
+    x = _data((2, 3), dt)
+    text, (t,) = run_one(P.tile_p, x, reps=(2, 3))
+    _eq(t, np.tile(x, (2, 3)), "tile")
+    assert "stablehlo.broadcast_in_dim" in text and "stablehlo.reshape" in text
+    text, parts = run_one(P.split_p, x, sizes=(1, 0, 2), axis=1)
+    for got, want in zip(parts, np.split(x, [1, 1], axis=1), strict=True):
+        _eq(got, want, "split")
+    assert "stablehlo.slice" in text
+    text, (s,) = run_one(P.stack_p, x, x[::-1], axis=1)
+    _eq(s, np.stack([x, x[::-1]], 1), "stack")
+    assert "stablehlo.concatenate" in text
+    text, rows = run_one(P.unstack_p, x, axis=1)
+    for i, got in enumerate(rows):
+        _eq(got, x[:, i], "unstack")

@@ -204,6 +204,12 @@ case("concatenate_const", lambda a: lax.concatenate([a, np.ones((2, 2)), a], 1),
 case("pad", lambda x, v: lax.pad(x, v, [(1, 2, 1), (0, -1, 0)]), X, np.float64(0.3))
 case("pad_negative", lambda x, v: lax.pad(x, v, [(-1, 1, 2), (2, 0, 0)]), X, np.float64(0.3))
 case("rev", p(P.rev_p, dimensions=(0, 1)), X)
+case("tile", p(P.tile_p, reps=(2, 3)), X)
+case("split", p(P.split_p, sizes=(1, 0, 2), axis=1), X)
+case("stack", lambda a, b: bind(P.stack_p, a, b, axis=1), X, Y)
+case("unstack", p(P.unstack_p, axis=1), X)
+case("optimization_barrier", lambda a, b: bind(P.optimization_barrier_p, a, lax.mul(a, b)), X,
+     Y)
 case("slice", p(P.slice_p, start_indices=(0, 1), limit_indices=(2, 3), strides=None), X)
 case("slice_strided", p(P.slice_p, start_indices=(1, 0), limit_indices=(5, 3), strides=(2, 2)),
      f64(5, 3))
@@ -350,6 +356,18 @@ _CALL = _lazy(lambda: _closed(lambda a, b: [lax.mul(lax.sin(a), b), lax.exp(a)],
                               f64(3)))
 case("closed_call", lambda a, b: bind(P.closed_call_p, a, b, call_olympuspr=_CALL()), f64(3),
      f64(3, seed=1))
+
+
+def _linear_solve(a, b):
+    # A well-conditioned operator built from `a`; its solves by LU (custom_linear_solve's
+    # JVP applies the operator's tangent, its transpose the transposed solve).
+    m = a + 4 * np.eye(3)
+    return olympus.lax.custom_linear_solve(
+        lambda x: m @ x, b, lambda mv, y: olympus.numpy.linalg.solve(m, y),
+        lambda vm, y: olympus.numpy.linalg.solve(m.T, y))
+
+
+case("custom_linear_solve", _linear_solve, f64(3, 3), f64(3, seed=1))
 _SCAN = _lazy(lambda: _closed(lambda w, c, x: [lax.add(lax.mul(c, w), lax.sin(x)),
                                                lax.mul(c, x)], f64(3), f64(3), f64(3)))
 case("scan", lambda w, c, xs: bind(P.scan_p, w, c, xs, olympuspr=_SCAN(), length=4,
@@ -698,6 +716,7 @@ def test_sort_and_cummax_route_tangents():
 #: Primitives whose derivative is zero everywhere it exists (or which have no float inputs):
 #: each still has a JVP rule, returning symbolic zero tangents (float0 for int/bool results).
 NON_DIFFERENTIABLE = {
+    "dim_as_value": "no operands: a symbolic dimension's (integer) value",
     # piecewise constant
     "sign": "piecewise constant", "floor": "piecewise constant", "ceil": "piecewise constant",
     "round": "piecewise constant", "nextafter": "piecewise constant (steps of one ulp)",
@@ -712,7 +731,7 @@ NON_DIFFERENTIABLE = {
     "reduce_and": "int/bool", "reduce_or": "int/bool", "reduce_xor": "int/bool",
     "argmax": "integer index result", "argmin": "integer index result",
     "iota": "no operands", "rng_bit_generator": "uint32 key and bits",
-    "threefry2x32": "uint32 operands",
+    "threefry2x32": "uint32 operands", "mulhi": "int",
     "bitcast_convert_type": "reinterprets bits: not a smooth function of the value",
     "axis_index": "no operands, integer result",
     # opaque host functions: their JVP rules raise JAX's ValueError (test_callbacks.py);
@@ -745,6 +764,7 @@ LINEAR = {
     "dynamic_slice", "dynamic_update_slice", "gather", "scatter_add", "scatter",
     "select_n", "reduce_sum", "cumsum", "dot_general", "copy", "real", "imag", "complex",
     "conj", "reduce_precision", "closed_call", "cond", "scan", "checkpoint",
+    "tile", "split", "stack", "unstack", "optimization_barrier", "custom_linear_solve",
     # custom_lin: the linear stand-in of a custom_vjp function's tangents (its transpose
     # runs the user's bwd); it has no forward evaluation or JVP, as in JAX.
     "custom_lin",
@@ -841,7 +861,7 @@ def _zero_rule_operands():
                       "sharding": None}),
         "rng_bit_generator": ((k,), {"shape": (2,), "dtype": np.dtype(np.uint32),
                                      "algorithm": RandomAlgorithm.RNG_DEFAULT}),
-        "threefry2x32": ((u, u, k, k), {}),
+        "threefry2x32": ((u, u, k, k), {}), "mulhi": ((k, k), {}),
         "bitcast_convert_type": ((x,), {"new_dtype": np.dtype(np.int64)}),
         "axis_index": None,  # needs a named axis: checked in test_collective_derivatives
         # no zero-tangent rule: their JVPs raise JAX's errors, or (check) have no results;

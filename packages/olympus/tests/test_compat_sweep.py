@@ -59,7 +59,6 @@ _AWAITING = {
     ("jax.experimental", "hijax"): "see _INTERNAL_MODULES",
     ("jax.experimental.layout", "Format"): "layouts are not modelled by Olympus yet",
     ("jax.lax", "pswapaxes"): "issue 20 (collectives outside vmap)",
-    ("jax.lax", "stop_gradient_p"): "issue 24 (primitives as public *_p objects)",
     ("jax.numpy", "float8_e4m3fn"): "issue 24 (narrow float dtypes)",
     ("jax.numpy", "float8_e4m3fnuz"): "issue 24 (narrow float dtypes)",
     ("jax.numpy", "float8_e5m2"): "issue 24 (narrow float dtypes)",

@@ -784,3 +784,188 @@ def test_scan_grad_does_not_stack_loop_invariant_residuals():
     closed = olympus.make_olympuspr(olympus.grad(rnn_loss, argnums=(0, 1)))(W, U, h0, xs)
     shapes = {a.shape for a in _all_avals(closed.olympuspr)}
     assert (T, n, n) not in shapes and (T, n, 3) not in shapes
+
+
+# --- associative_scan -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 8, 13])
+def test_associative_scan_against_cumulative_numpy(n):
+    x = np.arange(1, n + 1, dtype=np.float32)
+    np.testing.assert_allclose(lax.associative_scan(jnp.add, x), np.cumsum(x))
+    np.testing.assert_allclose(lax.associative_scan(jnp.add, x, reverse=True),
+                               np.cumsum(x[::-1])[::-1])
+    np.testing.assert_allclose(lax.associative_scan(jnp.maximum, np.sin(x)),
+                               np.maximum.accumulate(np.sin(x)), rtol=1e-6)
+
+
+def test_associative_scan_pytrees_axes_and_transforms():
+    # A first-order linear recurrence h_t = a_t h_{t-1} + b_t as pairs (a, b).
+    rng = np.random.default_rng(3)
+    a = rng.uniform(0.5, 1.0, (3, 7)).astype(np.float32)
+    b = rng.standard_normal((3, 7)).astype(np.float32)
+
+    def op(x, y):
+        return (x[0] * y[0], x[1] * y[0] + y[1])
+
+    _, h = lax.associative_scan(op, (a, b), axis=1)
+    want = np.zeros_like(b)
+    acc = np.zeros(3, np.float32)
+    for t in range(7):
+        acc = a[:, t] * acc + b[:, t]
+        want[:, t] = acc
+    np.testing.assert_allclose(h, want, rtol=1e-5, atol=1e-6)
+    _, hj = olympus.jit(lambda a, b: lax.associative_scan(op, (a, b), axis=-1))(a, b)
+    np.testing.assert_allclose(hj, h, rtol=1e-6)
+    hv = olympus.vmap(lambda a, b: lax.associative_scan(op, (a, b))[1])(a, b)
+    np.testing.assert_allclose(hv, h, rtol=1e-5, atol=1e-6)
+    g = olympus.grad(lambda x: lax.associative_scan(jnp.add, x).sum())(np.ones(6, np.float32))
+    np.testing.assert_allclose(g, np.arange(6, 0, -1))
+    bools = np.array([0, 0, 1, 0, 0], bool)
+    np.testing.assert_array_equal(lax.associative_scan(jnp.logical_or, bools),
+                                  np.logical_or.accumulate(bools))
+    with pytest.raises(ValueError, match="Array inputs to associative_scan must have the "
+                                         "same first dimension"):
+        lax.associative_scan(op, (np.ones(3), np.ones(4)))
+
+
+# --- custom_linear_solve and custom_root ----------------------------------------------------
+
+
+def _solve_fns(A):
+    def matvec(x):
+        return A @ x
+
+    def solve(mv, b):
+        return jnp.linalg.solve(A, b)
+
+    def transpose_solve(vm, b):
+        return jnp.linalg.solve(A.T, b)
+
+    return matvec, solve, transpose_solve
+
+
+def test_custom_linear_solve_values_and_derivatives():
+    from _transform_checks import check_grads, x64
+
+    rng = np.random.default_rng(5)
+    with x64():
+        A = rng.standard_normal((3, 3)) + 3 * np.eye(3)
+        b = rng.standard_normal(3)
+
+        def f(A, b):
+            matvec, solve, transpose_solve = _solve_fns(A)
+            return lax.custom_linear_solve(matvec, b, solve, transpose_solve)
+
+        np.testing.assert_allclose(f(A, b), np.linalg.solve(A, b), rtol=1e-10)
+        check_grads(f, [A, b], eps=1e-6, rtol=1e-6, atol=1e-8)
+        eqns = olympus.make_olympuspr(f)(A, b).eqns
+        assert [e.primitive.name for e in eqns] == ["custom_linear_solve"]
+        assert str(eqns[0].params["const_lengths"]) == (
+            "_LinearSolveTuple(matvec=1, vecmat=1, solve=1, transpose_solve=1)")
+
+        # The solver's own steps are never differentiated: a solve that is not
+        # differentiable (an iterative one with while_loop) still has gradients.
+        def g(A, b):
+            matvec = lambda x: A @ x  # noqa: E731
+
+            def jacobi(mv, b):
+                d = jnp.diag(A)
+                step = lambda i, x: x + (b - mv(x)) / d  # noqa: E731
+                return lax.while_loop(lambda c: c[0] < 200,
+                                      lambda c: (c[0] + 1, step(0, c[1])),
+                                      (0, jnp.zeros_like(b)))[1]
+
+            return lax.custom_linear_solve(matvec, b, jacobi, symmetric=True,
+                                           transpose_solve=jacobi)
+
+        S = A @ A.T + 10 * np.eye(3)
+        np.testing.assert_allclose(g(S, b), np.linalg.solve(S, b), rtol=1e-8)
+        gb = olympus.grad(lambda b: g(S, b).sum())(b)
+        np.testing.assert_allclose(gb, np.linalg.solve(S.T, np.ones(3)), rtol=1e-8)
+
+
+def test_custom_linear_solve_vmap_jit_pytrees_and_errors():
+    rng = np.random.default_rng(6)
+    A = (rng.standard_normal((3, 3)) + 3 * np.eye(3)).astype(np.float32)
+    b = rng.standard_normal((2, 3)).astype(np.float32)
+
+    def f(A, b):
+        matvec, solve, transpose_solve = _solve_fns(A)
+        return lax.custom_linear_solve(matvec, b, solve, transpose_solve)
+
+    want = np.stack([np.linalg.solve(A, r) for r in b])
+    np.testing.assert_allclose(olympus.vmap(f, in_axes=(None, 0))(A, b), want, rtol=1e-5)
+    As = np.stack([A, A + 1])
+    got = olympus.jit(olympus.vmap(f))(As, b)
+    np.testing.assert_allclose(got, np.stack([np.linalg.solve(a, r) for a, r in zip(As, b)]),
+                               rtol=1e-5, atol=1e-6)
+    # pytree right-hand sides and has_aux
+    def mv(x):
+        return {"u": 2 * x["u"], "v": 4 * x["v"]}
+
+    def div_solve(m, y):
+        return {"u": y["u"] / 2, "v": y["v"] / 4}, jnp.float32(7)
+
+    x, aux = lax.custom_linear_solve(mv, {"u": jnp.ones(2), "v": jnp.ones(3)}, div_solve,
+                                     has_aux=True)
+    np.testing.assert_allclose(x["v"], 0.25 * np.ones(3))
+    assert float(aux) == 7
+    with pytest.raises(TypeError, match="transpose_solve required for backwards mode"):
+        olympus.grad(lambda b: lax.custom_linear_solve(
+            lambda x: A @ x, b, lambda m, y: jnp.linalg.solve(A, y)).sum())(b[0])
+    with pytest.raises(ValueError, match=r"solve\(\) output shapes must match b"):
+        lax.custom_linear_solve(lambda x: x, b[0], lambda m, y: y[:2])
+
+
+def test_custom_root_implicit_derivatives():
+    """JAX's documented example (the square root of x**3 by Newton's method): gradients
+    by the implicit function theorem, d/dx x**1.5 = 1.5 x**0.5."""
+
+    def newton(f, x0):
+        return lax.fori_loop(0, 30, lambda _, x: x - f(x) / olympus.grad(f)(x), x0)
+
+    def sqrt_cubed(x):
+        return lax.custom_root(lambda y: y ** 2 - x ** 3, 1.0, newton,
+                               lambda g, y: y / g(1.0))
+
+    np.testing.assert_allclose(sqrt_cubed(5.0), 5 ** 1.5, rtol=1e-6)
+    np.testing.assert_allclose(olympus.grad(sqrt_cubed)(5.0), 1.5 * 5 ** 0.5, rtol=1e-6)
+    np.testing.assert_allclose(olympus.jit(olympus.grad(sqrt_cubed))(5.0), 1.5 * 5 ** 0.5,
+                               rtol=1e-6)
+    np.testing.assert_allclose(olympus.grad(olympus.grad(sqrt_cubed))(5.0),
+                               0.75 * 5 ** -0.5, rtol=1e-5)
+    np.testing.assert_allclose(olympus.vmap(sqrt_cubed)(jnp.array([4.0, 9.0])), [8, 27],
+                               rtol=1e-6)
+
+    def with_aux(x):
+        def solve(f, x0):
+            return newton(f, x0), jnp.int32(30)
+
+        return lax.custom_root(lambda y: y ** 2 - x, 1.0, solve, lambda g, y: y / g(1.0),
+                               has_aux=True)
+
+    root, iters = with_aux(2.0)
+    np.testing.assert_allclose(root, np.sqrt(2), rtol=1e-6)
+    assert int(iters) == 30
+    np.testing.assert_allclose(olympus.grad(lambda x: with_aux(x)[0])(2.0),
+                               0.5 / np.sqrt(2), rtol=1e-6)
+    with pytest.raises(TypeError, match=r"f\(\) output pytree structure must match"):
+        lax.custom_root(lambda y: (y, y), 1.0, newton, lambda g, y: y)
+
+
+def test_platform_dependent_picks_the_cpu_branch():
+    """Results and errors as reference JAX 0.10.2 on CPU."""
+    assert float(lax.platform_dependent(1.0, cpu=lambda x: x + 1, default=lambda x: x - 1)) == 2
+    assert float(lax.platform_dependent(1.0, cuda=lambda x: x + 1,
+                                        default=lambda x: x - 1)) == 0
+    f = olympus.jit(lambda x: lax.platform_dependent(x, cpu=jnp.sin, tpu=jnp.cos))
+    np.testing.assert_allclose(f(0.5), np.sin(0.5), rtol=1e-6)
+    g = olympus.grad(lambda x: lax.platform_dependent(x, cpu=jnp.sin, default=jnp.cos))(0.5)
+    np.testing.assert_allclose(g, np.cos(0.5), rtol=1e-6)
+    with pytest.raises(ValueError, match="Use 'cuda' or 'rocm' for lax.platform_dependent."):
+        lax.platform_dependent(1.0, gpu=jnp.sin, default=jnp.cos)
+    with pytest.raises(TypeError, match="the 'cpu' branch must be a callable"):
+        lax.platform_dependent(1.0, cpu=3)
+    with pytest.raises(NotImplementedError, match="not found for platform cpu"):
+        lax.platform_dependent(1.0, cuda=jnp.sin)

@@ -307,3 +307,14 @@ def test_bad_arguments():
         OS.polygamma(1.5, 2.0)
     with pytest.raises(TypeError, match="M"):
         onp.kaiser(np.ones(3), 2.0)
+
+
+def test_betainc_is_the_regularized_incomplete_beta():
+    """``lax.betainc`` (JAX's name) against scipy."""
+    import scipy.special
+
+    a = np.array([0.5, 2.0, 3.0, 10.0], np.float32)
+    b = np.array([0.5, 3.0, 1.5, 2.0], np.float32)
+    x = np.array([0.1, 0.4, 0.9, 0.75], np.float32)
+    np.testing.assert_allclose(lax.betainc(a, b, x), scipy.special.betainc(a, b, x),
+                               rtol=2e-5, atol=1e-6)

@@ -496,3 +496,95 @@ def test_elementwise_extras():
     np.testing.assert_array_equal(np.asarray(r), [1.0])
     np.testing.assert_allclose(np.asarray(lax.lgamma(x)),
                                [2.2527127, 0.5723649, 0.0], rtol=1e-5, atol=1e-6)
+
+
+# --- shape tuples, patches and unshared (local) convolutions ----------------------------------
+
+
+def test_conv_shape_tuples_as_jax():
+    """Recorded from reference JAX 0.10.2."""
+    nhwc = ("NHWC", "HWIO", "NHWC")
+    assert lax.conv_general_shape_tuple((1, 5, 5, 3), (3, 3, 3, 8), (1, 1), "SAME",
+                                        nhwc) == (1, 5, 5, 8)
+    assert lax.conv_transpose_shape_tuple((1, 5, 5, 3), (3, 3, 3, 8), (2, 2), "SAME",
+                                          nhwc) == (1, 10, 10, 8)
+    assert lax.conv_transpose_shape_tuple((1, 5, 7, 3), (3, 2, 3, 8), (2, 3), "VALID",
+                                          nhwc) == (1, 11, 21, 8)
+    assert lax.conv_shape_tuple((1, 3, 5, 5), (8, 3, 3, 3), (1, 1), "VALID") == (1, 8, 3, 3)
+    assert lax.conv_shape_tuple((4, 3, 5, 6), (8, 3, 3, 2), (2, 1), ((1, 0), (2, 2)),
+                                2) == (2, 8, 2, 9)
+    assert lax.reduce_window_shape_tuple((4, 5), (2, 2), (1, 1), ((0, 0), (1, 1))) == (3, 6)
+    assert lax.reduce_window_shape_tuple((4, 5), (2, 3), (2, 1), ((0, 1), (1, 1)), (2, 1),
+                                         (1, 2)) == (4, 3)
+    assert lax.conv_general_permutations(nhwc) == ((0, 3, 1, 2), (3, 2, 0, 1), (0, 3, 1, 2))
+    assert lax.conv_general_permutations(("NCHW", "OIWH", "CNWH")) == (
+        (0, 1, 3, 2), (0, 1, 2, 3), (1, 0, 2, 3))
+    with pytest.raises(TypeError, match=r"convolution dimension_numbers\[2\] must contain the "
+                                        "characters 'N' and 'C' exactly once, got NHW."):
+        lax.conv_general_permutations(("NHWC", "HWIO", "NHW"))
+    with pytest.raises(TypeError, match="Wrong number of explicit pads for convolution: "
+                                        "expected 2, got 1."):
+        lax.conv_shape_tuple((1, 3, 5, 5), (8, 3, 3, 3), (1, 1), ((1, 1),))
+    # The shape tuples agree with the convolutions themselves.
+    x, k = jnp.ones((1, 5, 7, 3)), jnp.ones((3, 2, 3, 8))
+    assert lax.conv_transpose(x, k, (2, 3), "VALID", dimension_numbers=nhwc).shape == (
+        1, 11, 21, 8)
+
+
+def test_conv_general_dilated_patches():
+    """Patch contents recorded from reference JAX 0.10.2, and checked against slicing."""
+    x = np.arange(2 * 3 * 5 * 5, dtype=np.float32).reshape(2, 3, 5, 5)
+    p = lax.conv_general_dilated_patches(x, (2, 2), (1, 1), "VALID")
+    assert p.shape == (2, 12, 4, 4)
+    want = x[:, :, :4, :4]  # each output position's 2x2 window, channel-major
+    for i, j in itertools.product(range(2), range(2)):
+        np.testing.assert_array_equal(np.asarray(p)[:, np.arange(3) * 4 + i * 2 + j],
+                                      x[:, :, i:i + 4, j:j + 4])
+    assert want.shape == (2, 3, 4, 4)
+    assert np.asarray(p)[0, :, 0, 0].tolist() == [0, 1, 5, 6, 25, 26, 30, 31, 50, 51, 55, 56]
+    y = np.arange(40, dtype=np.float32).reshape(1, 4, 5, 2)
+    q = lax.conv_general_dilated_patches(y, (3, 2), (2, 1), "SAME",
+                                         dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    assert q.shape == (1, 2, 5, 12)
+    assert np.asarray(q)[0, 1, 2].tolist() == [24, 26, 34, 36, 0, 0, 25, 27, 35, 37, 0, 0]
+
+
+def test_conv_general_dilated_local_against_loop():
+    x = rng.standard_normal((2, 3, 5, 4)).astype(np.float32)
+    fh, fw = 2, 2
+    oh, ow = 4, 3
+    # One kernel per output position: rhs is (O, I = C*fh*fw, oh, ow) for "OIHW".
+    w = rng.standard_normal((6, 3 * fh * fw, oh, ow)).astype(np.float32)
+    got = lax.conv_general_dilated_local(x, w, (1, 1), "VALID", (fh, fw))
+    want = np.zeros((2, 6, oh, ow), np.float32)
+    for i, j in itertools.product(range(oh), range(ow)):
+        patch = x[:, :, i:i + fh, j:j + fw].reshape(2, -1)  # channel-major, then h, w
+        want[:, :, i, j] = patch @ w[:, :, i, j].T
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="Precision argument must be one of"):
+        lax.conv_general_dilated_local(x, w, (1, 1), "VALID", (fh, fw), precision="bad")
+
+
+def test_approx_max_min_k_exact_on_cpu():
+    """Recorded from reference JAX 0.10.2 on CPU (exact; ties in index order; without
+    aggregation XLA's output size, here the whole dimension, sorted)."""
+    x = jnp.array([[3.0, 1, 4, 1, 5, 9, 2, 6], [2, 7, 1, 8, 2, 8, 1, 8]])
+    v, i = lax.approx_max_k(x, 3)
+    assert np.asarray(v).tolist() == [[9, 6, 5], [8, 8, 8]]
+    assert np.asarray(i).tolist() == [[5, 7, 4], [3, 5, 7]] and i.dtype == np.int32
+    v, i = lax.approx_min_k(x, 3)
+    assert np.asarray(v).tolist() == [[1, 1, 2], [1, 1, 2]]
+    assert np.asarray(i).tolist() == [[1, 3, 6], [2, 6, 0]]
+    v, i = lax.approx_max_k(x, 2, reduction_dimension=0)
+    assert np.asarray(i).tolist() == [[0, 1, 0, 1, 0, 0, 0, 1], [1, 0, 1, 0, 1, 1, 1, 0]]
+    v, i = lax.approx_max_k(x, 3, aggregate_to_topk=False)
+    assert np.asarray(i).tolist() == [[5, 7, 4, 2, 0, 6, 1, 3], [3, 5, 7, 1, 0, 4, 2, 6]]
+    y = rng.standard_normal((4, 50)).astype(np.float32)
+    v, i = olympus.jit(lambda y: lax.approx_max_k(y, 5))(y)
+    np.testing.assert_array_equal(v, -np.sort(-y, axis=1)[:, :5])
+    np.testing.assert_array_equal(np.take_along_axis(y, np.asarray(i), 1), v)
+    with pytest.raises(ValueError, match="operand must be a floating type"):
+        lax.approx_max_k(jnp.array([1, 5, 3], jnp.int32), 2)
+    with pytest.raises(ValueError, match="k must be smaller than the size of reduction_dim 8,"
+                                         " got 9"):
+        lax.approx_max_k(x, 9)

@@ -499,3 +499,14 @@ def test_docs_contain_every_example_of_the_aot_page_with_its_output():
     assert len(seed) > 20
     missing = [e.source for e in seed if (directive.sub("", e.source), e.want) not in have]
     assert not missing, missing
+
+
+def test_compiler_options_type_and_use():
+    """``olympus.stages.CompilerOptions`` is JAX's type of ``compile``'s options (option
+    name -> str or bool); a dict of that type is accepted by ``Lowered.compile``."""
+    from olympus.stages import CompilerOptions
+
+    assert CompilerOptions == dict[str, str | bool]
+    opts: CompilerOptions = {}
+    f = olympus.jit(lambda x: x * 2).lower(np.float32(3)).compile(opts)
+    assert float(f(np.float32(3))) == 6.0

@@ -26,6 +26,25 @@ class Primitive:
     def __reduce__(self):
         return (primitive_by_name, (self.name,))
 
+    def bind(self, *args: Any, **params: Any):
+        """Apply this primitive to `args` in the current trace (JAX's ``prim.bind``).
+
+        Tracing lives above the IR: olympus-trace installs the function that binds
+        (`set_binder`) when it is imported."""
+        if _binder is None:
+            raise RuntimeError(f"cannot bind {self.name}: olympus_trace is not imported")
+        return _binder(self, *args, **params)
+
+
+#: bind(prim, *args, **params), installed by olympus-trace (`set_binder`).
+_binder: Callable[..., Any] | None = None
+
+
+def set_binder(binder: Callable[..., Any]) -> None:
+    """Install the function `Primitive.bind` calls (olympus-trace's `core.bind`)."""
+    global _binder
+    _binder = binder
+
 
 #: primitive -> rule(*in_avals, **params) -> out aval, or a list of them if multiple_results.
 shape_rules: dict[Primitive, Callable[..., Any]] = {}

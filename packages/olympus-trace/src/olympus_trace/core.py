@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from olympus_ir import core as ir_core
 from olympus_ir import dtypes
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import Primitive
@@ -52,6 +53,8 @@ def _python_scalar_aval(x) -> ShapedArray:
 
 
 def _numpy_aval(x) -> ShapedArray:
+    if x.dtype == dtypes.float0:  # the tangent of an integer value: not a computing dtype
+        return ShapedArray(x.shape, dtypes.float0, False)
     return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), False)
 
 
@@ -182,6 +185,9 @@ def set_current_trace(trace: Trace):
 def bind(prim: Primitive, *args: Any, **params: Any):
     """Apply `prim` to `args` in the current trace."""
     return trace_ctx.trace.process_primitive(prim, args, params)
+
+
+ir_core.set_binder(bind)  # `prim.bind(...)`, as JAX users write it
 
 
 # --- tracers ---------------------------------------------------------------------------------

@@ -317,7 +317,8 @@ def _effects(eqns: Sequence[Eqn]) -> frozenset:
                 effects |= v.effects
             elif isinstance(v, tuple) and v and isinstance(v[0], (ClosedOlympuspr, Olympuspr)):
                 for x in v:
-                    effects |= x.effects
+                    if x is not None:  # custom_linear_solve may lack a transpose solve
+                        effects |= x.effects
     return frozenset(effects)
 
 

@@ -1,5 +1,7 @@
 """Structured control flow: ``cond``, ``while``, ``scan``, ``closed_call``, ``jit`` (a nested
-jitted call) and ``call_exported`` (a call of a serialized module: `olympus.export`).
+jitted call), ``call_exported`` (a call of a serialized module: `olympus.export`) and
+``custom_linear_solve`` (a linear solve whose derivatives come from other solves); and
+``optimization_barrier``, which orders computation for the compiler.
 
 Each holds its body as a `ClosedOlympuspr` param; the shape rules check the operands
 against the bodies' input types and return the bodies' output types. Types are compared
@@ -7,6 +9,8 @@ by shape and dtype only: weak types may differ.
 """
 
 from __future__ import annotations
+
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -17,7 +21,7 @@ from ..pretty import def_pp_params, default_pp_eqn, param_sort_key, pp_eqn_rules
 from ..shape_poly import is_symbolic_dim
 
 __all__ = ["cond_p", "while_p", "scan_p", "closed_call_p", "jit_p", "jit_params",
-           "call_exported_p"]
+           "call_exported_p", "optimization_barrier_p", "linear_solve_p", "LinearSolveTuple"]
 
 
 def _types(avals) -> str:
@@ -269,3 +273,46 @@ def _jit_pp(eqn, context, settings):
 
 _jit_pp.printed_params = _jit_printed_params
 pp_eqn_rules[jit_p] = _jit_pp
+
+optimization_barrier_p = new_primitive("optimization_barrier", multiple_results=True)
+
+
+@def_shape_rule(optimization_barrier_p)
+def optimization_barrier_shape_rule(*xs):
+    """The identity on any number of operands; the compiler may not move work across it."""
+    return list(xs)
+
+
+class LinearSolveTuple(NamedTuple):
+    """One entry per function of a `custom_linear_solve`: the operator (`matvec`), its
+    transpose (`vecmat`), and the solves of each (`solve`, `transpose_solve`)."""
+
+    matvec: Any
+    vecmat: Any
+    solve: Any
+    transpose_solve: Any
+
+    def transpose(self) -> LinearSolveTuple:
+        """The same solve for the transposed operator."""
+        return LinearSolveTuple(self.vecmat, self.matvec, self.transpose_solve, self.solve)
+
+    def __repr__(self) -> str:  # as JAX prints its tuple
+        return ("_LinearSolveTuple(" + ", ".join(
+            f"{k}={v!r}" for k, v in zip(self._fields, self)) + ")")
+
+
+#: operands: the consts of matvec, vecmat, solve, transpose_solve (`const_lengths` of
+#: each, in that order), then b. Results: x with ``matvec(x) == b``, computed by `solve`.
+linear_solve_p = new_primitive("custom_linear_solve", multiple_results=True)
+
+
+@def_shape_rule(linear_solve_p)
+def linear_solve_shape_rule(*args, const_lengths, jaxprs):
+    n = sum(const_lengths)
+    b = args[n:]
+    x = jaxprs.solve.out_avals[:len(b)]  # then solve's auxiliary outputs, if any
+    if not _same_types(x, b):
+        raise TypeError(f"custom_linear_solve solve returns {_types(x)}, but b has type "
+                        f"{_types(b)}.")
+    return [ShapedArray(a.shape, a.dtype, a.weak_type) for a in b] + [
+        ShapedArray(a.shape, a.dtype, a.weak_type) for a in jaxprs.solve.out_avals[len(b):]]

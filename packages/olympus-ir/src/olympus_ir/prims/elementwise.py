@@ -195,6 +195,7 @@ mul_p = _def("mul", _number)
 div_p = _def("div", _number)
 rem_p = _def("rem", _number)
 pow_p = _def("pow", _inexact)
+mulhi_p = _def("mulhi", _int)  # the high half of the double-width product
 max_p = _def("max", _any)
 min_p = _def("min", _any)
 atan2_p = _def("atan2", _float)
@@ -223,8 +224,9 @@ UNARY = (
     population_count_p, clz_p, integer_pow_p, copy_p, stop_gradient_p, reduce_precision_p,
 )
 BINARY = (
-    add_p, add_any_p, sub_p, mul_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p, nextafter_p, and_p,
-    or_p, xor_p, shift_left_p, shift_right_arithmetic_p, shift_right_logical_p, complex_p,
+    add_p, add_any_p, sub_p, mul_p, mulhi_p, div_p, rem_p, pow_p, max_p, min_p, atan2_p,
+    nextafter_p, and_p, or_p, xor_p, shift_left_p, shift_right_arithmetic_p,
+    shift_right_logical_p, complex_p,
 )
 COMPARISONS = (eq_p, ne_p, lt_p, le_p, gt_p, ge_p)
 

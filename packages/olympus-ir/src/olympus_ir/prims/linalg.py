@@ -7,7 +7,7 @@ The result shape is ``batch + lhs free + rhs free``, as in XLA.
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -51,11 +51,61 @@ _PRECISION_ALIASES = {
 }
 
 
-def canonicalize_precision(precision: Any) -> tuple[Precision, Precision] | None:
-    """The ``precision`` parameter of dot_general and conv: None, or one `Precision` per
-    operand. Accepts None, a `Precision`, one of its names, or a pair of either."""
+class DotAlgorithm(NamedTuple):
+    """A dot-product algorithm by its operand storage types, accumulation type and
+    decomposition (XLA's ``DotAlgorithm``), accepted as a contraction's ``precision``."""
+
+    lhs_precision_type: Any
+    rhs_precision_type: Any
+    accumulation_type: Any
+    lhs_component_count: int = 1
+    rhs_component_count: int = 1
+    num_primitive_operations: int = 1
+    allow_imprecise_accumulation: bool = False
+
+
+class DotAlgorithmPreset(enum.Enum):
+    """Named dot-product algorithms (``precision=`` of a contraction); which ones a
+    backend runs varies: the CPU runs DEFAULT and F32_F32_F32."""
+
+    DEFAULT = enum.auto()
+    ANY_F8_ANY_F8_F32 = enum.auto()
+    ANY_F8_ANY_F8_F32_FAST_ACCUM = enum.auto()
+    ANY_F8_ANY_F8_ANY = enum.auto()
+    ANY_F8_ANY_F8_ANY_FAST_ACCUM = enum.auto()
+    F16_F16_F16 = enum.auto()
+    F16_F16_F32 = enum.auto()
+    BF16_BF16_BF16 = enum.auto()
+    BF16_BF16_F32 = enum.auto()
+    BF16_BF16_F32_X3 = enum.auto()
+    BF16_BF16_F32_X6 = enum.auto()
+    BF16_BF16_F32_X9 = enum.auto()
+    TF32_TF32_F32 = enum.auto()
+    TF32_TF32_F32_X3 = enum.auto()
+    F32_F32_F32 = enum.auto()
+    F64_F64_F64 = enum.auto()
+
+    def __repr__(self) -> str:
+        return f"DotAlgorithmPreset.{self.name}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+#: The algorithms the CPU backend runs: its ordinary dot (for float32 operands).
+CPU_DOT_ALGORITHMS = frozenset({DotAlgorithmPreset.DEFAULT, DotAlgorithmPreset.F32_F32_F32})
+
+
+def canonicalize_precision(precision: Any) -> Any:
+    """The ``precision`` parameter of dot_general and conv: None, one `Precision` per
+    operand, or a `DotAlgorithmPreset` / `DotAlgorithm`. Accepts None, a `Precision`, one
+    of its names, a pair of either, a preset or its name, or an algorithm."""
     if precision is None:
         return None
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        return precision
+    if isinstance(precision, str) and precision in DotAlgorithmPreset.__members__:
+        return DotAlgorithmPreset[precision]
     if isinstance(precision, Precision):
         return (precision, precision)
     if isinstance(precision, str) and precision.lower() in _PRECISION_ALIASES:

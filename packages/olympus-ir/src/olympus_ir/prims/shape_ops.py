@@ -259,3 +259,79 @@ def dim_as_value_shape_rule(*, dim):
         raise TypeError("dim_as_value dim must be a dimension (an int or a symbolic "
                         f"dimension), got {dim!r}.")
     return ShapedArray((), dtypes.default_int(), weak_type=True)
+
+# --- tile, split, stack, unstack: JAX's structural primitives of their own ------------------
+
+tile_p = new_primitive("tile")
+
+
+@def_shape_rule(tile_p)
+def tile_shape_rule(x, *, reps):
+    if x.ndim != len(reps):
+        raise TypeError(
+            "reps length must be equal to the ndim of x, got "
+            f"len(reps)={len(reps)} and x.ndim={x.ndim}."
+        )
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile reps must be nonnegative, got {tuple(reps)}.")
+    return ShapedArray(tuple(d * r for d, r in zip(x.shape, reps)), x.dtype, x.weak_type)
+
+
+split_p = new_primitive("split", multiple_results=True)
+
+
+@def_shape_rule(split_p)
+def split_shape_rule(x, *, sizes, axis):
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
+    if any(s < 0 for s in sizes):
+        raise ValueError(f"Sizes passed to split must be nonnegative, got {list(sizes)}")
+    if x.shape[axis] != sum(sizes):
+        raise ValueError(
+            f"Sum of sizes {sum(sizes)} must be equal to dimension {axis} of the "
+            f"operand shape {list(x.shape)}"
+        )
+    outs = []
+    for s in sizes:
+        shape = list(x.shape)
+        shape[axis] = s
+        outs.append(ShapedArray(tuple(shape), x.dtype, x.weak_type))
+    return outs
+
+
+stack_p = new_primitive("stack")
+
+
+@def_shape_rule(stack_p)
+def stack_shape_rule(*xs, axis):
+    if not xs:
+        raise ValueError("stack expects at least one operand, got 0.")
+    if len({x.ndim for x in xs}) != 1:
+        raise ValueError("Cannot stack arrays with different numbers of dimensions: got "
+                         + ", ".join(str(x.shape) for x in xs) + ".")
+    if len({x.shape for x in xs}) != 1:
+        raise ValueError("All input arrays must have the same shape. Got "
+                         + ", ".join(str(x.shape) for x in xs) + ".")
+    if len({x.dtype for x in xs}) != 1:
+        raise TypeError("lax.stack requires arguments to have the same dtypes, got "
+                        + ", ".join(x.dtype.name for x in xs) + ".")
+    if not 0 <= axis <= xs[0].ndim:
+        raise ValueError(
+            f"axis {axis} is out of bounds for array of dimension {xs[0].ndim + 1}")
+    shape = list(xs[0].shape)
+    shape.insert(axis, len(xs))
+    return ShapedArray(tuple(shape), xs[0].dtype, all(x.weak_type for x in xs))
+
+
+unstack_p = new_primitive("unstack", multiple_results=True)
+
+
+@def_shape_rule(unstack_p)
+def unstack_shape_rule(x, *, axis):
+    if x.ndim == 0:
+        raise ValueError("unstack requires arrays with rank > 0, however a scalar array of "
+                         f"shape {x.shape} was passed.")
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"axis {axis} is out of bounds for array of dimension {x.ndim}")
+    shape = x.shape[:axis] + x.shape[axis + 1:]
+    return [ShapedArray(shape, x.dtype, x.weak_type)] * x.shape[axis]

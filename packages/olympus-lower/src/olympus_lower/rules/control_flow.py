@@ -15,6 +15,7 @@
   first when it was exported for several platforms).
 * ``jit`` -> ``func.call`` of a private ``func.func`` holding the callee, one per distinct
   (callee, name), as JAX lowers a nested jit.
+* ``custom_linear_solve`` -> the `solve` function's equations inlined.
 """
 
 from __future__ import annotations
@@ -254,3 +255,13 @@ def _call_exported_lowering(ctx, *args, exported):
 @register_lowering("jit")
 def _jit_lowering(ctx, *args, olympuspr, name, **_params):
     return ctx.call_function(name, olympuspr, args)
+@register_lowering("optimization_barrier")
+def _optimization_barrier_lowering(ctx, *xs):
+    return list(hlo.OptimizationBarrierOp(list(xs)).results) if xs else []
+
+
+@register_lowering("custom_linear_solve")
+def _linear_solve_lowering(ctx, *args, const_lengths, jaxprs):
+    start = const_lengths.matvec + const_lengths.vecmat
+    consts = args[start:start + const_lengths.solve]
+    return ctx.lower_sub(jaxprs.solve, list(consts) + list(args[sum(const_lengths):]))

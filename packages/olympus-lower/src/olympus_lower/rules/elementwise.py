@@ -4,7 +4,7 @@
 Rank-0 operands next to higher-rank ones are broadcast with ``broadcast_in_dim``.
 StableHLO ops are used where StableHLO has one; CHLO (``jaxlib.mlir.dialects.chlo``)
 provides asin, acos, atan, sinh, cosh, asinh, acosh, atanh, erf, erfc, erf_inv, lgamma,
-digamma and nextafter, which XLA legalizes when compiling. The CHLO module is imported
+digamma, nextafter and mulhi, which XLA legalizes when compiling. The CHLO module is imported
 by the first rule that uses it (it costs ~6 ms to import and most programs never need it).
 """
 
@@ -66,7 +66,8 @@ for _name, _fn in {
         "erf_inv", "lgamma", "digamma")},
     "add": hlo.add, "add_any": hlo.add, "sub": hlo.subtract, "mul": hlo.multiply, "div": hlo.divide,
     "rem": hlo.remainder, "pow": hlo.power, "max": hlo.maximum, "min": hlo.minimum,
-    "atan2": hlo.atan2, "nextafter": _chlo("next_after"), "and": hlo.and_, "or": hlo.or_,
+    "atan2": hlo.atan2, "nextafter": _chlo("next_after"), "mulhi": _chlo("mulhi"),
+    "and": hlo.and_, "or": hlo.or_,
     "xor": hlo.xor, "shift_left": hlo.shift_left,
     "shift_right_arithmetic": hlo.shift_right_arithmetic,
     "shift_right_logical": hlo.shift_right_logical,
@@ -111,7 +112,7 @@ def _round_lowering(ctx, x, *, rounding_method=0):
 
 
 @register_lowering("exp2")
-def _exp2_lowering(ctx, x):
+def _exp2_lowering(ctx, x, accuracy=None):
     aval = ctx.avals_in[0]
     return [hlo.exponential(hlo.multiply(mu.full_like(aval, math.log(2)), x))]
 

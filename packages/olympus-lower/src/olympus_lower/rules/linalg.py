@@ -10,15 +10,23 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from olympus_ir import dtypes
+from olympus_ir.prims.linalg import CPU_DOT_ALGORITHMS, DotAlgorithm, DotAlgorithmPreset
 
 from .. import mlir_utils as mu
 from ._registry import register_lowering
 
 
 def precision_config(precision: Any) -> ir.ArrayAttr | None:
-    """The precision parameter (None or a `Precision` per operand, as the wrappers
-    canonicalize it) as StableHLO's precision config."""
+    """The precision parameter (None, a `Precision` per operand, or a dot algorithm, as
+    the wrappers canonicalize it) as StableHLO's precision config. Of the algorithms the
+    CPU runs DEFAULT and F32_F32_F32, both its ordinary dot; the others are refused with
+    JAX's error."""
     if precision is None:
+        return None
+    if isinstance(precision, (DotAlgorithm, DotAlgorithmPreset)):
+        if precision not in CPU_DOT_ALGORITHMS:
+            raise ValueError(f"The precision '{precision}' is not supported by dot_general "
+                             "on CPU")
         return None
     return ir.ArrayAttr.get([hlo.PrecisionAttr.get(p.name) for p in precision])
 

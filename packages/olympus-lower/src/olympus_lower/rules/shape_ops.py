@@ -92,3 +92,48 @@ def _dim_as_value_lowering(ctx, *, dim):
     v = ds.dim_value(dim)
     out = mu.aval_to_ir_type(ctx.avals_out[0])
     return [v if v.type == out else hlo.convert(out, v)]
+
+
+@register_lowering("tile")
+def _tile_lowering(ctx, x, *, reps):
+    # Broadcast to (r0, d0, r1, d1, ...) and merge each pair: row-major order repeats
+    # the whole operand along each dimension.
+    aval = ctx.avals_in[0]
+    pairs = [k for r, d in zip(reps, aval.shape) for k in (int(r), d)]
+    wide = hlo.broadcast_in_dim(mu.tensor_type(pairs, aval.dtype), x,
+                                list(range(1, 2 * aval.ndim, 2)))
+    return [hlo.reshape(mu.aval_to_ir_type(ctx.avals_out[0]), wide)]
+
+
+@register_lowering("split")
+def _split_lowering(ctx, x, *, sizes, axis):
+    shape = list(ctx.avals_in[0].shape)
+    outs, start = [], 0
+    for s in sizes:
+        lo = [0] * len(shape)
+        hi = list(shape)
+        lo[axis], hi[axis] = start, start + int(s)
+        outs.append(hlo.slice(x, lo, hi, [1] * len(shape)))
+        start += int(s)
+    return outs
+
+
+@register_lowering("stack")
+def _stack_lowering(ctx, *xs, axis):
+    shape = list(ctx.avals_in[0].shape)
+    shape.insert(axis, 1)
+    typ = mu.tensor_type(shape, ctx.avals_in[0].dtype)
+    return [hlo.concatenate([hlo.reshape(typ, x) for x in xs], int(axis))]
+
+
+@register_lowering("unstack")
+def _unstack_lowering(ctx, x, *, axis):
+    shape = list(ctx.avals_in[0].shape)
+    outs = []
+    for i in range(shape[axis]):
+        lo = [0] * len(shape)
+        hi = list(shape)
+        lo[axis], hi[axis] = i, i + 1
+        part = hlo.slice(x, lo, hi, [1] * len(shape))
+        outs.append(hlo.reshape(mu.aval_to_ir_type(ctx.avals_out[i]), part))
+    return outs

@@ -771,3 +771,87 @@ def _while_partial_eval(eqn, in_unknown):
 jvp_rules[P.while_p] = _while_jvp
 transpose_rules[P.while_p] = _while_transpose
 partial_eval_rules[P.while_p] = _while_partial_eval
+
+
+# --- optimization_barrier ---------------------------------------------------------------------
+
+
+def _barrier_nonzero(vals):
+    """`vals` with the nonzero ones passed through one optimization_barrier."""
+    nz = [v for v in vals if not isinstance(v, Zero)]
+    through = iter(bind(P.optimization_barrier_p, *nz) if nz else [])
+    return [v if isinstance(v, Zero) else next(through) for v in vals]
+
+
+def _optimization_barrier_jvp(primals, tangents):
+    # Primals and tangents go through separate barriers, so the tangent one stays linear.
+    return bind(P.optimization_barrier_p, *primals), _barrier_nonzero(list(tangents))
+
+
+def _optimization_barrier_transpose(cts, *operands):
+    out = _barrier_nonzero(list(cts))
+    return [ct if is_undefined_primal(x) else None for ct, x in zip(out, operands)]
+
+
+jvp_rules[P.optimization_barrier_p] = _optimization_barrier_jvp
+transpose_rules[P.optimization_barrier_p] = _optimization_barrier_transpose
+
+
+# --- custom_linear_solve ----------------------------------------------------------------------
+
+
+def _split_solve_args(args, const_lengths):
+    out, i = [], 0
+    for n in const_lengths:
+        out.append(list(args[i:i + n]))
+        i += n
+    return P.LinearSolveTuple(*out), list(args[i:])
+
+
+def _linear_solve_jvp(primals, tangents, *, const_lengths, jaxprs):
+    # x = A^{-1} b  =>  dx = A^{-1} (db - dA x): the tangent is another solve with the
+    # same functions, of b's tangent less the operator's tangent applied to x. (The
+    # solves are assumed to be exact, so their own consts carry no derivative.)
+    params, b = _split_solve_args(primals, const_lengths)
+    params_dot, b_dot = _split_solve_args(tangents, const_lengths)
+    outs = bind(P.linear_solve_p, *primals, const_lengths=const_lengths, jaxprs=jaxprs)
+    x, aux = outs[:len(b)], outs[len(b):]  # solve's auxiliary outputs have no tangent
+    aux_dot = [Zero(tangent_aval(get_aval(a))) for a in aux]
+    rhs = list(b_dot)
+    if any(not isinstance(t, Zero) for t in params_dot.matvec):
+        mv = jaxprs.matvec
+        _, mv_dot = jvp_flat(lambda *a: eval_olympuspr(mv.olympuspr, mv.consts, *a),
+                             params.matvec + list(x),
+                             list(params_dot.matvec) + [Zero(tangent_aval(get_aval(v)))
+                                                        for v in x],
+                             instantiate_zeros=False)
+        rhs = [r if isinstance(d, Zero) else lax.neg(d) if isinstance(r, Zero)
+               else lax.sub(r, d) for r, d in zip(rhs, mv_dot)]
+    if all(isinstance(r, Zero) for r in rhs):
+        return outs, [Zero(tangent_aval(get_aval(v))) for v in x] + aux_dot
+    rhs = [instantiate(r) for r in rhs]
+    x_dot = bind(P.linear_solve_p, *[p for ps in params for p in ps], *rhs,
+                 const_lengths=const_lengths, jaxprs=jaxprs)[:len(b)]
+    return outs, list(x_dot) + aux_dot
+
+
+def _linear_solve_transpose(cts, *args, const_lengths, jaxprs):
+    if jaxprs.transpose_solve is None:
+        raise TypeError("transpose_solve required for backwards mode automatic "
+                        "differentiation of custom_linear_solve")
+    params, b = _split_solve_args(args, const_lengths)
+    if any(is_undefined_primal(p) for ps in params for p in ps):
+        raise ValueError("custom_linear_solve is only linear in b: its functions' "
+                         "consts cannot be transposed")
+    cts = cts[:len(b)]  # auxiliary outputs are not linear in b
+    if all(isinstance(c, Zero) for c in cts):
+        return [None] * sum(const_lengths) + [Zero(v.aval) for v in b]
+    cts = [instantiate(c) for c in cts]
+    t = params.transpose()
+    ct_b = bind(P.linear_solve_p, *[p for ps in t for p in ps], *cts,
+                const_lengths=const_lengths.transpose(), jaxprs=jaxprs.transpose())
+    return [None] * sum(const_lengths) + list(ct_b[:len(b)])
+
+
+jvp_rules[P.linear_solve_p] = _linear_solve_jvp
+transpose_rules[P.linear_solve_p] = _linear_solve_transpose

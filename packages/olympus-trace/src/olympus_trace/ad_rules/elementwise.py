@@ -36,13 +36,15 @@ def _fit(t, shape):
 
 
 def defjvp_unary(prim, deriv):
-    """d prim(x) = deriv(x, prim(x)) * dx."""
+    """d prim(x) = deriv(x, prim(x)) * dx. A requested `accuracy` applies to the primal
+    only (as in JAX): the derivative is computed with the default implementations."""
 
     def rule(primals, tangents, **params):
         (x,), (t,) = primals, tangents
         y = bind(prim, x, **params)
         if isinstance(t, Zero):
             return y, Zero(aval_of(t))
+        params.pop("accuracy", None)
         return y, lax.mul(t, deriv(x, y, **params))
 
     jvp_rules[prim] = rule
@@ -78,7 +80,7 @@ def deflinear_unary(prim, transpose):
 for _p in (P.sign_p, P.floor_p, P.ceil_p, P.round_p, P.is_finite_p, P.eq_p, P.ne_p, P.lt_p,
            P.le_p, P.gt_p, P.ge_p, P.and_p, P.or_p, P.xor_p, P.not_p, P.population_count_p,
            P.clz_p, P.shift_left_p, P.shift_right_arithmetic_p, P.shift_right_logical_p,
-           P.nextafter_p, P.stop_gradient_p, P.bitcast_convert_type_p):
+           P.nextafter_p, P.stop_gradient_p, P.bitcast_convert_type_p, P.mulhi_p):
     jvp_rules[_p] = zero_jvp(_p)
 
 deflinear_unary(P.neg_p, lambda ct: lax.neg(ct))

@@ -162,3 +162,70 @@ deflinear1(P.slice_p, _slice_transpose)
 
 jvp_rules[P.iota_p] = zero_jvp(P.iota_p)
 jvp_rules[P.dim_as_value_p] = zero_jvp(P.dim_as_value_p)
+
+
+# --- tile, split, stack, unstack ------------------------------------------------------------
+
+
+def _tile_transpose(ct, aval, *, reps):
+    # Each operand element appears once per repetition: view the cotangent as
+    # (r0, d0, r1, d1, ...) and sum over the repetition axes.
+    pairs = tuple(k for r, d in zip(reps, aval.shape) for k in (r, d))
+    return lax.reduce_sum(lax.reshape(ct, pairs), tuple(range(0, 2 * len(reps), 2)))
+
+
+deflinear1(P.tile_p, _tile_transpose)
+
+
+def _stack_transpose(ct, *xs, axis):
+    if isinstance(ct, Zero):
+        return [Zero(aval_of(x)) if is_undefined_primal(x) else None for x in xs]
+    parts = bind(P.unstack_p, ct, axis=axis)
+    return [p if is_undefined_primal(x) else None for p, x in zip(parts, xs)]
+
+
+deflinear(P.stack_p, _stack_transpose)
+
+
+def _multiple_results_linear_jvp(prim):
+    """The JVP of a linear primitive with many results (split, unstack)."""
+
+    def jvp(primals, tangents, **params):
+        outs = bind(prim, *primals, **params)
+        (t,) = tangents
+        if isinstance(t, Zero):
+            return outs, [Zero(tangent_aval(get_aval(o))) for o in outs]
+        return outs, bind(prim, t, **params)
+
+    jvp.__name__ = f"_{prim.name}_jvp"
+    return jvp
+
+
+def _split_transpose(cts, x, *, sizes, axis):
+    aval = aval_of(x)
+    if all(isinstance(c, Zero) for c in cts):
+        return [Zero(aval)]
+    parts = []
+    for c, s in zip(cts, sizes):
+        if isinstance(c, Zero):
+            shape = list(aval.shape)
+            shape[axis] = s
+            c = lax.broadcast_in_dim(np.zeros((), aval.dtype), tuple(shape), ())
+        parts.append(c)
+    return [lax.concatenate(parts, axis)]
+
+
+def _unstack_transpose(cts, x, *, axis):
+    aval = aval_of(x)
+    if all(isinstance(c, Zero) for c in cts):
+        return [Zero(aval)]
+    part_shape = aval.shape[:axis] + aval.shape[axis + 1:]
+    parts = [lax.broadcast_in_dim(np.zeros((), aval.dtype), part_shape, ())
+             if isinstance(c, Zero) else c for c in cts]
+    return [bind(P.stack_p, *parts, axis=axis)]
+
+
+jvp_rules[P.split_p] = _multiple_results_linear_jvp(P.split_p)
+transpose_rules[P.split_p] = _split_transpose
+jvp_rules[P.unstack_p] = _multiple_results_linear_jvp(P.unstack_p)
+transpose_rules[P.unstack_p] = _unstack_transpose

@@ -243,3 +243,36 @@ batching_rules[P.cond_p] = _cond_rule
 batching_rules[P.while_p] = _while_rule
 batching_rules[P.scan_p] = _scan_rule
 batching_rules[P.closed_call_p] = _closed_call_rule
+
+
+def _optimization_barrier_rule(axis_data, vals, dims):
+    # The barrier is the identity: each operand keeps its batch dimension (or none).
+    return bind(P.optimization_barrier_p, *vals), list(dims)
+
+
+batching_rules[P.optimization_barrier_p] = _optimization_barrier_rule
+
+
+def _linear_solve_rule(axis_data, vals, dims, *, const_lengths, jaxprs):
+    # b (and so x) is batched at 0, broadcast when it was not; each function is batched
+    # with its own consts as they come and x/b at 0, its results forced to 0.
+    n = sum(const_lengths)
+    b = [matchaxis(axis_data.size, d, 0, v) for v, d in zip(vals[n:], dims[n:])]
+    const_dims, i = [], 0
+    for k in const_lengths:
+        const_dims.append(list(dims[i:i + k]))
+        i += k
+    new = []
+    for j, cd in zip(jaxprs, const_dims):
+        if j is None:
+            new.append(None)
+            continue
+        batched, _ = batch_olympuspr(j, axis_data, cd + [0] * (len(j.in_avals) - len(cd)),
+                                     force_out=[0] * len(j.out_avals))
+        new.append(batched)
+    outs = bind(P.linear_solve_p, *vals[:n], *b, const_lengths=const_lengths,
+                jaxprs=P.LinearSolveTuple(*new))
+    return list(outs), [0] * len(outs)
+
+
+batching_rules[P.linear_solve_p] = _linear_solve_rule

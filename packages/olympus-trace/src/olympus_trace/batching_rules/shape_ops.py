@@ -135,3 +135,31 @@ def _dim_as_value_rule(axis_data, vals, dims, **params):
 
 
 batching_rules[P.dim_as_value_p] = _dim_as_value_rule
+def _tile_rule(axis_data, vals, dims, *, reps):
+    (x,), (b,) = vals, dims
+    return bind(P.tile_p, x, reps=insert_at(reps, b, 1)), b
+
+
+def _split_rule(axis_data, vals, dims, *, sizes, axis):
+    (x,), (b,) = vals, dims
+    outs = bind(P.split_p, x, sizes=sizes, axis=axis + 1 if axis >= b else axis)
+    return outs, [b] * len(outs)
+
+
+def _stack_rule(axis_data, vals, dims, *, axis):
+    # Every operand gets its batch dimension at the front; the stacked axis moves past it.
+    xs = [matchaxis(axis_data.size, d, 0, x) for x, d in zip(vals, dims, strict=True)]
+    return bind(P.stack_p, *xs, axis=axis + 1), 0
+
+
+def _unstack_rule(axis_data, vals, dims, *, axis):
+    (x,), (b,) = vals, dims
+    outs = bind(P.unstack_p, x, axis=axis + 1 if axis >= b else axis)
+    out_b = b - 1 if axis < b else b
+    return outs, [out_b] * len(outs)
+
+
+batching_rules[P.tile_p] = _tile_rule
+batching_rules[P.split_p] = _split_rule
+batching_rules[P.stack_p] = _stack_rule
+batching_rules[P.unstack_p] = _unstack_rule

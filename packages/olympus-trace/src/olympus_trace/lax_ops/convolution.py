@@ -18,8 +18,12 @@ from ..core import bind, get_aval
 from .linalg import default_precision
 from .shape_ops import rev, transpose
 
-__all__ = ["ConvDimensionNumbers", "conv_dimension_numbers", "padtype_to_pads",
+__all__ = ["ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "conv_dimension_numbers", "padtype_to_pads",
            "conv_general_dilated", "conv", "conv_with_general_padding", "conv_transpose"]
+
+
+#: What a ``dimension_numbers=`` of a convolution may be.
+ConvGeneralDilatedDimensionNumbers = tuple[str, str, str] | ConvDimensionNumbers | None
 
 
 def _shape(x):

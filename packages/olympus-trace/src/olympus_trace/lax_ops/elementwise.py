@@ -8,6 +8,7 @@ and take the dtype of the other operands, as JAX's lax does.
 from __future__ import annotations
 
 import builtins
+import enum
 from typing import Any
 
 import numpy as np
@@ -19,14 +20,14 @@ from .. import tree_util
 from ..core import Tracer, bind, get_aval
 
 __all__ = [
-    "neg", "sign", "floor", "ceil", "is_finite", "exp", "exp2", "log", "log1p", "expm1",
+    "RoundingMethod", "AccuracyMode", "Tolerance", "neg", "sign", "floor", "ceil", "is_finite", "exp", "exp2", "log", "log1p", "expm1",
     "tanh", "logistic", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
     "acosh", "atanh", "sqrt", "rsqrt", "cbrt", "square", "erf", "erfc", "erf_inv", "lgamma",
     "digamma", "abs", "real", "imag", "conj", "bitwise_not", "population_count", "clz",
     "add", "add_any", "sub", "mul", "div", "rem", "pow", "max", "min", "atan2", "nextafter",
     "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_arithmetic",
     "shift_right_logical", "complex", "eq", "ne", "lt", "le", "gt", "ge", "round",
-    "integer_pow", "convert_element_type", "bitcast_convert_type", "select_n", "select",
+    "integer_pow", "reciprocal", "mulhi", "convert_element_type", "bitcast_convert_type", "select_n", "select",
     "clamp", "stop_gradient", "reduce_precision", "copy",
 ]
 
@@ -74,6 +75,50 @@ def _unary(prim, doc):
     return op
 
 
+class RoundingMethod(enum.IntEnum):
+    """How `round` breaks ties (the values are the primitive's ``rounding_method``)."""
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+class AccuracyMode(enum.Enum):
+    """An accuracy request for a transcendental function (``accuracy=``)."""
+
+    HIGHEST = 1
+    DEFAULT = 2
+
+
+class Tolerance:
+    """An accuracy request as tolerances: at most two of `atol`, `rtol`, `ulps`."""
+
+    def __init__(self, atol: float = 0.0, rtol: float = 0.0, ulps: int = 0):
+        if atol < 0.0 or rtol < 0.0 or ulps < 0.0:
+            raise ValueError("Tolerances must be non-negative.")
+        if atol == 0.0 and rtol == 0.0 and ulps == 0:
+            raise ValueError("At least one of atol, rtol, or ulps must be set.")
+        self.atol = atol
+        self.rtol = rtol
+        self.ulps = ulps
+
+
+def _with_accuracy(prim, doc):
+    """A unary wrapper taking JAX's ``accuracy=``: recorded on the equation when given
+    (the CPU backend has one implementation of each, so values do not change)."""
+
+    def op(x, *, accuracy=None):
+        if accuracy is None:
+            return bind(prim, x)
+        if not isinstance(accuracy, (AccuracyMode, Tolerance)):
+            raise NotImplementedError(f"Accuracy {accuracy} not supported")
+        return bind(prim, x, accuracy=accuracy)
+
+    op.__name__ = prim.name
+    op.__doc__ = (f"{doc}\n\nOne `{prim.name}` equation; `x` keeps its shape and dtype. "
+                  "`accuracy` (an `AccuracyMode` or `Tolerance`) is recorded on the equation.")
+    return op
+
+
 def _binary(prim, doc):
     def op(x, y):
         return bind(prim, *_lax_args(x, y))
@@ -90,16 +135,16 @@ sign = _unary(P.sign_p, "Elementwise sign: -1, 0 or 1 (for complex x, x / |x|)."
 floor = _unary(P.floor_p, "Elementwise floor.")
 ceil = _unary(P.ceil_p, "Elementwise ceiling.")
 is_finite = _unary(P.is_finite_p, "Elementwise test for finite values (neither inf nor nan); returns booleans.")
-exp = _unary(P.exp_p, "Elementwise natural exponential: e**x.")
-exp2 = _unary(P.exp2_p, "Elementwise base-2 exponential: 2**x.")
-log = _unary(P.log_p, "Elementwise natural logarithm.")
-log1p = _unary(P.log1p_p, "Elementwise log(1 + x), accurate for small x.")
-expm1 = _unary(P.expm1_p, "Elementwise e**x - 1, accurate for small x.")
-tanh = _unary(P.tanh_p, "Elementwise hyperbolic tangent.")
-logistic = _unary(P.logistic_p, "Elementwise logistic sigmoid: 1 / (1 + e**-x).")
-sin = _unary(P.sin_p, "Elementwise sine.")
-cos = _unary(P.cos_p, "Elementwise cosine.")
-tan = _unary(P.tan_p, "Elementwise tangent.")
+exp = _with_accuracy(P.exp_p, "Elementwise natural exponential: e**x.")
+exp2 = _with_accuracy(P.exp2_p, "Elementwise base-2 exponential: 2**x.")
+log = _with_accuracy(P.log_p, "Elementwise natural logarithm.")
+log1p = _with_accuracy(P.log1p_p, "Elementwise log(1 + x), accurate for small x.")
+expm1 = _with_accuracy(P.expm1_p, "Elementwise e**x - 1, accurate for small x.")
+tanh = _with_accuracy(P.tanh_p, "Elementwise hyperbolic tangent.")
+logistic = _with_accuracy(P.logistic_p, "Elementwise logistic sigmoid: 1 / (1 + e**-x).")
+sin = _with_accuracy(P.sin_p, "Elementwise sine.")
+cos = _with_accuracy(P.cos_p, "Elementwise cosine.")
+tan = _with_accuracy(P.tan_p, "Elementwise tangent.")
 asin = _unary(P.asin_p, "Elementwise arc sine.")
 acos = _unary(P.acos_p, "Elementwise arc cosine.")
 atan = _unary(P.atan_p, "Elementwise arc tangent.")
@@ -108,9 +153,9 @@ cosh = _unary(P.cosh_p, "Elementwise hyperbolic cosine.")
 asinh = _unary(P.asinh_p, "Elementwise inverse hyperbolic sine.")
 acosh = _unary(P.acosh_p, "Elementwise inverse hyperbolic cosine.")
 atanh = _unary(P.atanh_p, "Elementwise inverse hyperbolic tangent.")
-sqrt = _unary(P.sqrt_p, "Elementwise square root.")
-rsqrt = _unary(P.rsqrt_p, "Elementwise reciprocal square root: 1 / sqrt(x).")
-cbrt = _unary(P.cbrt_p, "Elementwise cube root.")
+sqrt = _with_accuracy(P.sqrt_p, "Elementwise square root.")
+rsqrt = _with_accuracy(P.rsqrt_p, "Elementwise reciprocal square root: 1 / sqrt(x).")
+cbrt = _with_accuracy(P.cbrt_p, "Elementwise cube root.")
 square = _unary(P.square_p, "Elementwise square: x * x.")
 erf = _unary(P.erf_p, "Elementwise error function.")
 erfc = _unary(P.erfc_p, "Elementwise complementary error function: 1 - erf(x).")
@@ -124,12 +169,14 @@ conj = _unary(P.conj_p, "Elementwise complex conjugate.")
 bitwise_not = _unary(P.not_p, "Elementwise bitwise NOT (logical NOT for booleans).")
 population_count = _unary(P.population_count_p, "Elementwise count of set bits.")
 clz = _unary(P.clz_p, "Elementwise count of leading zero bits.")
-copy = _unary(P.copy_p, "A copy of x as a new array (not in jax.lax; backs olympus.numpy.array(copy=True)).")  # not in jax.lax: olympus.numpy's array(copy=True)
+copy = _unary(P.copy_p, "A copy of x as a new array (not in jax.lax: olympus.numpy's "
+               "array(copy=True)).")
 
 add = _binary(P.add_p, "Elementwise addition: x + y.")
 add_any = _binary(P.add_any_p, "The sum of two tangents or cotangents (JAX's `add_any`), as "
                   "autodiff accumulates them.")
 sub = _binary(P.sub_p, "Elementwise subtraction: x - y.")
+mulhi = _binary(P.mulhi_p, "Elementwise high half of the double-width integer product of x and y.")
 mul = _binary(P.mul_p, "Elementwise multiplication: x * y.")
 div = _binary(P.div_p, "Elementwise division: x / y (integer division rounds toward zero).")
 rem = _binary(P.rem_p, "Elementwise remainder of x / y, with the sign of x (C fmod).")
@@ -144,7 +191,7 @@ bitwise_xor = _binary(P.xor_p, "Elementwise bitwise XOR (logical XOR for boolean
 shift_left = _binary(P.shift_left_p, "Elementwise left shift: x << y.")
 shift_right_arithmetic = _binary(P.shift_right_arithmetic_p, "Elementwise arithmetic (sign-extending) right shift.")
 shift_right_logical = _binary(P.shift_right_logical_p, "Elementwise logical (zero-filling) right shift.")
-complex = _binary(P.complex_p, "Elementwise complex number x + 1j * y from real and imaginary parts.")  # noqa: A001
+complex = _binary(P.complex_p, "Elementwise complex number x + 1j * y.")  # noqa: A001
 eq = _binary(P.eq_p, "Elementwise equality test, returning booleans.")
 ne = _binary(P.ne_p, "Elementwise inequality test, returning booleans.")
 lt = _binary(P.lt_p, "Elementwise x < y, returning booleans.")
@@ -153,9 +200,7 @@ gt = _binary(P.gt_p, "Elementwise x > y, returning booleans.")
 ge = _binary(P.ge_p, "Elementwise x >= y, returning booleans.")
 
 
-def round(x, rounding_method=0):  # noqa: A001
-    """Elementwise rounding to the nearest integer value: halves away from zero
-    (`RoundingMethod.AWAY_FROM_ZERO`, 0) or to even (`TO_NEAREST_EVEN`, 1)."""
+def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
     return bind(P.round_p, x, rounding_method=int(rounding_method))
 
 
@@ -169,6 +214,11 @@ def integer_pow(x, y: int):
         raise TypeError("Integers cannot be raised to negative powers, got "
                         f"integer_pow({aval.str_short(short_dtypes=False)}, {int(y)})")
     return bind(P.integer_pow_p, x, y=int(y))
+
+
+def reciprocal(x):
+    """``1 / x``, as JAX computes it: ``integer_pow(x, -1)``."""
+    return integer_pow(x, -1)
 
 
 def reduce_precision(operand, exponent_bits: int, mantissa_bits: int):

@@ -2,13 +2,61 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
-from olympus_ir.prims.linalg import Precision, canonicalize_precision
+from olympus_ir.prims.linalg import (
+    DotAlgorithm,
+    DotAlgorithmPreset,
+    Precision,
+    canonicalize_precision,
+)
 
 from ..core import bind, get_aval
 
-__all__ = ["Precision", "dot_general", "dot", "set_default_precision", "default_precision"]
+__all__ = ["Precision", "DotAlgorithm", "DotAlgorithmPreset", "PrecisionLike", "DotDimensionNumbers", "RaggedDotDimensionNumbers",
+           "dot_general", "dot", "batch_matmul", "set_default_precision", "default_precision"]
+
+#: ``((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))``, as JAX spells it.
+DotDimensionNumbers = tuple[tuple[Sequence[int], Sequence[int]],
+                            tuple[Sequence[int], Sequence[int]]]
+#: What a ``precision=`` argument may be.
+PrecisionLike = (None | str | Precision | tuple[str, str] | tuple[Precision, Precision]
+                 | DotAlgorithm | DotAlgorithmPreset)
+
+
+class RaggedDotDimensionNumbers:
+    """The dimensions of a ragged dot: the dot's own dimension numbers, the lhs's ragged
+    dimensions and the rhs's group dimensions. Immutable and hashable (a primitive
+    parameter)."""
+
+    __slots__ = ("dot_dimension_numbers", "lhs_ragged_dimensions", "rhs_group_dimensions")
+
+    def __init__(self, dot_dimension_numbers, lhs_ragged_dimensions, rhs_group_dimensions):
+        set_ = object.__setattr__
+        set_(self, "dot_dimension_numbers",
+             tuple(tuple(tuple(int(d) for d in s) for s in t) for t in dot_dimension_numbers))
+        set_(self, "lhs_ragged_dimensions", tuple(int(d) for d in lhs_ragged_dimensions))
+        set_(self, "rhs_group_dimensions", tuple(int(d) for d in rhs_group_dimensions))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def _key(self):
+        return (self.dot_dimension_numbers, self.lhs_ragged_dimensions,
+                self.rhs_group_dimensions)
+
+    def __eq__(self, other):
+        return isinstance(other, RaggedDotDimensionNumbers) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return (f"RaggedDotDimensionNumbers(dot_dimension_numbers={self.dot_dimension_numbers}"
+                f", lhs_ragged_dimensions={self.lhs_ragged_dimensions}, "
+                f"rhs_group_dimensions={self.rhs_group_dimensions})")
 
 #: The precision a matmul or convolution without one gets (``olympus_default_matmul_precision``
 #: maps onto it): None, or a (lhs, rhs) pair of `Precision`.
@@ -63,3 +111,14 @@ def dot(lhs, rhs, *, dimension_numbers=None, precision=None, preferred_element_t
                 f" got lhs_shape={ls} rhs_shape={rs}")
         dimension_numbers = (((len(ls) - 1,), (0,)), ((), ()))
     return dot_general(lhs, rhs, dimension_numbers, precision, preferred_element_type)
+
+
+def batch_matmul(lhs, rhs, precision=None):
+    """Matrix products over the leading (batch) dimensions of two operands of one rank."""
+    ln, rn = get_aval(lhs).ndim, get_aval(rhs).ndim
+    if min(ln, rn) < 2:
+        raise ValueError(f"Arguments to batch_matmul must be at least 2D, got {ln}, {rn}")
+    if ln != rn:
+        raise ValueError(f"Arguments to batch_matmul must have same ndim, got {ln}, {rn}")
+    batch = tuple(range(ln - 2))
+    return dot_general(lhs, rhs, (((ln - 1,), (rn - 2,)), (batch, batch)), precision=precision)

@@ -1,4 +1,5 @@
-"""Wrapper of the threefry2x32 hash (`olympus_ir.prims.random`), the building block of
+"""Wrappers of the random-bit primitives (`olympus_ir.prims.random`): XLA's
+``rng_bit_generator`` (``jax.lax``'s) and the threefry2x32 hash, the building block of
 `olympus.random`'s default PRNG (not part of ``jax.lax``)."""
 
 from __future__ import annotations
@@ -6,10 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from olympus_ir import primitives as P
+from olympus_ir.avals import canonicalize_shape
+from olympus_ir.prims.random import RandomAlgorithm
 
 from ..core import bind
 
-__all__ = ["threefry2x32", "rng_bit_generator"]
+__all__ = ["RandomAlgorithm", "rng_bit_generator", "threefry2x32"]
 
 
 def threefry2x32(k1, k2, x1, x2):
@@ -21,9 +24,10 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=None, *, out_shardi
     """(new key, random bits of `shape` and unsigned `dtype`) from the u32[4] `key`, by
     XLA's stateless bit generator (`algorithm` a `RandomAlgorithm`; default RNG_DEFAULT)."""
     from olympus_ir import dtypes
-    from olympus_ir.avals import canonicalize_shape
 
     if algorithm is None:
         algorithm = P.RandomAlgorithm.RNG_DEFAULT
+    if np.dtype(dtype) not in (np.uint8, np.uint16, np.uint32, np.uint64):
+        raise TypeError(f"rng_bit_generator: unsupported dtype {np.dtype(dtype)}")  # JAX's
     return bind(P.rng_bit_generator_p, key, shape=canonicalize_shape(shape),
                 dtype=dtypes.dtype(dtype), algorithm=algorithm, out_sharding=out_sharding)

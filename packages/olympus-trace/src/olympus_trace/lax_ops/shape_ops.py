@@ -6,6 +6,7 @@ that changes nothing records no equation."""
 from __future__ import annotations
 
 import builtins
+import math
 
 from olympus_ir import dtypes, shape_poly
 from olympus_ir import primitives as P
@@ -15,7 +16,8 @@ from ..core import EvalTrace, bind, current_trace, get_aval
 
 __all__ = [
     "broadcast_in_dim", "broadcast", "reshape", "transpose", "squeeze", "expand_dims",
-    "concatenate", "pad", "rev", "slice", "iota", "broadcasted_iota",
+    "concatenate", "pad", "rev", "slice", "iota", "broadcasted_iota", "tile", "split",
+    "stack", "unstack", "collapse", "broadcast_to_rank", "broadcast_like",
     "dim_as_value",
 ]
 
@@ -137,3 +139,65 @@ def dim_as_value(dim):
 
 
 shape_poly.set_dim_as_value(dim_as_value)
+
+
+def _axis(axis, ndim: int) -> int:
+    """`axis` in [0, ndim), negative counting from the end; NumPy's error otherwise."""
+    a = int(axis)
+    if not -ndim <= a < ndim:
+        raise ValueError(f"axis {a} is out of bounds for array of dimension {ndim}")
+    return a % ndim
+
+
+def tile(operand, reps):
+    """`operand` repeated `reps[i]` times along each dimension i (one rep per dimension)."""
+    return bind(P.tile_p, operand, reps=tuple(int(r) for r in reps))
+
+
+def split(operand, sizes, axis: int = 0):
+    """Consecutive pieces of `operand` along `axis` with the given `sizes` (summing to
+    that dimension)."""
+    aval = get_aval(operand)
+    return bind(P.split_p, operand, sizes=tuple(int(s) for s in sizes),
+                axis=_axis(axis, aval.ndim))
+
+
+def stack(operands, axis: int = 0):
+    """The operands (of one shape and dtype) joined along a new axis `axis`."""
+    operands = list(operands)
+    if not operands:
+        raise ValueError("stack expects at least one operand, got 0.")
+    return bind(P.stack_p, *operands, axis=_axis(axis, get_aval(operands[0]).ndim + 1))
+
+
+def unstack(x, axis: int = 0):
+    """The slices of `x` along `axis`, as a tuple."""
+    aval = get_aval(x)
+    if aval.ndim == 0:
+        raise ValueError("unstack requires arrays with rank > 0, however a scalar array of "
+                         f"shape {aval.shape} was passed.")
+    return tuple(bind(P.unstack_p, x, axis=_axis(axis, aval.ndim)))
+
+
+def collapse(operand, start_dimension: int, stop_dimension: int | None = None):
+    """`operand` with dimensions [start_dimension, stop_dimension) merged into one
+    (row-major); Python's slice rules for the bounds."""
+    shape = get_aval(operand).shape
+    lo, hi, _ = builtins.slice(start_dimension, stop_dimension).indices(len(shape))
+    if hi < lo:
+        raise ValueError(f"Invalid dimension range passed to collapse: {shape}"
+                         f"[{start_dimension}:{stop_dimension}]")
+    return reshape(operand, shape[:lo] + (math.prod(shape[lo:hi]),) + shape[hi:])
+
+
+def broadcast_to_rank(x, rank: int):
+    """`x` with leading dimensions of size 1 added up to rank `rank`."""
+    ndim = get_aval(x).ndim
+    return x if ndim == rank else broadcast(x, (1,) * (rank - ndim))
+
+
+def broadcast_like(arr, like_arr):
+    """`arr` broadcast (leading dimensions added) to the shape of `like_arr`."""
+    shape = get_aval(like_arr).shape
+    a = get_aval(arr)
+    return broadcast_in_dim(arr, shape, tuple(range(len(shape) - a.ndim, len(shape))))

@@ -16,6 +16,9 @@ from olympus_ir.avals import ShapedArray
 from olympus_trace import tree_util
 from olympus_trace.core import Tracer
 
+#: XLA compiler options for `Lowered.compile`: option name -> value (JAX's type).
+CompilerOptions = dict[str, str | bool]
+
 
 class ArgInfo(NamedTuple):
     """What a stage knows about one argument."""
@@ -145,7 +148,7 @@ class Lowered(Stage):
         except Exception:  # pragma: no cover - analysis is best effort
             return None
 
-    def compile(self, compiler_options: dict | None = None) -> Compiled:
+    def compile(self, compiler_options: CompilerOptions | None = None) -> Compiled:
         exe = self._meta.compile(self._lowered, compiler_options)
         return Compiled(self._meta, exe)
 
@@ -228,4 +231,4 @@ class Compiled(Stage):
         return m.run(self._executable, leaves, check_types=True)
 
 
-__all__ = ["ArgInfo", "OutInfo", "Traced", "Lowered", "Compiled", "rt"]
+__all__ = ["ArgInfo", "CompilerOptions", "OutInfo", "Traced", "Lowered", "Compiled", "rt"]

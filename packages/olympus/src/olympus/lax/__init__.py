@@ -9,12 +9,22 @@ combining function (`_reduce`) and the special functions (`_incomplete_gamma`,
 """
 
 from olympus_trace.lax_ops import (
+    AccuracyMode,
     ConvDimensionNumbers,
+    ConvGeneralDilatedDimensionNumbers,
+    DotAlgorithm,
+    DotAlgorithmPreset,
+    DotDimensionNumbers,
     FftType,
     GatherDimensionNumbers,
     GatherScatterMode,
     Precision,
+    PrecisionLike,
+    RaggedDotDimensionNumbers,
+    RandomAlgorithm,
+    RoundingMethod,
     ScatterDimensionNumbers,
+    Tolerance,
     abs,
     acos,
     acosh,
@@ -30,6 +40,7 @@ from olympus_trace.lax_ops import (
     atanh,
     axis_index,
     axis_size,
+    batch_matmul,
     bitcast_convert_type,
     bitwise_and,
     bitwise_not,
@@ -37,11 +48,14 @@ from olympus_trace.lax_ops import (
     bitwise_xor,
     broadcast,
     broadcast_in_dim,
+    broadcast_like,
+    broadcast_to_rank,
     broadcasted_iota,
     cbrt,
     ceil,
     clamp,
     clz,
+    collapse,
     complex,
     concatenate,
     conj,
@@ -90,9 +104,11 @@ from olympus_trace.lax_ops import (
     max,
     min,
     mul,
+    mulhi,
     ne,
     neg,
     nextafter,
+    optimization_barrier,
     pad,
     padtype_to_pads,
     pbroadcast,
@@ -106,6 +122,7 @@ from olympus_trace.lax_ops import (
     psum,
     psum_scatter,
     real,
+    reciprocal,
     reduce_and,
     reduce_max,
     reduce_min,
@@ -117,6 +134,7 @@ from olympus_trace.lax_ops import (
     rem,
     reshape,
     rev,
+    rng_bit_generator,
     round,
     rsqrt,
     scatter,
@@ -136,23 +154,37 @@ from olympus_trace.lax_ops import (
     slice,
     sort,
     sort_key_val,
+    split,
     sqrt,
     square,
     squeeze,
+    stack,
     stop_gradient,
     sub,
     tan,
     tanh,
+    tile,
     top_k,
     transpose,
+    unstack,
 )
 from olympus_trace.promotion import broadcast_shapes
 
 from .._src.sharding import with_sharding_constraint  # noqa: E402
 from . import linalg
+from ._approx_top_k import *  # noqa: F403
+from ._associative_scan import associative_scan
 from ._bessel import bessel_i0e, bessel_i1e
-from ._incomplete_beta import regularized_incomplete_beta
+from ._convolution_patches import *  # noqa: F403
+from ._convolution_shapes import *  # noqa: F403
+from ._creation import *  # noqa: F403
+from ._custom_solves import *  # noqa: F403
+from ._in_dim import *  # noqa: F403
+from ._incomplete_beta import betainc, regularized_incomplete_beta
 from ._incomplete_gamma import igamma, igamma_grad_a, igammac, random_gamma_grad
+from ._platform_dependent import *  # noqa: F403
+from ._primitives import *  # noqa: F403
+from ._ragged_dot import *  # noqa: F403
 from ._reduce import reduce, reduce_window
 from ._zeta import polygamma, zeta
 from .control_flow import cond, fori_loop, map, scan, switch, while_loop
@@ -182,7 +214,43 @@ __all__ = [
     "shift_right_logical", "sign", "sin", "sinh", "slice", "sort", "sort_key_val", "sqrt",
     "square", "squeeze", "stop_gradient", "sub", "switch", "tan", "tanh", "top_k",
     "transpose", "while_loop", "zeta",
+    "AccuracyMode",
+    "ConvGeneralDilatedDimensionNumbers",
+    "DotDimensionNumbers",
+    "PrecisionLike",
+    "RaggedDotDimensionNumbers",
+    "RandomAlgorithm",
+    "RoundingMethod",
+    "Tolerance",
+    "batch_matmul",
+    "broadcast_like",
+    "broadcast_to_rank",
+    "collapse",
+    "mulhi",
+    "optimization_barrier",
+    "reciprocal",
+    "rng_bit_generator", "betainc", "associative_scan", "DotAlgorithm", "DotAlgorithmPreset",
+    "split",
+    "stack",
+    "tile",
+    "unstack",
 ]
+from . import (  # noqa: E402
+    _approx_top_k,
+    _convolution_patches,
+    _convolution_shapes,
+    _creation,
+    _custom_solves,
+    _in_dim,
+    _platform_dependent,
+    _primitives,
+    _ragged_dot,
+)
+
+__all__ += [name for m in (_approx_top_k, _convolution_patches, _convolution_shapes,
+                           _creation, _custom_solves, _in_dim, _platform_dependent,
+                           _primitives, _ragged_dot)
+           for name in m.__all__]
 
 from .._src import explicit_sharding as _explicit_sharding  # noqa: E402
 

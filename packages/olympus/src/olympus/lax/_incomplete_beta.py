@@ -264,3 +264,9 @@ def regularized_incomplete_beta(a, b, x):
     a, b >= 0 and 0 <= x <= 1 (NaN elsewhere). Differentiable in all three arguments."""
     a, b, x = _float_args("regularized_incomplete_beta", a, b, x)
     return _betainc_jit(a, b, x)
+
+
+def betainc(a, b, x):
+    """JAX's name for `regularized_incomplete_beta`: I_x(a, b), elementwise. (JAX refuses
+    derivatives in `a` and `b`; Olympus computes them.)"""
+    return regularized_incomplete_beta(a, b, x)

@@ -1,7 +1,18 @@
 """`olympus.lax.linalg`: matrix decompositions and triangular solves (JAX's
 ``jax.lax.linalg`` signatures), on batches of matrices in the trailing two dimensions.
-On CPU they run LAPACK. The wrappers are olympus-trace's (`olympus_trace.lax_ops.linalg_lapack`)."""
+On CPU they run LAPACK. The wrappers are olympus-trace's (`olympus_trace.lax_ops.linalg_lapack`);
+the functions JAX gives primitives of their own that Olympus composes from other
+operations are in `_linalg_compositions`."""
 
+from olympus_ir.primitives import (
+    cholesky_p,
+    eig_p,
+    eigh_p,
+    lu_p,
+    qr_p,
+    svd_p,
+    triangular_solve_p,
+)
 from olympus_trace.lax_ops.linalg_lapack import (
     cholesky,
     eig,
@@ -13,4 +24,19 @@ from olympus_trace.lax_ops.linalg_lapack import (
     triangular_solve,
 )
 
-__all__ = ["cholesky", "triangular_solve", "lu", "qr", "eigh", "eig", "svd", "symmetrize"]
+from ._linalg_compositions import (
+    EighImplementation,
+    EigImplementation,
+    SvdAlgorithm,
+    cholesky_update,
+    householder_product,
+    lu_pivots_to_permutation,
+    symmetric_product,
+    tridiagonal_solve,
+)
+
+__all__ = ["cholesky", "triangular_solve", "lu", "qr", "eigh", "eig", "svd", "symmetrize",
+           "cholesky_p", "eig_p", "eigh_p", "lu_p", "qr_p", "svd_p", "triangular_solve_p",
+           "EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky_update",
+           "householder_product", "lu_pivots_to_permutation", "symmetric_product",
+           "tridiagonal_solve"]

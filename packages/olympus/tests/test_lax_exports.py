@@ -1,0 +1,174 @@
+"""`olympus.lax`'s public primitives (``*_p``) and types: the primitives are the objects
+the IR's equations carry and can be bound directly; the enums, dimension-number types and
+accuracy requests behave as reference JAX 0.10.2's (values recorded from it where the
+tests say so); rng_bit_generator produces JAX's bits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _transform_checks import assert_same
+
+import olympus
+import olympus.numpy as jnp
+from olympus import lax
+from olympus_ir import primitives as P
+
+
+def test_primitives_are_the_ir_objects():
+    names = [n for n in lax.__all__ if n.endswith("_p")]
+    assert len(names) >= 120
+    for n in names:
+        assert getattr(lax, n) is getattr(P, n)
+        assert str(getattr(lax, n)) == getattr(lax, n).name
+    jaxpr = olympus.make_olympuspr(lambda x, y: lax.sin(x) * y + lax.tile(x, (2,)).sum())(
+        jnp.ones(3), 2.0)
+    prims = [e.primitive for e in jaxpr.eqns]
+    assert prims[0] is lax.sin_p and lax.mul_p in prims and lax.tile_p in prims
+    assert lax.reduce_sum_p in prims
+
+
+def test_primitive_bind_as_in_jax():
+    assert float(lax.add_p.bind(jnp.float32(1), jnp.float32(2))) == 3.0
+    outs = lax.split_p.bind(jnp.arange(5.0), sizes=(2, 3), axis=0)
+    assert [o.shape for o in outs] == [(2,), (3,)]
+    f = olympus.jit(lambda x: lax.cos_p.bind(lax.sin_p.bind(x)))
+    np.testing.assert_allclose(f(np.float32(0.5)), np.cos(np.sin(np.float32(0.5))), rtol=1e-6)
+    assert float(olympus.grad(lambda x: lax.sin_p.bind(x))(0.0)) == 1.0
+    jaxpr = olympus.make_olympuspr(lambda x: lax.exp_p.bind(x))(1.0)
+    assert jaxpr.eqns[0].primitive is lax.exp_p
+
+
+def test_enums_and_dimension_number_types():
+    """reprs and values recorded from reference JAX 0.10.2."""
+    assert repr(lax.RoundingMethod.TO_NEAREST_EVEN) == "<RoundingMethod.TO_NEAREST_EVEN: 1>"
+    assert int(lax.RoundingMethod.AWAY_FROM_ZERO) == 0
+    assert float(lax.round(2.5, lax.RoundingMethod.TO_NEAREST_EVEN)) == 2.0
+    assert float(lax.round(2.5, lax.RoundingMethod.AWAY_FROM_ZERO)) == 3.0
+    assert repr(lax.AccuracyMode.HIGHEST) == "<AccuracyMode.HIGHEST: 1>"
+    assert [m.name for m in lax.RandomAlgorithm] == ["RNG_DEFAULT", "RNG_THREE_FRY",
+                                                     "RNG_PHILOX"]
+    r = lax.RaggedDotDimensionNumbers((([1], [1]), ([], [])), [0], [0])
+    assert repr(r) == ("RaggedDotDimensionNumbers(dot_dimension_numbers=(((1,), (1,)), ((), "
+                       "())), lhs_ragged_dimensions=(0,), rhs_group_dimensions=(0,))")
+    assert r == lax.RaggedDotDimensionNumbers((((1,), (1,)), ((), ())), (0,), (0,))
+    assert hash(r) == hash(lax.RaggedDotDimensionNumbers((((1,), (1,)), ((), ())), (0,), (0,)))
+    with pytest.raises(AttributeError):
+        r.lhs_ragged_dimensions = (1,)
+    assert lax.DotDimensionNumbers is not None and lax.PrecisionLike is not None
+    assert lax.ConvGeneralDilatedDimensionNumbers is not None
+
+
+def test_accuracy_requests():
+    """Printed form and the error for a bad request recorded from reference JAX 0.10.2."""
+    x = np.float32(0.5)
+    for f in (lax.exp, lax.exp2, lax.log, lax.log1p, lax.expm1, lax.tanh, lax.logistic,
+              lax.sin, lax.cos, lax.tan, lax.sqrt, lax.rsqrt, lax.cbrt):
+        assert_same(f(x, accuracy=lax.AccuracyMode.HIGHEST), f(x))
+        assert_same(olympus.jit(lambda x, f=f: f(x, accuracy=lax.Tolerance(atol=1e-3)))(x),
+                    f(x))
+    assert str(olympus.make_olympuspr(
+        lambda x: lax.exp(x, accuracy=lax.AccuracyMode.HIGHEST))(x)) == (
+        "{ lambda ; a:f32[]. let b:f32[] = exp[accuracy=AccuracyMode.HIGHEST] a in (b,) }")
+    assert str(olympus.make_olympuspr(lax.exp)(x)) == (
+        "{ lambda ; a:f32[]. let b:f32[] = exp a in (b,) }")
+    g = olympus.grad(lambda x: lax.sin(x, accuracy=lax.AccuracyMode.DEFAULT))(x)
+    np.testing.assert_allclose(g, np.cos(x), rtol=1e-6)
+    v = olympus.vmap(lambda x: lax.log(x, accuracy=lax.AccuracyMode.HIGHEST))(
+        np.array([1.0, 2.0], np.float32))
+    np.testing.assert_allclose(v, np.log([1.0, 2.0]), rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="Accuracy 3 not supported"):
+        lax.exp(x, accuracy=3)
+    with pytest.raises(ValueError, match="Tolerances must be non-negative."):
+        lax.Tolerance(atol=-1.0)
+    with pytest.raises(ValueError, match="At least one of atol, rtol, or ulps must be set."):
+        lax.Tolerance()
+
+
+def test_rng_bit_generator_bits_as_jax():
+    """Bits recorded from reference JAX 0.10.2 on CPU (XLA's default generator)."""
+    key, bits = lax.rng_bit_generator(jnp.array([1, 2, 3, 4], jnp.uint32), (5,), jnp.uint32)
+    assert np.asarray(key).tolist() == [1, 2, 5, 4]
+    assert np.asarray(bits).tolist() == [512747620, 1298009047, 1267190206, 761827841,
+                                         1383286907]
+    key, bits = lax.rng_bit_generator(jnp.zeros(4, jnp.uint32), (3,), jnp.uint8)
+    assert np.asarray(key).tolist() == [0, 0, 1, 0]
+    assert np.asarray(bits).tolist() == [213, 141, 76] and bits.dtype == np.uint8
+    jitted = olympus.jit(lambda k: lax.rng_bit_generator(k, (3,), jnp.uint8))
+    assert np.asarray(jitted(jnp.zeros(4, jnp.uint32))[1]).tolist() == [213, 141, 76]
+    with pytest.raises(TypeError, match="rng_bit_generator: unsupported dtype int32"):
+        lax.rng_bit_generator(jnp.zeros(4, jnp.uint32), (3,), jnp.int32)
+
+
+def test_ragged_dot():
+    """Values recorded from reference JAX 0.10.2 (rows past the groups' total are zero),
+    and against a loop over groups."""
+    lhs = jnp.arange(12.0).reshape(6, 2)
+    rhs = jnp.arange(12.0).reshape(3, 2, 2)
+    gs = jnp.array([2, 0, 3], jnp.int32)
+    assert np.asarray(lax.ragged_dot(lhs, rhs, gs)).tolist() == [
+        [2.0, 3.0], [6.0, 11.0], [82.0, 91.0], [118.0, 131.0], [154.0, 171.0], [0.0, 0.0]]
+    rng = np.random.default_rng(2)
+    l = rng.standard_normal((7, 3))
+    r = rng.standard_normal((3, 3, 4))
+    sizes = np.array([3, 1, 3], np.int32)
+    want = np.concatenate([l[:3] @ r[0], l[3:4] @ r[1], l[4:] @ r[2]])
+    np.testing.assert_allclose(lax.ragged_dot(l.astype(np.float32), r.astype(np.float32),
+                                              sizes), want, rtol=1e-5, atol=1e-5)
+    g = olympus.grad(lambda l: lax.ragged_dot(l, r.astype(np.float32), sizes).sum())(
+        l.astype(np.float32))
+    want_g = np.concatenate([np.tile(r[i].sum(1), (n, 1)) for i, n in enumerate(sizes)])
+    np.testing.assert_allclose(g, want_g, rtol=1e-5, atol=1e-5)
+    dn = lax.RaggedDotDimensionNumbers((([1], [1]), ([], [])), [0], [0])
+    np.testing.assert_allclose(lax.ragged_dot_general(l.astype(np.float32),
+                                                      r.astype(np.float32), sizes, dn),
+                               want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(NotImplementedError, match="ragged_dot_general"):
+        lax.ragged_dot_general(l, l.T, sizes,
+                               lax.RaggedDotDimensionNumbers((([1], [0]), ([], [])), [1], []))
+
+
+def test_shape_as_value():
+    """As reference JAX 0.10.2: a NumPy int32 array (int64 for large dimensions), and an
+    empty int32 array for the empty shape."""
+    got = lax.shape_as_value((2, 3))
+    assert isinstance(got, np.ndarray) and got.dtype == np.int32 and got.tolist() == [2, 3]
+    assert lax.shape_as_value((2 ** 40,)).dtype == np.int64
+    empty = lax.shape_as_value(())
+    assert empty.shape == (0,) and empty.dtype == np.int32
+
+
+def test_dot_algorithm_presets_as_precision():
+    """As reference JAX 0.10.2 on CPU: DEFAULT and F32_F32_F32 run (printed by name), the
+    other presets and explicit DotAlgorithms are refused with JAX's message."""
+    P = lax.DotAlgorithmPreset
+    assert [p.name for p in P][:2] == ["DEFAULT", "ANY_F8_ANY_F8_F32"] and len(P) == 16
+    assert P.F32_F32_F32.value == 15
+    assert repr(P.F32_F32_F32) == "DotAlgorithmPreset.F32_F32_F32"
+    assert str(P.F32_F32_F32) == "F32_F32_F32"
+    a = np.array([[1.0001, 2.3333333]], np.float32)
+    b = np.ones((2, 1), np.float32)
+    want = a @ b
+    for prec in (P.F32_F32_F32, "F32_F32_F32", P.DEFAULT):
+        np.testing.assert_allclose(lax.dot(a, b, precision=prec), want, rtol=1e-6)
+        np.testing.assert_allclose(olympus.jit(lambda a, b, p=prec: lax.dot(
+            a, b, precision=p))(a, b), want, rtol=1e-6)
+    assert str(olympus.make_olympuspr(lambda a: lax.dot(a, a, precision="F32_F32_F32"))(
+        np.ones((2, 2), np.float32))) == (
+        "{ lambda ; a:f32[2,2]. let\n    b:f32[2,2] = dot_general[\n"
+        "      dimension_numbers=(([1], [0]), ([], []))\n      precision=F32_F32_F32\n"
+        "    ] a a\n  in (b,) }")
+    np.testing.assert_allclose(olympus.grad(lambda a: lax.dot(
+        a, b, precision=P.F32_F32_F32).sum())(a), np.ones((1, 2)))
+    np.testing.assert_allclose(jnp.matmul(a, b, precision=P.F32_F32_F32), want, rtol=1e-6)
+    x = np.ones((1, 1, 2, 2), np.float32)
+    assert float(lax.conv(x, x, (1, 1), "VALID", precision=P.F32_F32_F32)[0, 0, 0, 0]) == 4
+    with pytest.raises(ValueError, match="The precision 'TF32_TF32_F32' is not supported by "
+                                         "dot_general on CPU"):
+        lax.dot(a, b, precision=P.TF32_TF32_F32)
+    algo = lax.DotAlgorithm(jnp.float32, jnp.float32, jnp.float32)
+    assert algo.lhs_component_count == 1 and algo.allow_imprecise_accumulation is False
+    with pytest.raises(ValueError, match="is not supported by dot_general on CPU"):
+        lax.dot(a, b, precision=algo)
+    with pytest.raises(ValueError, match="Precision argument must be one of"):
+        lax.dot(a, b, precision="F32_F32_XX")
