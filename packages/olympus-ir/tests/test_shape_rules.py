@@ -177,6 +177,7 @@ ELEMENTWISE = {
     "stop_gradient": (_UN, "i32", None, None, {}),
     "reduce_precision": (_UN, "f32", None, "i32", {"exponent_bits": 5, "mantissa_bits": 10}),
     "add": (_BIN, "f32", np.add, "bool", {}),
+    "add_any": (_BIN, "f32", np.add, "bool", {}),
     "sub": (_BIN, "i32", np.subtract, "bool", {}),
     "mul": (_BIN, "c64", np.multiply, "bool", {}),
     "div": (_BIN, "f32", np.divide, "bool", {}),

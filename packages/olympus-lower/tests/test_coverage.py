@@ -79,7 +79,7 @@ UNARY_OPS = {
     "stop_gradient": "return %arg0", "name": "return %arg0",
 }
 BINARY_OPS = {
-    "add": "stablehlo.add", "sub": "stablehlo.subtract", "mul": "stablehlo.multiply",
+    "add": "stablehlo.add", "add_any": "stablehlo.add", "sub": "stablehlo.subtract", "mul": "stablehlo.multiply",
     "div": "stablehlo.divide", "rem": "stablehlo.remainder", "pow": "stablehlo.power",
     "max": "stablehlo.maximum", "min": "stablehlo.minimum", "atan2": "stablehlo.atan2",
     "nextafter": "chlo.next_after", "complex": "stablehlo.complex",

@@ -626,3 +626,15 @@ def test_mulhi_signed_unsigned_and_64_bit():
     _, (got,) = run(b.build([b.eqn(P.mulhi_p, vw, vr)]), w, w[::-1].copy(), x64=True)
     np.testing.assert_array_equal(got, [(int(x) * int(y)) >> 64
                                         for x, y in zip(w, w[::-1])])
+
+
+def test_add_any_is_an_add():
+    """JAX's sum of tangents lowers to stablehlo.add and adds exactly as `add` does."""
+    dt = np.dtype(np.float32)
+    x = np.array([1.5, -2.0, 0.25], dt)
+    y = np.array([0.5, 4.0, -0.25], dt)
+    b = Builder()
+    u, v = b.arg((3,), dt), b.arg((3,), dt)
+    lowered, (out,) = run(b.build([b.eqn(P.add_any_p, u, v)]), x, y)
+    assert "stablehlo.add" in lowered.as_text()
+    np.testing.assert_array_equal(out, x + y)

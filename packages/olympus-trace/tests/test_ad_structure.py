@@ -66,7 +66,7 @@ def test_jvp():
     f:f32[] = mul c a
     g:f32[] = mul e a
     h:f32[] = mul c b
-    i:f32[] = add g h
+    i:f32[] = add_any g h
   in (f, i) }""")
 
 
@@ -79,7 +79,7 @@ def test_grad_stages_the_primal_then_the_transposed_tangents():
     d:f32[] = mul b 1.0:f32[]
     e:f32[] = mul 1.0:f32[] a
     f:f32[] = mul e c
-    g:f32[] = add d f
+    g:f32[] = add_any d f
   in (g,) }""")
 
 
@@ -92,7 +92,7 @@ def test_value_and_grad_keeps_the_primal_output():
     e:f32[] = mul b 1.0:f32[]
     f:f32[] = mul 1.0:f32[] a
     g:f32[] = mul f c
-    h:f32[] = add e g
+    h:f32[] = add_any e g
   in (d, h) }""")
 
 
@@ -216,10 +216,11 @@ def test_linearize_keeps_only_linear_equations():
 { lambda ; a:f32[] b:f32[] c:f32[] d:f32[] e:f32[]. let
     f:f32[] = mul e a
     g:f32[] = mul e b
-    h:f32[] = mul f c
-    i:f32[] = mul d g
-    j:f32[] = add h i
-  in (j,) }"""
+    h:f32[] = neg g
+    i:f32[] = mul f c
+    j:f32[] = mul d h
+    k:f32[] = add_any i j
+  in (k,) }"""
 
 
 _CALL = None
@@ -241,7 +242,7 @@ def test_jvp_of_closed_call_is_a_closed_call():
           g:f32[] = mul e e
           h:f32[] = mul f e
           i:f32[] = mul e f
-          j:f32[] = add h i
+          j:f32[] = add_any h i
           k:f32[] = sin g
           l:f32[] = cos g
           m:f32[] = mul j l
@@ -266,7 +267,7 @@ def test_grad_of_closed_call_splits_and_transposes_the_call():
           k:f32[] = mul j i
           l:f32[] = mul h k
           m:f32[] = mul k h
-          n:f32[] = add l m
+          n:f32[] = add_any l m
         in (n,) }
     ] a b 1.0:f32[]
   in (g,) }""")

@@ -201,6 +201,8 @@ ge = _binary(P.ge_p, "Elementwise x >= y, returning booleans.")
 
 
 def round(x, rounding_method=RoundingMethod.AWAY_FROM_ZERO):  # noqa: A001
+    """Elementwise rounding to the nearest integer value: halves away from zero
+    (`RoundingMethod.AWAY_FROM_ZERO`, 0) or to even (`TO_NEAREST_EVEN`, 1)."""
     return bind(P.round_p, x, rounding_method=int(rounding_method))
 
 
