@@ -716,7 +716,6 @@ def test_sort_and_cummax_route_tangents():
 #: Primitives whose derivative is zero everywhere it exists (or which have no float inputs):
 #: each still has a JVP rule, returning symbolic zero tangents (float0 for int/bool results).
 NON_DIFFERENTIABLE = {
-    "dim_as_value": "no operands: a symbolic dimension's (integer) value",
     # piecewise constant
     "sign": "piecewise constant", "floor": "piecewise constant", "ceil": "piecewise constant",
     "round": "piecewise constant", "nextafter": "piecewise constant (steps of one ulp)",
@@ -744,7 +743,8 @@ NON_DIFFERENTIABLE = {
 #: Collectives only exist inside a named vmap, whose batching rules replace them before an
 #: outer transformation sees them: their rules are checked by test_collective_derivatives
 #: (autodiff inside the vmap) instead of a case.
-CHECKED_ELSEWHERE = {"psum", "pmax", "pmin", "all_gather", "axis_index",
+CHECKED_ELSEWHERE = {"dim_as_value",  # no operands (test_shape_poly.py)
+                     "psum", "pmax", "pmin", "all_gather", "axis_index",
                      # need several devices: their gradients are compared with dense
                      # one-device functions in tests/multidevice/check_collectives_4dev.py
                      # (ppermute, psum_scatter, all_to_all, and shard_map with the pvary /

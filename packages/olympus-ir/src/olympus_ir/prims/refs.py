@@ -45,6 +45,7 @@ class AbstractRef:
 
     shape = property(lambda self: self.inner_aval.shape)
     dtype = property(lambda self: self.inner_aval.dtype)
+    memory_space = property(lambda self: self.inner_aval.memory_space)
     weak_type = property(lambda self: self.inner_aval.weak_type)
     ndim = property(lambda self: self.inner_aval.ndim)
     size = property(lambda self: self.inner_aval.size)

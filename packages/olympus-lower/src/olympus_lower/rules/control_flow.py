@@ -254,7 +254,21 @@ def _call_exported_lowering(ctx, *args, exported):
 
 @register_lowering("jit")
 def _jit_lowering(ctx, *args, olympuspr, name, **_params):
+    if _has_symbolic_shapes(olympuspr):
+        # The dimension values live in @main; a private function cannot see them (JAX
+        # passes them as leading arguments), so a shape-polymorphic callee is inlined.
+        return ctx.lower_sub(olympuspr, list(args))
     return ctx.call_function(name, olympuspr, args)
+
+
+def _has_symbolic_shapes(closed) -> bool:
+    from olympus_ir.shape_poly import is_constant_shape
+
+    avals = [*closed.in_avals, *closed.out_avals]
+    avals += [v.aval for e in closed.olympuspr.eqns for v in e.outvars]
+    return not all(is_constant_shape(getattr(a, "shape", ())) for a in avals)
+
+
 @register_lowering("optimization_barrier")
 def _optimization_barrier_lowering(ctx, *xs):
     return list(hlo.OptimizationBarrierOp(list(xs)).results) if xs else []

@@ -226,6 +226,8 @@ _CALLS: dict = {}
 for _name in ("closed_call", "custom_jvp_call", "custom_vjp_call", "checkpoint"):
     if _name in _prims:
         _CALLS[_prims[_name]] = _call_through
+if "jit" in _prims:  # a nested jit: its body traced through (its param is `olympuspr`)
+    _CALLS[_prims["jit"]] = partial(_call_through, key="olympuspr")
 
 jet_rules: dict = {}
 
