@@ -194,7 +194,7 @@ def docs(session: nox.Session) -> None:
     `nox -s tests` (integration-tests/test_docs_examples.py), not here."""
     _install_packages(session, ALL_PACKAGES, "sphinx>=8,<9", "myst-parser>=4,<5")
     out = ROOT / "docs" / "_build" / "html"
-    session.run("sphinx-build", "-W", "--keep-going", "-n", "-q", "-b", "html",
+    session.run("sphinx-build", "-W", "--keep-going", "-q", "-b", "html",
                 str(ROOT / "docs"), str(out), *session.posargs)
     session.log(f"built {out / 'index.html'}")
 
