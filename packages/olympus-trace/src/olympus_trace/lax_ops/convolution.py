@@ -18,7 +18,8 @@ from ..core import bind, get_aval
 from .linalg import default_precision
 from .shape_ops import rev, transpose
 
-__all__ = ["ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "conv_dimension_numbers", "padtype_to_pads",
+__all__ = ["ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "conv_dimension_numbers", "conv_general_permutations",
+           "padtype_to_pads",
            "conv_general_dilated", "conv", "conv_with_general_padding", "conv_transpose"]
 
 
@@ -30,14 +31,18 @@ def _shape(x):
     return get_aval(x).shape
 
 
-def _check_string_specs(specs, lhs_shape, rhs_shape) -> None:
-    """JAX's checks of three string specs, in its order and words: lengths, the two
-    non-spatial letters exactly once, no duplicates, one set of spatial letters."""
+def _check_spec_lengths(specs, lhs_shape, rhs_shape) -> None:
+    """Each string spec names every dimension of the operands (JAX's first check)."""
     for i, spec in enumerate(specs):
         if len(spec) != len(lhs_shape):
             raise TypeError(f"convolution dimension_numbers[{i}] must have len equal to the "
                             f"ndim of lhs and rhs, got {len(spec)} for lhs and rhs shapes "
                             f"{tuple(lhs_shape)} and {tuple(rhs_shape)}.")
+
+
+def _check_spec_letters(specs) -> None:
+    """JAX's checks of the letters of three string specs, in its order and words: the two
+    non-spatial letters exactly once, no duplicates, one set of spatial letters."""
     pairs = (("N", "C"), ("O", "I"), ("N", "C"))
     for i, (a, b) in enumerate(pairs):
         if not specs[i].count(a) == specs[i].count(b) == 1:
@@ -80,11 +85,17 @@ def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimen
     if not all(isinstance(s, str) for s in dimension_numbers):
         raise TypeError("convolution dimension_numbers elements must be strings, got "
                         f"{tuple(map(type, dimension_numbers))}.")
-    lhs, rhs, out = dimension_numbers
-    _check_string_specs((lhs, rhs, out), lhs_shape, rhs_shape)
-    return ConvDimensionNumbers(_spec_from_string(lhs, ("N", "C"), rhs),
-                                _spec_from_string(rhs, ("O", "I"), rhs),
-                                _spec_from_string(out, ("N", "C"), rhs))
+    _check_spec_lengths(dimension_numbers, lhs_shape, rhs_shape)
+    return ConvDimensionNumbers(*conv_general_permutations(dimension_numbers))
+
+
+def conv_general_permutations(dimension_numbers) -> tuple[tuple[int, ...], ...]:
+    """The (batch, feature, spatial...) positions of three string specs such as
+    ``('NHWC', 'HWIO', 'NHWC')``; spatial dimensions in the kernel spec's order."""
+    lhs, rhs, out = specs = tuple(dimension_numbers)
+    _check_spec_letters(specs)
+    return (_spec_from_string(lhs, ("N", "C"), rhs), _spec_from_string(rhs, ("O", "I"), rhs),
+            _spec_from_string(out, ("N", "C"), rhs))
 
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding):

@@ -6,37 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from olympus_trace.lax_ops import padtype_to_pads
+from olympus_trace.lax_ops import conv_general_permutations, padtype_to_pads
 
 __all__ = ["conv_general_permutations", "conv_shape_tuple", "conv_general_shape_tuple",
            "conv_transpose_shape_tuple", "reduce_window_shape_tuple"]
-
-
-def conv_general_permutations(dimension_numbers):
-    """The (batch, feature, spatial...) positions of three string specs such as
-    ``('NHWC', 'HWIO', 'NHWC')``; spatial dimensions in the kernel spec's order."""
-    specs = tuple(dimension_numbers)
-    pairs = (("N", "C"), ("O", "I"), ("N", "C"))
-    for i, (a, b) in enumerate(pairs):
-        if not specs[i].count(a) == specs[i].count(b) == 1:
-            raise TypeError(f"convolution dimension_numbers[{i}] must contain the characters "
-                            f"'{a}' and '{b}' exactly once, got {specs[i]}.")
-        if len(specs[i]) != len(set(specs[i])):
-            raise TypeError(f"convolution dimension_numbers[{i}] cannot have duplicate "
-                            f"characters, got {specs[i]}.")
-    spatial = [set(s) - set(p) for s, p in zip(specs, pairs)]
-    if not spatial[0] == spatial[1] == spatial[2]:
-        raise TypeError("convolution dimension_numbers elements must each have the same set "
-                        f"of spatial characters, got {specs}.")
-    rhs = specs[1]
-
-    def perm(spec, pair):
-        dims = [i for i, c in enumerate(spec) if c not in pair]
-        if spec is not rhs:
-            dims.sort(key=lambda i: rhs.index(spec[i]))
-        return (spec.index(pair[0]), spec.index(pair[1])) + tuple(dims)
-
-    return tuple(perm(s, p) for s, p in zip(specs, pairs))
 
 
 def _out_dim(padded: int, window: int, stride: int) -> int:
