@@ -190,3 +190,42 @@ def test_bool_times_inf_under_vmap_matches_jax():
     # Recorded from reference JAX 0.10.2: jax.vmap(lambda x, y: x * y)(b, f).
     np.testing.assert_array_equal(np.asarray(olympus.vmap(lambda x, y: x * y)(b, f)),
                                   [np.inf, 0.0, np.nan, 0.0])
+
+
+# ------------------------------------------------------------- found by the 2,000-program run
+
+
+def test_weak_integer_operands_give_weak_results():
+    """``isnan`` of a weak integer and ``%`` of weak integers are weak, as in JAX 0.10.2
+    (recorded: ``Array(False, dtype=bool, weak_type=True)``, ``Array(1, dtype=int32,
+    weak_type=True)``); ``isnan`` stages ``ne x x`` for integers, as JAX does."""
+    x = jnp.asarray(8)
+    assert jnp.isnan(x).weak_type and not jnp.isnan(jnp.int32(8)).weak_type
+    assert (jnp.asarray(2147483647) % jnp.asarray(2)).weak_type
+    assert str(olympus.make_olympuspr(jnp.isnan)(x)) == \
+        "{ lambda ; a:i32[]. let b:bool[] = ne a a in (b,) }"
+
+
+def test_explicit_half_dtype_is_the_computation_dtype():
+    """With ``dtype=float16`` given, JAX reduces in float16 (only an inferred half type is
+    upcast): 4294967295 is inf in float16, and 0 * inf is nan (recorded from JAX 0.10.2)."""
+    a = jnp.asarray(np.array([0, 1, 4294967295, 6], np.uint32))
+    assert np.isnan(np.asarray(jnp.prod(a, dtype=jnp.float16)))
+    assert np.isinf(np.asarray(jnp.sum(a, dtype=jnp.float16)))
+    assert np.isinf(np.asarray(jnp.mean(a, dtype=jnp.float16)))
+    np.testing.assert_array_equal(np.asarray(jnp.sum(jnp.ones(3, jnp.float16))), 3.0)
+
+
+def test_traced_out_of_range_index_with_new_axes_clamps_its_gradient():
+    """``x[None, i, None, 1]`` with a traced out-of-range ``i`` is a dynamic_slice in JAX,
+    so the read and its gradient both clamp to the last row (recorded from JAX 0.10.2)."""
+    x = jnp.arange(12.0).reshape(4, 3)
+    g = olympus.grad(lambda v: jnp.sum(v[None, jnp.int32(8), None, 1]))(x)
+    expected = np.zeros((4, 3))
+    expected[3, 1] = 1.0
+    np.testing.assert_array_equal(np.asarray(g), expected)
+    np.testing.assert_array_equal(np.asarray(x[None, jnp.int32(8), None, 1]), [[10.0]])
+    # A strided slice with a static out-of-range index is a gather, whose gradient JAX
+    # drops (recorded: all zeros); the fuzzer's grad programs keep indices in range.
+    g = olympus.grad(lambda v: jnp.sum(v[3::-2, 7]))(x)
+    np.testing.assert_array_equal(np.asarray(g), np.zeros((4, 3)))

@@ -389,28 +389,60 @@ SWITCH = """\
 
 
 def test_cond_branch_output_type_mismatch():
+    """JAX 0.10.2's message, recorded from reference JAX (file names differ)."""
+    def f(x):
+        return x
+
+    def g(x):
+        return x.astype(np.int32)
+
     with pytest.raises(TypeError) as e:
-        lax.cond(True, lambda x: x, lambda x: x.astype(np.int32), np.float32(1))
-    msg = str(e.value)
-    assert "branch 0 output (i32[],)" in msg and "branch 1 output (f32[],)" in msg
-    assert "must have identical types" in msg
+        lax.cond(True, f, g, np.float32(1))
+    assert str(e.value) == (
+        "cond branches must have equal output types but they differ.\n\n"
+        f"true_fun is f at {__file__}:{f.__code__.co_firstlineno}\n"
+        f"false_fun is g at {__file__}:{g.__code__.co_firstlineno}\n\n"
+        "The output of true_fun has type float32[] but the corresponding output of false_fun "
+        "has type int32[], so the dtypes do not match.\n\n"
+        "Revise true_fun and/or false_fun so that all output types match.")
 
 
 def test_cond_branch_output_shape_mismatch():
-    with pytest.raises(TypeError, match=r"branch 0 output \(f32\[2\],\) and branch 1 output "
-                                        r"\(f32\[3\],\) must have identical types"):
-        lax.cond(True, lambda x: jnp.ones(3), lambda x: jnp.ones(2), 1.0)
+    """Several differing outputs are listed with their paths (JAX's layout)."""
+    with pytest.raises(TypeError) as e:
+        lax.cond(True, lambda x: {"a": x, "b": x},
+                 lambda x: {"a": x.astype(int), "b": jnp.ones(3)}, 1.0)
+    assert ("  * the output of true_fun at path ['a'] has type float32[] but the "
+            "corresponding output of false_fun has type int32[], so the dtypes do not match;\n"
+            "  * the output of true_fun at path ['b'] has type float32[] but the corresponding "
+            "output of false_fun has type float32[3], so the shapes do not match.\n") \
+        in str(e.value)
+    with pytest.raises(TypeError, match=r"The output of branch 0 has type float32\[\] but the "
+                                        r"corresponding output of branch2 has type "
+                                        r"float32\[2\], so the shapes do not match"):
+        lax.switch(1, [lambda x: x, lambda x: x, lambda x: jnp.ones(2)], 1.0)
 
 
 def test_cond_branch_tree_mismatch():
-    with pytest.raises(TypeError, match="must have same type structure"):
+    """JAX's words, recorded from reference JAX 0.10.2."""
+    with pytest.raises(TypeError, match="cond branch outputs must have the same pytree "
+                                        "structure, but they differ"):
         lax.cond(True, lambda x: (x, x), lambda x: x, 1.0)
+    with pytest.raises(TypeError) as e:
+        lax.cond(True, lambda x: (x, [x]), lambda x: (x, (x,)), 1.0)
+    assert ("true_fun output at path [1] is a <class 'list'> but false_fun output at path [1] "
+            "is a <class 'tuple'>, so their Python types differ.\n") in str(e.value)
+    with pytest.raises(TypeError) as e:
+        lax.cond(True, lambda x: (x, x), lambda x: x, 1.0)
+    assert ("true_fun output is a <class 'tuple'> but false_fun output is a pytree leaf, so "
+            "their Python types differ.") in str(e.value)
 
 
 def test_switch_branch_mismatch_names_both():
     with pytest.raises(TypeError) as e:
         lax.switch(0, [lambda x: x, lambda x: x, lambda x: x.astype(np.int32)], np.float32(1))
-    assert "branch 0 output (f32[],) and branch 2 output (i32[],)" in str(e.value)
+    assert ("The output of branch 0 has type float32[] but the corresponding output of branch2 "
+            "has type int32[], so the dtypes do not match.") in str(e.value)
 
 
 def test_cond_pred_errors():

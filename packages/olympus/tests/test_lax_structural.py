@@ -258,3 +258,34 @@ def test_full_and_friends():
     assert lax.dtype(jnp.ones(2, jnp.bfloat16)) == jnp.bfloat16
     with pytest.raises(ValueError, match="Invalid argument to dtype: None."):
         lax.dtype(None)
+
+
+def test_slice_outside_a_trace_is_a_dynamic_slice_as_in_jax():
+    """JAX evaluates an unstrided ``lax.slice`` outside a trace as a ``dynamic_slice``: a
+    negative start clamps (JAX returns the whole array here) and an oversized slice gets
+    dynamic_slice's words. Under jit the slice rule's checks apply. Recorded from JAX 0.10.2."""
+    x = jnp.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(lax.slice(jnp.ones(3), (-1,), (2,)), np.ones(3))
+    np.testing.assert_array_equal(lax.slice(x, (1, 0), (3, 2)), [[4, 5], [8, 9]])
+    np.testing.assert_array_equal(lax.slice(x, (0, 0), (3, 4), (1, 2)), [[0, 2], [4, 6],
+                                                                          [8, 10]])
+    with pytest.raises(TypeError) as e:
+        lax.slice(jnp.ones(3), (0,), (5,))
+    assert str(e.value) == ("slice slice_sizes must be less than or equal to operand shape, "
+                            "got slice_sizes (np.int64(5),) for operand shape (3,).")
+    with pytest.raises(TypeError) as e:
+        olympus.jit(lambda v: lax.slice(v, (-1, 0), (2, 2)))(x)
+    assert str(e.value) == ("slice start_indices must have every element be nonnegative, "
+                            "got (-1, 0).")
+    with pytest.raises(TypeError) as e:
+        olympus.jit(lambda v: lax.slice(v, (0, 0), (2, 5)))(x)
+    assert str(e.value) == ("slice limit_indices must be less than or equal to operand "
+                            "shape, got limit_indices (2, 5) for operand shape (3, 4).")
+    with pytest.raises(TypeError) as e:
+        olympus.jit(lambda v: lax.slice(v, (2, 0), (1, 2)))(x)
+    assert str(e.value) == ("slice limit_indices must be greater than or equal to "
+                            "start_indices, got start_indices (2, 0) and limit_indices (1, 2).")
+    with pytest.raises(TypeError) as e:
+        lax.dynamic_slice(jnp.arange(5.0), (0,), (6,))
+    assert str(e.value) == ("slice slice_sizes must be less than or equal to operand shape, "
+                            "got slice_sizes (6,) for operand shape (5,).")

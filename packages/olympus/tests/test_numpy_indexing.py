@@ -130,7 +130,7 @@ def test_boolean_masks():
     with pytest.raises(TypeError, match=r"use `arr\[tuple\(seq\)\]`"):
         x[[slice(None), 0]]
     with pytest.raises(IndexError, match=r"boolean index did not match shape of indexed "
-                                         r"array in index 0: got \(3,\), expected \(2,\)"):
+                                         r"array in index 0: got \(3,\), expected \[2\]"):
         x[np.array([True, False, True])]
     with pytest.raises(olympus.errors.NonConcreteBooleanIndexError,
                        match=r"Array boolean indices must be concrete; got bool\[2,3\]"):
@@ -152,7 +152,9 @@ def test_index_errors():
         x.at[np.array([0.5])].set(1.0)  # JAX 0.10.2's TypeError
     with pytest.raises(TypeError, match="Indexing mode not yet supported"):
         x.at["a"].set(1.0)
-    with pytest.raises(IndexError, match="Array slice indices must have static start/stop"):
+    with pytest.raises(IndexError, match=r"Slice entries must be static integers. Got "
+                                         r"slice\(JitTracer\(~int32\[\]\), None, None\) at "
+                                         r"position 0"):
         olympus.jit(lambda i: x.at[i:].set(0.0))(1)
     with pytest.raises(ValueError, match="fill_value argument to indexed get"):
         x.at[0].get(mode="fill", fill_value=np.ones(2))

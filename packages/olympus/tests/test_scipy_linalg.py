@@ -370,7 +370,7 @@ def test_errors():
          "diagonal and off-diagonal values must have same dtype, got float32 and int32"),
         (lambda: L.eigh_tridiagonal(np.ones(4, np.int32), np.ones(3, np.int32)), TypeError,
          "Only float32 and float64 inputs are supported as inputs to "
-         "jax.scipy.linalg.eigh_tridiagonal, got int32 and int32"),
+         "olympus.scipy.linalg.eigh_tridiagonal, got int32 and int32"),
         (lambda: L.eigh_tridiagonal(np.ones(4), np.ones(3), select="v",
                                     select_range=(1, 2)), NotImplementedError,
          "eigh_tridiagonal(..., select='v') is not implemented"),
@@ -384,7 +384,7 @@ def test_errors():
         (lambda: L.solve_sylvester(a, a, a, method="x"), ValueError,
          'Unrecognized method x. The two valid methods are either "schur" or "eigen".'),
         (lambda: L.block_diag(np.ones((2, 2, 2))), ValueError,
-         "Arguments to jax.scipy.linalg.block_diag must have at most 2 dimensions"),
+         "Arguments to olympus.scipy.linalg.block_diag must have at most 2 dimensions"),
         (lambda: L.toeplitz([1, 2]), TypeError,
          "toeplitz requires ndarray or scalar arguments, got <class 'list'> at position 0."),
         (lambda: L.hankel(3.0), ValueError,

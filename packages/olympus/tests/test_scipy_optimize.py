@@ -108,6 +108,6 @@ def test_errors():
     """Messages recorded from reference JAX 0.10.2."""
     with pytest.raises(ValueError, match="Method CG not recognized"):
         minimize(lambda x: jnp.sum(x ** 2), jnp.zeros(3), method="CG")
-    with pytest.raises(TypeError, match="args argument to jax.scipy.optimize.minimize must be "
+    with pytest.raises(TypeError, match="args argument to olympus.scipy.optimize.minimize must be "
                                         "a tuple, got"):
         minimize(lambda x, a: jnp.sum(x ** 2), jnp.zeros(3), args=[1], method="BFGS")

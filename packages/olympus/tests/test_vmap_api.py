@@ -178,9 +178,9 @@ def test_bad_specifications():
         olympus.vmap(lambda p: p["a"], in_axes=({"b": 0},))({"a": randn(3)})
     with pytest.raises(ValueError, match="vmap out_axes specification must be a tree prefix"):
         olympus.vmap(lambda x: (x, x), out_axes=(0, 0, 0))(randn(3))
-    with pytest.raises(ValueError, match="vmap must have at least one non-None value in in_axes"):
+    with pytest.raises(ValueError, match="vmap must have at least one non-None value in in_axes or axis_size must be specified"):
         olympus.vmap(lambda x: x, in_axes=None)(randn(3))
-    with pytest.raises(ValueError, match="vmap has mapped output but out_axes is None"):
+    with pytest.raises(ValueError, match=r"at vmap out_axes, got axis spec None but output was batched on axis 0"):
         olympus.vmap(lambda x: x, out_axes=None)(randn(3))
     with pytest.raises(ValueError, match="the `axis_size` argument was 4"):
         olympus.vmap(lambda x: x, axis_size=4)(randn(3))

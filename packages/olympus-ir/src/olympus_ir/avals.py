@@ -36,7 +36,7 @@ def canonicalize_shape(shape: Any, what: str = "shape") -> tuple[int, ...]:
                 )
         d = int(d)
         if d < 0:
-            raise TypeError(f"{what} dimensions must be non-negative, got {shape!r}")
+            raise TypeError(f"{what} must have every element be nonnegative, got {shape!r}.")
         out.append(d)
     return tuple(out)
 

@@ -179,13 +179,13 @@ def _check_tangent(p, t, i):
     if ta.dtype != want:
         raise TypeError(
             "primal and tangent arguments to olympus.jvp do not match; dtypes must be equal, "
-            "or in case of int/bool primal dtype the tangent dtype must be float0. Got primal "
+            "or in case of int/bool primal dtype the tangent dtype must be float0.Got primal "
             f"dtype {pa.dtype.name} and so expected tangent dtype {np.dtype(want).name}, but "
             f"got tangent dtype {ta.dtype.name} instead."
         )
     if ta.shape != pa.shape:
         raise ValueError(
-            "olympus.jvp called with different primal and tangent shapes;Got primal shape "
+            "jvp called with different primal and tangent shapes;Got primal shape "
             f"{pa.shape} and tangent shape as {ta.shape}"
         )
 

@@ -33,6 +33,16 @@ class AxisData:
         self.spmd_name = spmd_name
 
 
+class SpecMatchError(ValueError):
+    """A batched output whose requested out axis is None. The caller, which knows the
+    output's pytree path, words the error (`leaf_idx`, `src`: the batch axis, `dst`)."""
+
+    def __init__(self, leaf_idx: int, src: int, dst: Any):
+        super().__init__(f"output {leaf_idx} was batched on axis {src} but its out axis is "
+                         f"{dst}")
+        self.leaf_idx, self.src, self.dst = leaf_idx, src, dst
+
+
 class BatchTracer(Tracer):
     __slots__ = ("val", "bdim")
 
@@ -175,10 +185,10 @@ def vmap_flat(fun: Callable, axis_data: AxisData, args: Sequence, in_dims: Seque
     for i, ((v, d), od) in enumerate(zip(vals_dims, out_dims)):
         if od is None:
             if d is not None:
-                raise ValueError(
-                    "vmap has mapped output but out_axes is None (output "
-                    f"{i} is batched along axis {d}, but out_axes asks it to be unbatched)"
-                )
+                if axis_data.name is not None:
+                    raise ValueError(f"vmap has mapped output (axis_name={axis_data.name}) "
+                                     "but out_axes is None")
+                raise SpecMatchError(i, d, None)
             results.append(v)
             continue
         with set_current_trace(trace.parent):

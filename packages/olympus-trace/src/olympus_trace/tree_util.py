@@ -558,6 +558,61 @@ def prefix_errors(
     return list(_prefix_errors((), prefix_tree, full_tree, is_leaf))
 
 
+class _LeafMeta(type):
+    def __repr__(cls) -> str:
+        return "pytree leaf"
+
+
+class _StructureLeaf(metaclass=_LeafMeta):
+    """A leaf whose type prints as "pytree leaf", for explaining structure mismatches."""
+
+
+def equality_errors_pytreedef(tree1: Any, tree2: Any) -> list[tuple[KeyPath, str, str, str]]:
+    """Where two structures differ, as ``(path, what tree1 has, what tree2 has, why)``, in
+    JAX's words (an empty list when only aux data differs). The search stops below a node
+    whose type, arity or metadata differs."""
+    leaf = _StructureLeaf()
+    return list(_equality_errors((), tree_unflatten(tree1, [leaf] * tree1.num_leaves),
+                                 tree_unflatten(tree2, [leaf] * tree2.num_leaves)))
+
+
+def _equality_errors(path, t1, t2):
+    if (treedef_is_strict_leaf(tree_structure(t1))
+            and treedef_is_strict_leaf(tree_structure(t2))):
+        return
+    if type(t1) is not type(t2):
+        yield path, str(type(t1)), str(type(t2)), "their Python types differ"
+        return
+    if isinstance(t1, (list, tuple)) and len(t1) != len(t2):
+        yield (path, f"{type(t1).__name__} of length {len(t1)}",
+               f"{type(t2).__name__} of length {len(t2)}", "the lengths do not match")
+        return
+    kids1, meta1 = flatten_one_level_with_keys(t1)
+    kids2, meta2 = flatten_one_level_with_keys(t2)
+    kids1, kids2 = list(kids1), list(kids2)
+    if len(kids1) != len(kids2):
+        keys1, keys2 = {k for k, _ in kids1}, {k for k, _ in kids2}
+        try:
+            diff = " ".join(repr(getattr(k, "key", k)) for k in keys1 ^ keys2)
+        except Exception:
+            diff = ""
+
+        def count(t, n):
+            return f"{type(t)} with {n} child{'ren' if n > 1 else ''}"
+
+        yield (path, count(t1, len(kids1)), count(t2, len(kids2)),
+               "the numbers of children do not match"
+               + (diff and f", with the symmetric difference of key sets: {{{diff}}}"))
+        return
+    if meta1 != meta2:
+        yield (path, f"{type(t1)} with pytree metadata {meta1}",
+               f"{type(t2)} with pytree metadata {meta2}",
+               "the pytree node metadata does not match")
+        return
+    for (k, c1), (_, c2) in zip(kids1, kids2):
+        yield from _equality_errors((*path, k), c1, c2)
+
+
 # ---------------------------------------------------------------------------
 # Key paths
 # ---------------------------------------------------------------------------

@@ -55,62 +55,69 @@ def _same_dtypes(name: str, avals) -> np.dtype:
     return avals[0].dtype
 
 
-# kinds of dtypes an operand may have
-def _any(dt):
-    return True
+class _Kind:
+    """The dtypes an operand may have, with the words JAX's errors use for them (the numpy
+    type classes JAX accepts, in the order its sets of them iterate)."""
+
+    __slots__ = ("accepts", "names")
+
+    def __init__(self, accepts, names: str):
+        self.accepts, self.names = accepts, names
 
 
-def _number(dt):
-    return not dtypes.is_bool(dt)
+_any = _Kind(lambda dt: True, "integer, bool, floating, complexfloating")
+_number = _Kind(lambda dt: not dtypes.is_bool(dt), "integer, floating, complexfloating")
+_inexact = _Kind(dtypes.is_inexact, "floating, complexfloating")
+_float = _Kind(dtypes.is_float, "floating")
+_int = _Kind(dtypes.is_integer, "integer")
+_int_or_bool = _Kind(lambda dt: dtypes.is_integer(dt) or dtypes.is_bool(dt), "integer, bool")
+_int_or_float = _Kind(lambda dt: dtypes.is_integer(dt) or dtypes.is_float(dt),
+                      "integer, floating")
+_complex = _Kind(dtypes.is_complex, "complexfloating")
+_ordered = _Kind(lambda dt: not dtypes.is_complex(dt), "integer, floating, bool")
+_signed_or_inexact = _Kind(
+    lambda dt: dtypes.is_inexact(dt) or np.issubdtype(dt, np.signedinteger),
+    "floating, complexfloating, signedinteger")
+#: conj takes the float types a complex type is made of, or a complex type.
+_conj_kind = _Kind(lambda dt: dtypes.is_complex(dt) or dt in (np.float32, np.float64),
+                   "float32, complexfloating, float64")
+_complex_parts = _Kind(lambda dt: dt in (np.float32, np.float64), "float32, float64")
 
 
-def _inexact(dt):
-    return dtypes.is_inexact(dt)
+def _check_kind(name, avals, kinds):
+    """JAX's dtype check: one kind for a unary operation; one per operand, named by
+    position, for an n-ary one."""
+    if len(kinds) == 1 and len(avals) == 1:
+        if not kinds[0].accepts(avals[0].dtype):
+            raise TypeError(f"{name} does not accept dtype {avals[0].dtype.name}. Accepted "
+                            f"dtypes are subtypes of {kinds[0].names}.")
+        return
+    for i, (a, kind) in enumerate(zip(avals, kinds)):
+        if not kind.accepts(a.dtype):
+            raise TypeError(f"{name} does not accept dtype {a.dtype.name} at position {i}. "
+                            f"Accepted dtypes at position {i} are subtypes of {kind.names}.")
 
 
-def _float(dt):
-    return dtypes.is_float(dt)
+def _pow_dtype(avals):
+    """pow's exponent may be an integer (any width); two inexact operands must match."""
+    x, y = avals
+    if not dtypes.is_integer(y.dtype) and x.dtype != y.dtype:
+        raise TypeError("the first argument to pow must have an inexact dtype (float or "
+                        "complex), and the second argument must have an inexact or integer "
+                        "dtype, and two inexact dtypes must match, but got "
+                        f"{x.dtype.name} and {y.dtype.name} respectively.")
+    return x.dtype
 
 
-def _int(dt):
-    return dtypes.is_integer(dt)
-
-
-def _int_or_bool(dt):
-    return dtypes.is_integer(dt) or dtypes.is_bool(dt)
-
-
-def _complex(dt):
-    return dtypes.is_complex(dt)
-
-
-def _ordered(dt):
-    return not dtypes.is_complex(dt)
-
-
-_KIND_NAMES = {
-    _any: "any", _number: "number (non-bool)", _inexact: "floating or complex",
-    _float: "floating", _int: "integer", _int_or_bool: "integer or boolean",
-    _complex: "complex", _ordered: "ordered (non-complex)",
-}
-
-
-def _check_kind(name, avals, kind):
-    for a in avals:
-        if not kind(a.dtype):
-            raise TypeError(
-                f"{name} does not accept dtype {a.dtype.name}. Accepted dtypes are "
-                f"subtypes of {_KIND_NAMES[kind]}."
-            )
-
-
-def _elementwise_rule(name, kind, out_dtype=None):
-    """A shape rule: same dtype, scalar-broadcastable shapes; out_dtype maps the in dtype."""
+def _elementwise_rule(name, kinds, out_dtype=None, same_dtypes=True):
+    """A shape rule: the operands' kinds (`kinds`, one per operand), then the same dtype
+    (unless `same_dtypes` is False: the result takes the first operand's), then
+    scalar-broadcastable shapes; out_dtype maps the in dtype."""
 
     def rule(*avals, **params):
+        _check_kind(name, avals, kinds if len(kinds) == len(avals) else kinds * len(avals))
+        dt = _same_dtypes(name, avals) if same_dtypes else _pow_dtype(avals)
         shape = broadcast_operand_shapes(name, avals)
-        dt = _same_dtypes(name, avals)
-        _check_kind(name, avals, kind)
         out = dt if out_dtype is None else out_dtype(dt)
         # Weak exactly when every operand is, whatever the result dtype (JAX's rule: a
         # comparison or is_finite of weak values is a weak bool, real() of a weak complex a
@@ -133,9 +140,10 @@ def _to_bool(dt):
     return dtypes.bool_
 
 
-def _def(name, kind, out_dtype=None):
+def _def(name, kind, out_dtype=None, *, kinds=None, same_dtypes=True):
+    """An elementwise primitive whose operands all have `kind` (or, by position, `kinds`)."""
     p = new_primitive(name)
-    def_shape_rule(p)(_elementwise_rule(name, kind, out_dtype))
+    def_shape_rule(p)(_elementwise_rule(name, kinds or (kind,), out_dtype, same_dtypes))
     return p
 
 
@@ -173,10 +181,10 @@ erfc_p = _def("erfc", _float)
 erf_inv_p = _def("erf_inv", _float)
 lgamma_p = _def("lgamma", _float)
 digamma_p = _def("digamma", _float)
-abs_p = _def("abs", _number, _real_dtype)
+abs_p = _def("abs", _signed_or_inexact, _real_dtype)
 real_p = _def("real", _complex, _real_dtype)
 imag_p = _def("imag", _complex, _real_dtype)
-conj_p = _def("conj", _inexact, lambda dt: dt if dtypes.is_complex(dt) else _complex_dtype(dt))
+conj_p = _def("conj", _conj_kind, lambda dt: dt if dtypes.is_complex(dt) else _complex_dtype(dt))
 not_p = _def("not", _int_or_bool)
 population_count_p = _def("population_count", _int)
 clz_p = _def("clz", _int)
@@ -193,12 +201,12 @@ add_any_p = _def("add_any", _number)
 sub_p = _def("sub", _number)
 mul_p = _def("mul", _number)
 div_p = _def("div", _number)
-rem_p = _def("rem", _number)
-pow_p = _def("pow", _inexact)
+rem_p = _def("rem", _int_or_float)
+pow_p = _def("pow", None, kinds=(_inexact, _number), same_dtypes=False)
 mulhi_p = _def("mulhi", _int)  # the high half of the double-width product
 max_p = _def("max", _any)
 min_p = _def("min", _any)
-atan2_p = _def("atan2", _float)
+atan2_p = _def("atan2", _inexact)
 nextafter_p = _def("nextafter", _float)
 and_p = _def("and", _int_or_bool)
 or_p = _def("or", _int_or_bool)
@@ -206,7 +214,7 @@ xor_p = _def("xor", _int_or_bool)
 shift_left_p = _def("shift_left", _int)
 shift_right_arithmetic_p = _def("shift_right_arithmetic", _int)
 shift_right_logical_p = _def("shift_right_logical", _int)
-complex_p = _def("complex", _float, _complex_dtype)
+complex_p = _def("complex", _complex_parts, _complex_dtype)
 
 # comparisons
 eq_p = _def("eq", _any, _to_bool)

@@ -163,17 +163,19 @@ dynamic_slice_p = new_primitive("dynamic_slice")
 @def_shape_rule(dynamic_slice_p)
 def dynamic_slice_shape_rule(operand, *start_indices, slice_sizes):
     _check_start_indices("dynamic_slice", operand, start_indices)
-    sizes = canonicalize_shape(slice_sizes, "dynamic_slice slice_sizes")
-    if len(sizes) != operand.ndim:
+    if len(slice_sizes) != operand.ndim:
         raise TypeError(
             f"dynamic_slice slice_sizes must have the same length as start_indices, got "
-            f"slice_sizes {sizes} for operand shape {operand.shape}."
+            f"slice_sizes {tuple(slice_sizes)} for operand shape {operand.shape}."
         )
-    if any(s > d for s, d in zip(sizes, operand.shape, strict=True)):
-        raise TypeError(
-            "dynamic_slice slice_sizes must be less than or equal to operand shape, got "
-            f"slice_sizes {sizes} for operand shape {operand.shape}."
-        )
+    # JAX's checks and words (its name for them is "slice"), on the sizes as given.
+    if not all(d >= s for d, s in zip(operand.shape, slice_sizes)):
+        raise TypeError("slice slice_sizes must be less than or equal to operand shape, got "
+                        f"slice_sizes {slice_sizes} for operand shape {operand.shape}.")
+    if not all(s >= 0 for s in slice_sizes):
+        raise TypeError("slice slice_sizes must be greater than or equal to zero, got "
+                        f"slice_sizes of {slice_sizes}.")
+    sizes = canonicalize_shape(slice_sizes, "dynamic_slice slice_sizes")
     return ShapedArray(sizes, operand.dtype, operand.weak_type)
 
 

@@ -50,7 +50,7 @@ def broadcast_in_dim_shape_rule(x, *, shape, broadcast_dimensions, sharding=None
                 "broadcast_in_dim operand dimension sizes must either be 1, or be equal to "
                 f"their corresponding dimensions in the target broadcast shape; got operand "
                 f"of shape {x.shape}, target broadcast shape {shape}, broadcast_dimensions "
-                f"{bdims}."
+                f"{bdims} "
             )
     return ShapedArray(shape, x.dtype, x.weak_type)
 
@@ -208,27 +208,34 @@ slice_p = new_primitive("slice")
 
 @def_shape_rule(slice_p)
 def slice_shape_rule(x, *, start_indices, limit_indices, strides=None):
+    """JAX's checks, in its order and words (all limits, then all starts, then both)."""
+    start = canonicalize_shape(start_indices, "slice start_indices")
+    limit = canonicalize_shape(limit_indices, "slice limit_indices")
+    if x.ndim != len(start):
+        raise TypeError("slice start_indices must have length equal to the number of "
+                        f"dimensions of the operand, got indices {start} for operand shape "
+                        f"{x.shape}.")
+    if len(start) != len(limit):
+        raise TypeError("slice limit_indices must have the same length as start_indices, got "
+                        f"start_indices {start} and limit_indices {limit}.")
+    if not all(d >= lim for d, lim in zip(x.shape, limit)):
+        raise TypeError("slice limit_indices must be less than or equal to operand shape, got "
+                        f"limit_indices {limit} for operand shape {x.shape}.")
+    if not all(s >= 0 for s in start):
+        raise TypeError("slice start_indices must be greater than or equal to zero, got "
+                        f"start_indices of {start}.")
+    if not all(lim >= s for lim, s in zip(limit, start)):
+        raise TypeError("slice limit_indices must be greater than or equal to start_indices, "
+                        f"got start_indices {start} and limit_indices {limit}.")
     n = x.ndim
-    if len(start_indices) != n or len(limit_indices) != n:
-        raise TypeError(
-            "slice start_indices and limit_indices must have length equal to the number of "
-            f"dimensions of the operand, got start_indices {start_indices}, limit_indices "
-            f"{limit_indices} for operand shape {x.shape}."
-        )
     strides = (1,) * n if strides is None else tuple(strides)
     if len(strides) != n:
-        raise TypeError(f"slice strides must have length {n}, got {strides}.")
-    shape = []
-    for s, lim, st, d in zip(start_indices, limit_indices, strides, x.shape):
-        if not (d >= lim and s >= 0 and lim >= s):  # JAX's order (symbolic dims' errors)
-            raise TypeError(
-                "slice indices must satisfy 0 <= start <= limit <= shape, got start_indices "
-                f"{tuple(start_indices)}, limit_indices {tuple(limit_indices)} for operand "
-                f"shape {x.shape}."
-            )
-        if st < 1:
-            raise TypeError(f"slice strides must be positive, got {strides}.")
-        shape.append(0 if lim == s else (lim - s + st - 1) // st)
+        raise TypeError("slice strides must have length equal to the number of dimensions of "
+                        f"the operand, got strides {strides} for operand shape {x.shape}.")
+    if not all(st > 0 for st in strides):
+        raise TypeError(f"slice strides must be positive, got {strides}")
+    shape = [0 if lim == s else (lim - s + st - 1) // st
+             for s, lim, st in zip(start, limit, strides)]
     return ShapedArray(tuple(shape), x.dtype, x.weak_type)
 
 

@@ -65,7 +65,7 @@ for _name, _fn in {
         "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "erfc",
         "erf_inv", "lgamma", "digamma")},
     "add": hlo.add, "add_any": hlo.add, "sub": hlo.subtract, "mul": hlo.multiply, "div": hlo.divide,
-    "rem": hlo.remainder, "pow": hlo.power, "max": hlo.maximum, "min": hlo.minimum,
+    "rem": hlo.remainder, "max": hlo.maximum, "min": hlo.minimum,
     "atan2": hlo.atan2, "nextafter": _chlo("next_after"), "mulhi": _chlo("mulhi"),
     "and": hlo.and_, "or": hlo.or_,
     "xor": hlo.xor, "shift_left": hlo.shift_left,
@@ -73,6 +73,16 @@ for _name, _fn in {
     "shift_right_logical": hlo.shift_right_logical,
 }.items():
     _nary(_name, _fn)
+
+
+@register_lowering("pow")
+def _pow_lowering(ctx, x, y):
+    """An integer exponent is converted to the base's type (stablehlo.power takes one)."""
+    x, y = _bcast(ctx, (x, y))
+    xa, ya = ctx.avals_in
+    if ya.dtype != xa.dtype:
+        y = mu.convert(y, ya.dtype, xa.dtype, _out_shape(ctx))
+    return [hlo.power(x, y)]
 
 
 @register_lowering("complex")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from olympus_ir import dtypes
 from olympus_ir import primitives as P
 
 from .. import lax_ops as lax
@@ -289,17 +290,21 @@ def _pow_jvp(primals, tangents):
     tx, ty = tangents
     out = lax.pow(x, y)
     shape = get_aval(out).shape
+    int_exponent = dtypes.is_integer(get_aval(y).dtype)
     if isinstance(tx, Zero):
         a = Zero(aval_of(tx))
     else:
-        # d/dx x**y = y * x**(y-1), defined as 0 where y == 0 (also at x == 0).
-        d = lax.mul(y, lax.pow(x, lax.sub(y, scalar(1, y))))
+        # d/dx x**y = y * x**(y-1), defined as 0 where y == 0 (also at x == 0); an integer
+        # exponent is taken in the base's type for the product.
+        yf = lax.convert_element_type(y, get_aval(x).dtype) if int_exponent else y
+        d = lax.mul(yf, lax.pow(x, lax.sub(y, scalar(1, y))))
         ys = get_aval(d).shape
         yb = y if get_aval(y).shape == ys else lax.broadcast_in_dim(y, ys, ())
         zero = lax.broadcast_in_dim(scalar(0, out), ys, ())
-        d = lax.select(lax.eq(yb, zero), zero, d)
+        yz = lax.broadcast_in_dim(scalar(0, y), ys, ())
+        d = lax.select(lax.eq(yb, yz), zero, d)
         a = lax.mul(_fit(tx, ys), d)
-    if isinstance(ty, Zero):
+    if isinstance(ty, Zero) or int_exponent:
         b = Zero(aval_of(ty))
     else:
         # d/dy x**y = log(x) * x**y, with log(x) replaced by 0 where x == 0 (JAX's way).

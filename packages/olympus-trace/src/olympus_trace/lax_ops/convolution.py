@@ -113,7 +113,8 @@ def padtype_to_pads(in_shape, window_shape, window_strides, padding):
             small, big = total // 2, total - total // 2
             out.append((small, big) if kind == "SAME" else (big, small))
         return tuple(out)
-    raise ValueError(f"Unknown padding type: {padding!r}.")
+    raise RuntimeError("Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', "
+                       f"got {padding}.")
 
 
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
@@ -176,18 +177,17 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
     k_shape = [rs[d] for d in k_sdims]
     rhs_dilation = (1,) * (nd - 2) if rhs_dilation is None else tuple(rhs_dilation)
     eff_k = [(k - 1) * r + 1 for k, r in zip(k_shape, rhs_dilation, strict=False)]
-    if isinstance(padding, str):
+    # 'SAME'/'VALID' name the forward convolution's padding; any other string goes on to
+    # conv_general_dilated as it is (and fails there, unless it is 'SAME_LOWER'), as in JAX.
+    if isinstance(padding, str) and padding.upper() in ("SAME", "VALID"):
         pads = []
         for k, s in zip(eff_k, strides, strict=False):
-            kind = padding.upper()
-            if kind == "SAME":
+            if padding.upper() == "SAME":
                 pad_len = k + s - 2
                 lo = k - 1 if s > k - 1 else int(np.ceil(pad_len / 2))
-            elif kind == "VALID":
+            else:
                 pad_len = k + s - 2 + builtins.max(k - s, 0)
                 lo = k - 1
-            else:
-                raise ValueError(f"Unknown padding type: {padding!r}.")
             pads.append((lo, pad_len - lo))
         padding = tuple(pads)
     if transpose_kernel:

@@ -2,7 +2,8 @@
 arithmetic, comparisons, conversions, selection and clamping.
 
 Operands must already agree in dtype (no promotion here); Python scalars are accepted
-and take the dtype of the other operands, as JAX's lax does.
+and take the dtype of the other operands where that keeps their value and kind (JAX's lax
+gives them their default dtype, so it refuses more mixes than Olympus; neither truncates).
 """
 
 from __future__ import annotations
@@ -51,8 +52,27 @@ def _scalar_like(x: Any, dt: np.dtype, weak: bool):
     return np.array(x, dtype=dt)[()]
 
 
+def _takes_dtype(x: Any, dt: np.dtype) -> bool:
+    """Whether the Python scalar `x` may take the array operands' dtype `dt` without
+    changing what it means: a bool only a bool type; an int an integer type that holds it, or
+    an inexact type; a float an inexact type; a complex a complex type. Otherwise it keeps
+    its own (default) dtype, and the primitive's dtype check refuses the mix as JAX's does,
+    instead of silently truncating ``lax.add(int32_array, 1.5)``."""
+    if type(x) is bool or isinstance(x, np.bool_):
+        return dtypes.is_bool(dt)
+    if isinstance(x, int):
+        if dt.kind in "iu":
+            info = np.iinfo(dt)
+            return info.min <= x <= info.max
+        return dtypes.is_inexact(dt)
+    if isinstance(x, float):
+        return dtypes.is_inexact(dt)
+    return dtypes.is_complex(dt)
+
+
 def _lax_args(*args):
-    """Give Python scalars the dtype of the array operands (weak stays weak)."""
+    """Give Python scalars the dtype of the array operands (weak stays weak) where they can
+    take it (`_takes_dtype`)."""
     arrays = [a for a in args if not isinstance(a, _PY_SCALARS)]
     if len(arrays) == len(args):
         return args
@@ -61,7 +81,7 @@ def _lax_args(*args):
     dt = get_aval(arrays[0]).dtype
     weak = all(get_aval(a).weak_type for a in arrays)
     return tuple(
-        _scalar_like(a, dt, weak) if isinstance(a, _PY_SCALARS) else a
+        _scalar_like(a, dt, weak) if isinstance(a, _PY_SCALARS) and _takes_dtype(a, dt) else a
         for a in args
     )
 
@@ -180,7 +200,14 @@ mulhi = _binary(P.mulhi_p, "Elementwise high half of the double-width integer pr
 mul = _binary(P.mul_p, "Elementwise multiplication: x * y.")
 div = _binary(P.div_p, "Elementwise division: x / y (integer division rounds toward zero).")
 rem = _binary(P.rem_p, "Elementwise remainder of x / y, with the sign of x (C fmod).")
-pow = _binary(P.pow_p, "Elementwise power: x ** y.")  # noqa: A001
+def pow(x, y):  # noqa: A001
+    """Elementwise power: x ** y.
+
+    One `pow` equation. `x` is inexact; `y` has `x`'s dtype or any integer dtype (a Python
+    int stays an integer exponent, as in JAX); shapes must match (lax does not broadcast)."""
+    if type(y) is int and not isinstance(x, _PY_SCALARS):
+        return bind(P.pow_p, x, y)
+    return bind(P.pow_p, *_lax_args(x, y))
 max = _binary(P.max_p, "Elementwise maximum (nan-propagating).")  # noqa: A001
 min = _binary(P.min_p, "Elementwise minimum (nan-propagating).")  # noqa: A001
 atan2 = _binary(P.atan2_p, "Elementwise arc tangent of x / y, using the signs of both to pick the quadrant.")

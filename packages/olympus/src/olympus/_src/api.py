@@ -251,7 +251,7 @@ def _argnums_tuple(argnums, nargs, fname):
             raise TypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
         if not -nargs <= a < nargs:
             raise TypeError(
-                f"{fname}: differentiating with respect to argnums={argnums} requires at "
+                f"differentiating with respect to argnums={argnums} requires at "
                 f"least {max(tup) + 1} positional arguments to be passed by the caller, but "
                 f"got only {nargs} positional arguments."
             )
@@ -639,7 +639,8 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
         elif axis_size is not None:
             size = axis_size
         else:
-            raise ValueError("vmap must have at least one non-None value in in_axes")
+            raise ValueError("vmap must have at least one non-None value in in_axes or axis_size "
+                             "must be specified")
         store: list = []
 
         def flat(*xs):
@@ -652,8 +653,15 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
         def out_dims_fn(n):
             return _flatten_axes("vmap out_axes", store[0], out_axes)
 
-        outs = batching.vmap_flat(flat, batching.AxisData(size, axis_name, spmd_axis_name),
-                                  leaves, canon, out_dims_fn)
+        try:
+            outs = batching.vmap_flat(flat, batching.AxisData(size, axis_name, spmd_axis_name),
+                                      leaves, canon, out_dims_fn)
+        except batching.SpecMatchError as e:
+            axes = tree_util.tree_unflatten(store[0], list(out_dims_fn(store[0].num_leaves)))
+            paths = tree_util.tree_flatten_with_path(axes, is_leaf=lambda a: a is None)[0]
+            path = tree_util.keystr(paths[e.leaf_idx][0])
+            raise ValueError(f"at vmap out_axes{path}, got axis spec {e.dst} but output was "
+                             f"batched on axis {e.src}") from None
         # Results that never met an operation (an argument returned as is, a constant) are
         # still returned as arrays, as computed results are.
         outs = [o if _is_array(o) else _asarray(o) for o in outs]

@@ -551,8 +551,6 @@ def checkpoint(fun: Callable, *, prevent_cse: bool = True, policy: Callable | No
     instead of storing its intermediate values, except those `policy` lets it save (a
     callable ``policy(prim, *avals, **params)`` returning a bool, `Saveable` or `Recompute`,
     e.g. from ``olympus.checkpoint_policies``; None saves nothing)."""
-    if policy is not None and not callable(policy):
-        raise TypeError(f"checkpoint policy must be a callable or None, got {policy!r}")
     if type(static_argnums) is int:
         statics = (static_argnums,)
     elif type(static_argnums) is tuple and all(type(d) is int for d in static_argnums):

@@ -34,9 +34,12 @@ from typing import Any
 import numpy as np
 
 import olympus_runtime as rt
-from olympus_ir.core import ClosedOlympuspr, Olympuspr
+from olympus_ir.avals import ShapedArray
+from olympus_ir.core import ClosedOlympuspr, Olympuspr, abstract_eval
 from olympus_ir.dtypes import config as _dtype_config
 from olympus_ir.prims.callbacks import debug_callback_p
+from olympus_ir.prims.indexing import dynamic_slice_p
+from olympus_ir.prims.shape_ops import slice_p
 from olympus_trace import core as trace_core
 from olympus_trace.core import EvalTrace, trace_ctx
 
@@ -50,6 +53,7 @@ _flags = config._values
 _check_not_deleted = rt.check_not_deleted
 _INT32 = (-(2**31), 2**31 - 1)
 _INT64 = (-(2**63), 2**63 - 1)
+_INDEX_AVAL = ShapedArray((), np.dtype(np.int32), weak_type=True)
 
 
 def operand_ok(x: Any) -> bool:
@@ -319,6 +323,11 @@ def eval_primitive(prim, args, params):
     rule = host_rules.get(prim)
     if rule is not None:
         return rule(args, params)
+    return _eval_compiled(prim, args, params)
+
+
+def _eval_compiled(prim, args, params):
+    """`prim` on `args` as a cached one-primitive jit."""
     key = (prim, *params.items())
     try:
         fn = _prim_fns.get(key)
@@ -333,6 +342,24 @@ def eval_primitive(prim, args, params):
         # in Python, binding `prim` again, forever).
         return fn._olympus_jit.compiled_call(*args)
     return _run(fn, args)
+
+
+def _eager_slice(args, params):
+    """An unstrided ``slice`` outside a trace runs as a ``dynamic_slice`` with the starts as
+    arguments, as JAX evaluates it: one executable serves every start, and the starts get
+    dynamic_slice's checks and XLA's clamping (JAX returns a value for a negative start)."""
+    x, = args
+    aval = trace_core.get_aval(x)
+    start, limit = params["start_indices"], params["limit_indices"]
+    if params["strides"] is not None or not len(start) == len(limit) == aval.ndim:
+        return _eval_compiled(slice_p, args, params)  # strided, or the slice rule's error
+    sizes = tuple(np.array(limit, np.int64) - np.array(start, np.int64))
+    abstract_eval(dynamic_slice_p, aval, *[_INDEX_AVAL] * len(start), slice_sizes=sizes)
+    return _eval_compiled(dynamic_slice_p, [x, *start],
+                          {"slice_sizes": tuple(int(s) for s in sizes)})
+
+
+host_rules[slice_p] = _eager_slice
 
 
 def install() -> None:

@@ -37,7 +37,7 @@ def _fill(shape, fill_value, dt, weak):
 def full(shape, fill_value, dtype=None, *, sharding=None):
     """An array of `shape` filled with the scalar `fill_value` (converted to `dtype` if
     given; otherwise its own dtype, weak for a Python scalar)."""
-    shape = canonicalize_shape(shape, "full")
+    shape = canonicalize_shape(shape, "broadcast_in_dim shape")  # JAX checks it there
     a = get_aval(fill_value)
     if a.shape:
         raise TypeError("full must be called with scalar fill_value, got fill_value.shape "

@@ -106,23 +106,56 @@ def _cond_bind(index, branches, operands, what):
 def _trace_branches(branches, in_tree, in_avals, what):
     """((joined branch olympusprs, their consts, the output tree), consts)."""
     traced = [_trace_branch(b, in_tree, in_avals, what) for b in branches]
-    out_trees = [t for _, t in traced]
-    for i, t in enumerate(out_trees[1:], 1):
-        if t != out_trees[0]:
-            raise TypeError(
-                f"branch 0 and {i} outputs must have same type structure, got {out_trees[0]} "
-                f"and {t}."
-            )
-    closed = [c for c, _ in traced]
-    for i, c in enumerate(closed[1:], 1):
-        a0, ai = closed[0].out_avals, c.out_avals
-        if [(a.shape, a.dtype) for a in a0] != [(a.shape, a.dtype) for a in ai]:
-            raise TypeError(
-                f"branch 0 output {_branch_types(a0)} and branch {i} output "
-                f"{_branch_types(ai)} must have identical types"
-            )
-    joined, consts = join_consts(closed)
-    return (tuple(joined), consts, out_trees[0]), consts
+    (c0, t0), rest = traced[0], traced[1:]
+    for i, (ci, ti) in enumerate(rest, 1):
+        if what == "cond":  # JAX compares true_fun (branch 1) with false_fun (branch 0)
+            _check_branch_outputs("cond", "true_fun", "false_fun", branches[1], branches[0],
+                                  ti, ci.out_avals, t0, c0.out_avals)
+        else:
+            _check_branch_outputs("switch", "branch 0", f"branch{i}", branches[0],
+                                  branches[i], t0, c0.out_avals, ti, ci.out_avals)
+    joined, consts = join_consts([c for c, _ in traced])
+    return (tuple(joined), consts, t0), consts
+
+
+def _check_branch_outputs(api, name1, name2, f1, f2, tree1, avals1, tree2, avals2):
+    """JAX's errors for branches whose outputs differ in structure or type."""
+    head = (f"{name1} is {fun_source_info(f1)}\n{name2} is {fun_source_info(f2)}\n\n")
+    paths = [p for p, _ in tree_util.tree_flatten_with_path(
+        tree_util.tree_unflatten(tree1, list(avals1)))[0]]
+
+    def where(p):
+        return f" at path {tree_util.keystr(p)}" if p else ""
+
+    def listed(diffs, of_types):  # JAX's layouts, which differ slightly between the two
+        if len(diffs) == 1:
+            return f"{diffs[0][0].upper()}{diffs[0][1:]}.\n" if of_types else f"{diffs[0]}.\n"
+        if of_types:
+            return "\n".join(f"  * {d};" for d in diffs[:-1]) + f"\n  * {diffs[-1]}.\n"
+        return "\n".join(f"  * {d};\n" for d in diffs[:-1]) + f"  * {diffs[-1]}.\n"
+
+    if tree1 != tree2:
+        diffs = [f"{name1} output{where(p)} is a {a} but {name2} output{where(p)} is a {b}, "
+                 f"so {why}" for p, a, b, why in
+                 tree_util.equality_errors_pytreedef(tree1, tree2)]
+        if diffs:
+            raise TypeError(f"{api} branch outputs must have the same pytree structure, but "
+                            f"they differ:\n\n{head}{listed(diffs, False)}\nRevise {name1} "
+                            f"and/or {name2} so that they have the same pytree structure.")
+        return
+    diffs = []
+    for p, a1, a2 in zip(paths, avals1, avals2):
+        why = [w for w, bad in (("the dtypes do not match", a1.dtype != a2.dtype),
+                                ("the shapes do not match", a1.shape != a2.shape)) if bad]
+        if why:
+            diffs.append(f"the output of {name1}{where(p)} has type "
+                         f"{a1.str_short(short_dtypes=False)} but the corresponding output of "
+                         f"{name2} has type {a2.str_short(short_dtypes=False)}, so "
+                         f"{', and '.join(why)}")
+    if diffs:
+        raise TypeError(f"{api} branches must have equal output types but they differ.\n\n"
+                        f"{head}{listed(diffs, True)}\nRevise {name1} and/or {name2} so that "
+                        "all output types match.")
 
 
 def _closure_convert(closed: ClosedOlympuspr):
@@ -224,7 +257,7 @@ def _trace_while(cond_fun, body_fun, avals, tree, args_tree):
     if len(c_out) != 1 or c_out[0].shape != () or not dtypes.is_bool(c_out[0].dtype):
         raise TypeError(
             "cond_fun must return a boolean scalar, but got output type(s) "
-            f"{[a.str_short() for a in c_out]}."
+            f"[{', '.join(repr(a) for a in c_out)}]."
         )
     return (cond, cond_consts, body, body_consts), cond_consts + body_consts
 

@@ -85,6 +85,9 @@ def getitem(x, idx):
         idx = (idx,)
     if builtins.any(isinstance(i, Slice) for i in idx):
         x, idx = apply_dslices(x, idx)
+    for pos, i in enumerate(idx):
+        if isinstance(i, builtins.slice):
+            _check_slice(i, pos)
     idx, new_axes = expand_bool_indices(idx, aval_of(x).shape)
     if new_axes:
         x = insert_unit_axes(x, new_axes)
@@ -94,8 +97,8 @@ def getitem(x, idx):
         raise IndexError("an index can only have a single ellipsis ('...')")
     n_real = builtins.sum(1 for i in idx if i is not None and i is not Ellipsis)
     if n_real > len(shape):
-        raise IndexError(f"Too many indices: {len(shape)}-dimensional array, but {n_real} were "
-                         "indexed")
+        raise IndexError(f"Too many indices: array is {len(shape)}-dimensional, but {n_real} "
+                         "were indexed")
     if n_ell:
         k = next(j for j, i in enumerate(idx) if i is Ellipsis)
         idx = idx[:k] + (builtins.slice(None),) * (len(shape) - n_real) + idx[k + 1:]
@@ -115,7 +118,6 @@ def getitem(x, idx):
     if not others and in_bounds:
         return _static_getitem(x, idx, shape)
     if (builtins.all(_is_dynamic_scalar_int(i) for i in others)
-            and not builtins.any(i is None for i in idx)
             and builtins.all(i.step in (None, 1) or _is_simple_reverse(i)
                              for i in idx if isinstance(i, builtins.slice))):
         return _dynamic_scalar_getitem(x, idx)
@@ -253,7 +255,7 @@ def expand_bool_indices(idx: tuple, shape) -> tuple[tuple, tuple]:
         want = tuple(shape[pos:pos + val.ndim])
         if want != val.shape:
             raise IndexError("boolean index did not match shape of indexed array in index "
-                             f"{n}: got {val.shape}, expected {want}")
+                             f"{n}: got {val.shape}, expected {list(want)}")
         out.extend(nz.astype(idt) for nz in np.nonzero(val))
         pos += val.ndim
     return tuple(out), tuple(new_axes)
@@ -283,21 +285,29 @@ def _is_dynamic_scalar_int(i) -> bool:
 
 
 def _dynamic_scalar_getitem(x, idx):
-    """Ints, unit-stride or reversing slices and scalar integer arrays (e.g. tracers): one
-    dynamic_slice, then squeeze the integer-indexed dims (JAX's rewriting of such indexing).
-    Negative indices wrap once; out-of-range ones are clamped like XLA."""
+    """Ints, unit-stride or reversing slices, scalar integer arrays (e.g. tracers) and None:
+    one dynamic_slice, then squeeze the integer-indexed dims and insert the new axes (JAX's
+    rewriting of such indexing). Negative indices wrap once; out-of-range ones are clamped
+    like XLA (so are their gradients: dynamic_update_slice clamps the same way)."""
     shape = aval_of(x).shape
-    rev_dims = [d for d, i in enumerate(idx) if isinstance(i, builtins.slice)
+    dims = [i for i in idx if i is not None]  # one per dimension of x
+    rev_dims = [d for d, i in enumerate(dims) if isinstance(i, builtins.slice)
                 and _is_simple_reverse(i)]
     if rev_dims:
         x = lax.rev(x, rev_dims)
     idt = dtypes.default_int()
-    starts, sizes, int_dims = [], [], []
-    for d, (i, n) in enumerate(zip(idx, shape)):
+    starts, sizes, int_dims, new_axes = [], [], [], []
+    d = 0
+    for i in idx:
+        if i is None:  # its position in the result of slicing and squeezing
+            new_axes.append(len(starts) - len(int_dims) + len(new_axes))
+            continue
+        n = shape[d]
         if isinstance(i, builtins.slice):
             start, stop, _ = (0, n, 1) if d in rev_dims else i.indices(n)
             starts.append(np.array(start, idt)[()])
             sizes.append(builtins.max(0, stop - start))
+            d += 1
             continue
         if n == 0:  # nothing to clamp into (JAX's error, static or traced index)
             raise IndexError(f"index is out of bounds for axis {d} with size 0")
@@ -308,8 +318,10 @@ def _dynamic_scalar_getitem(x, idx):
             starts.append(lax.select(lax.lt(j, 0), lax.add(j, n), j))
         sizes.append(1)
         int_dims.append(d)
+        d += 1
     x = lax.dynamic_slice(x, starts, sizes, allow_negative_indices=False)
-    return lax.squeeze(x, int_dims)
+    x = lax.squeeze(x, int_dims)
+    return lax.expand_dims(x, new_axes) if new_axes else x
 
 
 def _index_dtype(shape):
@@ -346,12 +358,10 @@ def _check_slice(s, pos):
                 continue
             except TypeError:
                 pass
-        raise IndexError("Array slice indices must have static start/stop/step to be used "
-                         f"with NumPy indexing syntax. Found {s}. To index a statically "
-                         "sized array at a dynamic position, try lax.dynamic_slice/"
-                         "dynamic_update_slice (OLYMPUS does not support dynamically sized "
-                         "arrays within JIT compiled functions).")
-    return builtins.slice(*(None if v is None else operator.index(v)
+        if type(v) is DimExpr:
+            continue
+        raise IndexError(f"Slice entries must be static integers. Got {s} at position {pos}")
+    return builtins.slice(*(v if v is None or type(v) is DimExpr else operator.index(v)
                             for v in (s.start, s.stop, s.step)))
 
 
@@ -361,7 +371,7 @@ def _expand_ellipsis(idx, nd):
         raise IndexError("an index can only have a single ellipsis ('...')")
     n_real = builtins.sum(1 for i in idx if i is not None and i is not Ellipsis)
     if n_real > nd:
-        raise IndexError(f"Too many indices: {nd}-dimensional array, but {n_real} were "
+        raise IndexError(f"Too many indices: array is {nd}-dimensional, but {n_real} were "
                          "indexed")
     if n_ell:
         k = next(j for j, i in enumerate(idx) if i is Ellipsis)
@@ -1018,8 +1028,12 @@ def nonzero(a, *, size=None, fill_value=None):
     if size is None:
         v = _concrete_or_none(a)
         if v is None:
+            from ._reductions import sum as _sum
+
+            # JAX asks for the number of nonzeros concretely, so its error names that count.
+            count = _sum(uf.not_equal(a, 0) if aval.dtype != dtypes.bool_ else a)
             raise ConcretizationTypeError(
-                a, "The size argument of olympus.numpy.nonzero must be statically specified "
+                count, "The size argument of olympus.numpy.nonzero must be statically specified "
                    "to use olympus.numpy.nonzero within OLYMPUS transformations.")
         return tuple(_device(nz.astype(idt)) for nz in np.nonzero(v))
     size = static_int(size, "the size argument of olympus.numpy.nonzero")
@@ -1318,7 +1332,8 @@ def unravel_index(indices, shape):
     x = uf.clip(indices, -size, size - 1)
     x = where(uf.less(x, 0), uf.add(x, size), x)
     x = lax.convert_element_type(x, idt) if not prom.is_python_scalar(x) else np.array(x, idt)
-    return tuple(_unravel(x, shape, idt))
+    weak = aval_of(indices).weak_type  # JAX's results keep the indices' weak type
+    return tuple(lax.convert_element_type(c, idt, weak) for c in _unravel(x, shape, idt))
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):

@@ -142,7 +142,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
         promote_integers=True):
     """Sum of elements over the given axes."""
     return _reduction(a, "sum", lax_op=lax.reduce_sum, combine=lax.add, init=_zero_init,
-                      bool_op=lax.reduce_or, bool_combine=lax.bitwise_or, upcast_f16=True,
+                      bool_op=lax.reduce_or, bool_combine=lax.bitwise_or, upcast_f16=dtype is None,
                       promote_integers=promote_integers, axis=axis, dtype=dtype, out=out,
                       keepdims=keepdims, initial=initial, where=where)
 
@@ -152,7 +152,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
          promote_integers=True):
     """Product of elements over the given axes."""
     return _reduction(a, "prod", lax_op=lax.reduce_prod, combine=lax.mul, init=_one_init,
-                      bool_op=lax.reduce_and, bool_combine=lax.bitwise_and, upcast_f16=True,
+                      bool_op=lax.reduce_and, bool_combine=lax.bitwise_and, upcast_f16=dtype is None,
                       promote_integers=promote_integers, axis=axis, dtype=dtype, out=out,
                       keepdims=keepdims, initial=initial, where=where)
 
@@ -254,7 +254,8 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     aval = aval_of(a)
     axes = axes_tuple(axis, aval.ndim)
     result_dtype = canon_dtype(dtype) if dtype is not None else _to_inexact(aval.dtype)
-    comp = _upcast_f16(result_dtype)
+    # An explicit half-precision `dtype` is also the computation's (as in JAX).
+    comp = _upcast_f16(result_dtype) if dtype is None else result_dtype
     if where is None:
         n = _count(aval.shape, axes, comp)
     else:

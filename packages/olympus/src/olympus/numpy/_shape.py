@@ -260,9 +260,14 @@ def broadcast_to(array, shape):
             lax.convert_element_type(array, aval_of(array).dtype, aval_of(array).weak_type),
             shape)
     nlead = len(shape) - len(ashape)
-    if nlead < 0 or builtins.any(d not in (1, s) for d, s in zip(ashape, shape[nlead:])):
-        raise ValueError(f"Incompatible shapes for broadcasting: {ashape} and requested "
-                         f"shape {shape}")
+    if nlead < 0:
+        raise ValueError("Cannot broadcast to shape with fewer dimensions: "
+                         f"arr_shape={ashape} shape={shape}")
+    if builtins.any(d not in (1, s) for d, s in zip(ashape, shape[nlead:])):
+        aval = aval_of(array)
+        wanted = type(aval)(shape, aval.dtype).str_short(short_dtypes=False)
+        raise ValueError(f"Incompatible types for broadcasting: input type={aval} and "
+                         f"requested type={wanted}")
     return prom.broadcast_to(array, shape)
 
 
@@ -464,7 +469,8 @@ def _split(name, ary, indices_or_sections, axis, equal):
         if k <= 0:
             raise ValueError("number sections must be larger than 0.")
         if equal and n % k:
-            raise ValueError("array split does not result in an equal division")
+            raise ValueError("array split does not result in an equal division: rest is "
+                             f"{n % k}")
         q, r = divmod(n, k)
         sizes = [q + 1] * r + [q] * (k - r)
         bounds = np.cumsum([0] + sizes)

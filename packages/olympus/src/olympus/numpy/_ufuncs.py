@@ -10,6 +10,7 @@ one registry over several files."""
 from __future__ import annotations
 
 import builtins
+import functools
 
 import numpy as np
 
@@ -200,6 +201,19 @@ def _uf(nin, nout=1, **kw):
     return deco
 
 
+def _keeps_weak(f):
+    """JAX's weak type for `f`'s result: weak when every operand is, although `f` builds it
+    with typed constants (which would make it strong)."""
+    @functools.wraps(f)
+    def g(*args):
+        out = f(*args)
+        if all(aval_of(a).weak_type for a in args) and not aval_of(out).weak_type:
+            out = lax.convert_element_type(out, _dt(out), True)
+        return out
+
+    return g
+
+
 # --- helpers ----------------------------------------------------------------------------------
 
 
@@ -331,6 +345,7 @@ def floor_divide(x1, x2, /):
 
 
 @_uf(2)
+@_keeps_weak
 def remainder(x1, x2, /):
     """Elementwise remainder with the sign of the divisor (Python's ``%``)."""
     x1, x2 = _binary("remainder", x1, x2)
@@ -353,6 +368,7 @@ mod = remainder
 
 
 @_uf(2)
+@_keeps_weak
 def fmod(x1, x2, /):
     """Elementwise C-style remainder (the sign of the dividend)."""
     x1, x2 = _binary("fmod", x1, x2)
@@ -571,6 +587,7 @@ atan2 = arctan2
 
 
 @_uf(2)
+@_keeps_weak
 def hypot(x1, x2, /):
     """Elementwise ``sqrt(x1**2 + x2**2)`` without intermediate overflow."""
     x1, x2 = _binary("hypot", x1, x2, inexact=True)
@@ -847,6 +864,7 @@ def fmin(x1, x2, /):
 
 
 @_uf(2)
+@_keeps_weak
 def heaviside(x1, x2, /):
     """0 for negative x1, 1 for positive, x2 where x1 == 0."""
     x1, x2 = _binary("heaviside", x1, x2, inexact=True)
@@ -1026,10 +1044,8 @@ def isinf(x, /):
 
 @_uf(1)
 def isnan(x, /):
-    """Elementwise: not a number."""
+    """Elementwise: not a number (``x != x``, for integers too, as JAX stages it)."""
     x = ensure_arraylike("isnan", x)
-    if _is_intlike(_dt(x)):
-        return _full_bool(x, False)
     return lax.ne(x, x)
 
 
@@ -1158,6 +1174,7 @@ def gcd(x1, x2, /):
 
 
 @_uf(2)
+@_keeps_weak
 def lcm(x1, x2, /):
     """Least common multiple of |x1| and |x2|."""
     x1, x2 = _int_args("lcm", x1, x2)
@@ -1257,6 +1274,7 @@ def _as_bool(x):
 
 
 @_uf(2, identity=True, reducer="all")
+@_keeps_weak
 def logical_and(x1, x2, /):
     """Elementwise truth-value and."""
     x1, x2 = ensure_arraylike("logical_and", x1, x2)
@@ -1264,6 +1282,7 @@ def logical_and(x1, x2, /):
 
 
 @_uf(2, identity=False, reducer="any")
+@_keeps_weak
 def logical_or(x1, x2, /):
     """Elementwise truth-value or."""
     x1, x2 = ensure_arraylike("logical_or", x1, x2)
@@ -1271,6 +1290,7 @@ def logical_or(x1, x2, /):
 
 
 @_uf(2, identity=False)
+@_keeps_weak
 def logical_xor(x1, x2, /):
     """Elementwise truth-value exclusive or."""
     x1, x2 = ensure_arraylike("logical_xor", x1, x2)
@@ -1278,6 +1298,7 @@ def logical_xor(x1, x2, /):
 
 
 @_uf(1)
+@_keeps_weak
 def logical_not(x, /):
     """Elementwise truth-value not."""
     x = ensure_arraylike("logical_not", x)
@@ -1312,6 +1333,7 @@ greater = _comparison(lax.gt, "greater", "Elementwise ``x1 > x2``.", True)
 greater_equal = _comparison(lax.ge, "greater_equal", "Elementwise ``x1 >= x2``.", True)
 
 
+@_keeps_weak
 def iscomplex(x):
     """Elementwise: a nonzero imaginary part."""
     x = ensure_arraylike("iscomplex", x)
@@ -1319,6 +1341,7 @@ def iscomplex(x):
     return lax.ne(i, _zero(i))
 
 
+@_keeps_weak
 def isreal(x):
     """Elementwise: a zero imaginary part."""
     x = ensure_arraylike("isreal", x)

@@ -75,9 +75,25 @@ def _inexact(name, x):
     return lax.convert_element_type(x, _dt(x), False)
 
 
+#: JAX's words for a non-square operand, per function (an exception type and a message
+#: with the shape in it; eigh and cholesky fail in JAX when symmetrizing the operand).
+_NOT_SQUARE = {
+    "inv": (ValueError, "Argument to inv must have shape [..., n, n], got {}."),
+    "det": (ValueError, "Argument to _det() must have shape [..., n, n], got {}"),
+    "slogdet": (ValueError, "Argument to slogdet() must have shape [..., n, n], got {}"),
+    "matrix_power": (TypeError, "Last 2 dimensions of the array must be square"),
+}
+
+
 def _square(name, a):
     s = _shape(a)
     if len(s) < 2 or s[-1] != s[-2]:
+        if name in _NOT_SQUARE:
+            kind, msg = _NOT_SQUARE[name]
+            raise kind(msg.format(s))
+        if name in ("eigh", "cholesky") and len(s) >= 2:
+            t = s[:-2] + (s[-1], s[-2])
+            raise TypeError(f"add got incompatible shapes for broadcasting: {s}, {t}.")
         raise ValueError(f"{name}: the last two dimensions of the array must be square, got "
                          f"shape {s}.")
 
@@ -377,8 +393,7 @@ def _eig_operand(name, a):
     a = _inexact(name, a)
     s = _shape(a)
     if len(s) < 2 or s[-1] != s[-2]:
-        raise ValueError(f"{name}: argument a must be a (batch of) square matrices (the last "
-                         f"two dimensions equal), got shape {s}.")
+        raise ValueError(f"The input to eig must be a square matrix. Got shape {s}.")
     return a
 
 
@@ -672,19 +687,16 @@ def tensorinv(a, ind: int = 2):
     its first `ind`: ``tensordot(tensorinv(a, ind), a, ind)`` is the identity; the result
     has shape ``a.shape[ind:] + a.shape[:ind]``."""
     a = _inexact("tensorinv", a)
-    ind = int(ind)
+    ind = operator.index(ind)
     shape = _shape(a)
     if ind <= 0:
-        raise ValueError(f"tensorinv: ind must be a positive integer, got {ind}.")
-    if ind > len(shape):
-        raise ValueError(f"tensorinv: ind={ind} exceeds the rank {len(shape)} of a (shape "
-                         f"{shape}).")
+        raise ValueError(f"ind must be a positive integer; got ind={ind}")
     rows = int(np.prod(shape[:ind], dtype=np.int64))
     cols = int(np.prod(shape[ind:], dtype=np.int64))
     if rows != cols:
-        raise ValueError(f"tensorinv: a of shape {shape} with ind={ind} must map as many "
-                         f"elements as it takes: prod{shape[:ind]} = {rows} and "
-                         f"prod{shape[ind:]} = {cols} differ.")
+        raise ValueError("tensorinv is only possible when the product of the first `ind` "
+                         "dimensions equals that of the remaining dimensions. got "
+                         f"arr.shape={shape} with ind={ind}.")
     ia = inv(lax.reshape(a, (rows, cols)))
     return lax.reshape(ia, shape[ind:] + shape[:ind])
 

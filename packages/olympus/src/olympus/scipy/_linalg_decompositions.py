@@ -38,7 +38,7 @@ def _vector_or_matrix_signature(name, a, b, n_mats=1):
         return f"{mats}(n)->(n)"
     if a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1]:
         warnings.warn(
-            f"jax.scipy.linalg.{name}: batched 1D solves with b.ndim > 1 are deprecated, and "
+            f"olympus.scipy.linalg.{name}: batched 1D solves with b.ndim > 1 are deprecated, and "
             "in the future will be treated as a batched 2D solve. Use "
             f"{name}(..., b[..., None]).squeeze(-1) to avoid this warning.",
             category=FutureWarning, stacklevel=4)

@@ -32,7 +32,7 @@ def block_diag(*arrs):
     arrs = promote_dtypes(*arrs)
     for i, a in enumerate(arrs):
         if a.ndim > 2:
-            raise ValueError("Arguments to jax.scipy.linalg.block_diag must have at most 2 "
+            raise ValueError("Arguments to olympus.scipy.linalg.block_diag must have at most 2 "
                              f"dimensions, got {a} at argument {i}.")
     mats = [jnp.atleast_2d(a) for a in arrs]
     total = sum(m.shape[1] for m in mats)

@@ -98,7 +98,7 @@ def eigh_tridiagonal(d, e, *, eigvals_only: bool = False, select: str = "a",
                         f"{alpha.dtype} and {beta.dtype}")
     if alpha.dtype not in supported:
         raise TypeError("Only float32 and float64 inputs are supported as inputs to "
-                        "jax.scipy.linalg.eigh_tridiagonal, got "
+                        "olympus.scipy.linalg.eigh_tridiagonal, got "
                         f"{alpha.dtype} and {beta.dtype}")
     n = alpha.shape[0]
     if n <= 1:

@@ -67,7 +67,7 @@ def sph_harm_y(n, m, theta, phi, diff_n: int | None = None, n_max: int | None = 
     then must be concrete)."""
     if diff_n is not None:
         raise NotImplementedError(
-            "The 'diff_n' argument to jax.scipy.special.sph_harm_y is not supported.")
+            "The 'diff_n' argument to olympus.scipy.special.sph_harm_y is not supported.")
     if n_max is None:
         try:
             n_max = int(np.max(np.asarray(n)))
@@ -141,7 +141,7 @@ def _check_legendre_args(m, n, z):
 
 
 def _deprecated(name):
-    warnings.warn(f"jax.scipy.special.{name} is deprecated; no replacement is planned.",
+    warnings.warn(f"olympus.scipy.special.{name} is deprecated; no replacement is planned.",
                   DeprecationWarning, stacklevel=3)
 
 

@@ -19,6 +19,7 @@ from ._util import (
     default_float,
     is_complex,
     promote_args_inexact,
+    with_weak_type,
 )
 
 
@@ -34,7 +35,8 @@ def gammasgn(x):
     nan_case = (neg & (x == floor_x)) | jnp.isnan(x)
     minus = (neg & (jnp.fmod(floor_x, 2) != 0)) | ((x == 0) & jnp.signbit(x))
     one = jnp.ones_like(x)
-    return jnp.where(nan_case, jnp.full_like(x, np.nan), jnp.where(minus, -one, one))
+    return with_weak_type(jnp.where(nan_case, jnp.full_like(x, np.nan),
+                                    jnp.where(minus, -one, one)), False)
 
 
 def gammaln(x):
@@ -102,7 +104,7 @@ def gamma(x):
     (x,) = promote_args_inexact("gamma", x)
     if is_complex(x):
         return jnp.exp(_complex_loggamma(x))
-    return gammasgn(x) * jnp.exp(lax.lgamma(x))
+    return with_weak_type(gammasgn(x) * jnp.exp(lax.lgamma(x)), False)
 
 
 def factorial(n, exact: bool = False):
@@ -143,7 +145,7 @@ def beta(a, b):
     if is_complex(a):
         raise ValueError("beta does not support complex-valued inputs.")
     sign = gammasgn(a) * gammasgn(b) * gammasgn(a + b)
-    return sign * jnp.exp(betaln(a, b))
+    return with_weak_type(sign * jnp.exp(betaln(a, b)), False)
 
 
 @olympus.custom_jvp
@@ -167,7 +169,7 @@ def poch(z, m):
     if is_complex(z):
         raise ValueError("jnp.poch does not support complex-valued inputs.")
     z, m = jnp.broadcast_arrays(z, m)
-    return _poch(z, m)
+    return with_weak_type(_poch(z, m), False)
 
 
 def multigammaln(a, d):

@@ -13,7 +13,7 @@ import olympus
 import olympus.numpy as jnp
 from olympus import lax
 
-from ._util import is_complex, promote_args_inexact
+from ._util import is_complex, promote_args_inexact, with_weak_type
 
 _EULER = 0.5772156649015329
 
@@ -268,7 +268,7 @@ def spence(x):
     if x.dtype not in (np.float32, np.float64):
         raise TypeError(f"x.dtype={x.dtype} is not supported, see docstring for supported "
                         "types.")
-    return _spence(x)
+    return with_weak_type(_spence(x), False)
 
 
 @olympus.jit

@@ -45,6 +45,22 @@ def _is_weak(x) -> bool:
     return bool(getattr(x, "weak_type", False))
 
 
+def with_weak_type(out, weak: bool):
+    """`out` with its weak type set to `weak`: where JAX's result is weakly typed exactly
+    when its (promoted) arguments all are (its special functions that are primitives), or
+    always strong (functions whose constants JAX makes with an explicit dtype)."""
+    from olympus_trace import lax_ops
+
+    if bool(getattr(out, "weak_type", False)) == weak:
+        return out
+    return lax_ops.convert_element_type(out, out.dtype, weak)
+
+
+def all_weak(*args) -> bool:
+    """Whether every argument is weakly typed (a Python number or a weak array)."""
+    return all(_is_weak(a) for a in args)
+
+
 def _convert(a, dtype, weak):
     a = jnp.asarray(a)
     if a.dtype == dtype and _is_weak(a) == weak:

@@ -21,7 +21,7 @@ def _check(name, type, norm):
     if type != 2:
         raise NotImplementedError("Only DCT type 2 is implemented.")
     if norm is not None and norm not in ("backward", "ortho"):
-        raise ValueError(f"jax.scipy.fft.{name}: norm={norm!r} is not implemented")
+        raise ValueError(f"olympus.scipy.fft.{name}: norm={norm!r} is not implemented")
 
 
 def _resize(x, n, axis):

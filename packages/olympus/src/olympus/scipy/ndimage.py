@@ -83,9 +83,9 @@ def map_coordinates(input, coordinates, order: int, mode: str = "constant", cval
                          f"{len(coordinates)} != {arr.ndim}")
     if mode not in _INDEX_FIXERS:
         raise NotImplementedError(
-            f"jax.scipy.ndimage.map_coordinates does not yet support mode {mode}. Currently "
+            f"olympus.scipy.ndimage.map_coordinates does not yet support mode {mode}. Currently "
             f"supported modes are {set(_INDEX_FIXERS)}.")
     if order not in (0, 1):
-        raise NotImplementedError("jax.scipy.ndimage.map_coordinates currently requires "
+        raise NotImplementedError("olympus.scipy.ndimage.map_coordinates currently requires "
                                   "order<=1")
     return _map_coordinates(arr, list(coordinates), order, mode, cval)

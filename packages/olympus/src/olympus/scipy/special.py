@@ -15,7 +15,9 @@ from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer
 
 from .._src.eager import function as _eager_function
+from ._util import all_weak as _all_weak
 from ._util import promote_args_inexact as _public_promote
+from ._util import with_weak_type as _with_weak_type
 
 __all__ = [
     "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
@@ -107,14 +109,16 @@ def gammainc(a, x):
     differentiable in both arguments."""
     from ..lax import igamma
 
-    return igamma(*_inexact(a, x))
+    a, x = _inexact(a, x)
+    return _with_weak_type(igamma(a, x), _all_weak(a, x))
 
 
 def gammaincc(a, x):
     """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
     from ..lax import igammac
 
-    return igammac(*_inexact(a, x))
+    a, x = _inexact(a, x)
+    return _with_weak_type(igammac(a, x), _all_weak(a, x))
 
 
 def betainc(a, b, x):
@@ -123,7 +127,7 @@ def betainc(a, b, x):
     from ..lax import regularized_incomplete_beta
 
     a, b, x = _inexact(a, b, x)
-    return regularized_incomplete_beta(a, b, x)
+    return _with_weak_type(regularized_incomplete_beta(a, b, x), _all_weak(a, b, x))
 
 
 def polygamma(n, x):
@@ -136,7 +140,7 @@ def polygamma(n, x):
         if nv.size and not (np.all(nv >= 0) and np.all(np.floor(nv) == nv)):
             raise ValueError(f"polygamma: n must be a non-negative integer, got {n!r}.")
     n, x = _inexact(n, x)
-    return _polygamma(n, x)
+    return _with_weak_type(_polygamma(n, x), _all_weak(n, x))
 
 
 def zeta(x, q=None):
@@ -148,33 +152,35 @@ def zeta(x, q=None):
     if q is None:
         return riemann_zeta(*_inexact(x))
     x, q = _inexact(x, q)
-    return _zeta(x, q)
+    return _with_weak_type(_zeta(x, q), _all_weak(x, q))
 
 
 def i0e(x):
     """exp(-|x|) I0(x), the exponentially scaled modified Bessel function of order 0."""
     from ..lax import bessel_i0e
 
-    return bessel_i0e(*_inexact(x))
+    (x,) = _inexact(x)
+    return _with_weak_type(bessel_i0e(x), _all_weak(x))
 
 
 def i1e(x):
     """exp(-|x|) I1(x), the exponentially scaled modified Bessel function of order 1."""
     from ..lax import bessel_i1e
 
-    return bessel_i1e(*_inexact(x))
+    (x,) = _inexact(x)
+    return _with_weak_type(bessel_i1e(x), _all_weak(x))
 
 
 def i0(x):
     """I0(x), the modified Bessel function of the first kind of order 0."""
     (x,) = _inexact(x)
-    return jnp.multiply(lax.exp(lax.abs(x)), i0e(x))
+    return _with_weak_type(jnp.multiply(lax.exp(lax.abs(x)), i0e(x)), _all_weak(x))
 
 
 def i1(x):
     """I1(x), the modified Bessel function of the first kind of order 1."""
     (x,) = _inexact(x)
-    return jnp.multiply(lax.exp(lax.abs(x)), i1e(x))
+    return _with_weak_type(jnp.multiply(lax.exp(lax.abs(x)), i1e(x)), _all_weak(x))
 
 
 # --- normal distribution ----------------------------------------------------------------------
@@ -313,14 +319,14 @@ def softmax(x, /, *, axis=None):
     """exp(x) / sum(exp(x)) along `axis` (all axes by default, as SciPy)."""
     from ..nn import softmax as _softmax
 
-    return _softmax(x, axis=axis)
+    return _with_weak_type(_softmax(x, axis=axis), False)
 
 
 def log_softmax(x, /, *, axis=None):
     """log(softmax(x)) along `axis` (all axes by default, as SciPy)."""
     from ..nn import log_softmax as _log_softmax
 
-    return _log_softmax(x, axis=axis)
+    return _with_weak_type(_log_softmax(x, axis=axis), False)
 
 
 # --- the families written on the public olympus.numpy / olympus.lax API --------------------

@@ -39,7 +39,7 @@ def minimize(fun, x0, args: tuple = (), *, method: str, tol: float | None = None
     del tol
     options = {} if options is None else options
     if not isinstance(args, tuple):
-        raise TypeError(f"args argument to jax.scipy.optimize.minimize must be a tuple, got "
+        raise TypeError(f"args argument to olympus.scipy.optimize.minimize must be a tuple, got "
                         f"{args}")
 
     def objective(x):

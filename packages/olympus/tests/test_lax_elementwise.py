@@ -1,0 +1,106 @@
+"""`olympus.lax` elementwise operations at their edges: which dtypes each primitive accepts
+(JAX's per-primitive kinds and its error wording, positions named for n-ary operations),
+Python scalar operands (never truncated), and `pow` with an integer exponent.
+
+Expected messages and values were recorded from reference JAX 0.10.2 (its own process)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import olympus
+import olympus.numpy as jnp
+from olympus import lax
+
+
+def _one(dt):
+    return jnp.ones((), dt)
+
+
+@pytest.mark.parametrize("fn,dt,msg", [
+    (lax.exp, np.int32, "exp does not accept dtype int32. Accepted dtypes are subtypes of "
+                        "floating, complexfloating."),
+    (lax.neg, np.bool_, "neg does not accept dtype bool. Accepted dtypes are subtypes of "
+                        "integer, floating, complexfloating."),
+    (lax.abs, np.uint32, "abs does not accept dtype uint32. Accepted dtypes are subtypes of "
+                         "floating, complexfloating, signedinteger."),
+    (lax.conj, np.float16, "conj does not accept dtype float16. Accepted dtypes are subtypes "
+                           "of float32, complexfloating, float64."),
+    (lax.floor, np.int32, "floor does not accept dtype int32. Accepted dtypes are subtypes of "
+                          "floating."),
+    (lax.population_count, np.float32, "population_count does not accept dtype float32. "
+                                       "Accepted dtypes are subtypes of integer."),
+    (lax.bitwise_not, np.float32, "not does not accept dtype float32. Accepted dtypes are "
+                                  "subtypes of integer, bool."),
+])
+def test_unary_dtype_kinds(fn, dt, msg):
+    with pytest.raises(TypeError) as e:
+        fn(_one(dt))
+    assert str(e.value) == msg
+
+
+@pytest.mark.parametrize("fn,dt,msg", [
+    (lax.add, np.bool_, "add does not accept dtype bool at position 0. Accepted dtypes at "
+                        "position 0 are subtypes of integer, floating, complexfloating."),
+    (lax.rem, np.complex64, "rem does not accept dtype complex64 at position 0. Accepted "
+                            "dtypes at position 0 are subtypes of integer, floating."),
+    (lax.lt, np.complex64, "lt does not accept dtype complex64 at position 0. Accepted dtypes "
+                           "at position 0 are subtypes of integer, floating, bool."),
+    (lax.shift_left, np.float32, "shift_left does not accept dtype float32 at position 0. "
+                                 "Accepted dtypes at position 0 are subtypes of integer."),
+    (lax.bitwise_and, np.float32, "and does not accept dtype float32 at position 0. Accepted "
+                                  "dtypes at position 0 are subtypes of integer, bool."),
+    (lax.atan2, np.int32, "atan2 does not accept dtype int32 at position 0. Accepted dtypes "
+                          "at position 0 are subtypes of floating, complexfloating."),
+])
+def test_binary_dtype_kinds_name_the_position(fn, dt, msg):
+    with pytest.raises(TypeError) as e:
+        fn(_one(dt), _one(dt))
+    assert str(e.value) == msg
+
+
+def test_rem_of_complex_is_refused_before_xla():
+    """XLA's CPU compiler crashed the process on a complex remainder; JAX refuses it."""
+    with pytest.raises(TypeError, match="rem does not accept dtype complex64"):
+        olympus.jit(lax.rem)(_one(np.complex64), _one(np.complex64))
+
+
+@pytest.mark.parametrize("call,got", [
+    (lambda: lax.add(jnp.int32(1), 1.5), "int32, float32"),
+    (lambda: lax.add(jnp.int8(1), 1000), "int8, int32"),
+    (lambda: lax.mul(jnp.uint8(3), -1), "uint8, int32"),
+    (lambda: lax.add(jnp.float32(1), 1j), "float32, complex64"),
+])
+def test_python_scalars_never_truncate(call, got):
+    """A Python scalar that cannot take the array's dtype keeps its own, and the mix is
+    refused (JAX's message), instead of a silently truncated result."""
+    with pytest.raises(TypeError, match=f"requires arguments to have the same dtypes, "
+                                        f"got {got}"):
+        call()
+
+
+def test_python_scalars_that_fit_take_the_array_dtype():
+    assert lax.add(jnp.int8(1), 100).dtype == np.int8
+    assert float(lax.mul(jnp.float32(2), 3)) == 6.0
+    with pytest.raises(TypeError, match="add does not accept dtype bool at position 1"):
+        lax.add(jnp.int32(1), True)
+
+
+def test_pow_takes_an_integer_exponent():
+    np.testing.assert_array_equal(lax.pow(jnp.float32(2), jnp.int32(3)), np.float32(8))
+    np.testing.assert_array_equal(lax.pow(jnp.float32(2), jnp.int8(-2)), np.float32(0.25))
+    np.testing.assert_array_equal(lax.pow(jnp.complex64(2), jnp.int32(2)), np.complex64(4))
+    np.testing.assert_array_equal(
+        olympus.jit(lambda x: lax.pow(x, jnp.arange(3)))(jnp.float32(2)), [1.0, 2.0, 4.0])
+    assert float(olympus.grad(lambda x: lax.pow(x, jnp.int32(3)))(jnp.float32(2))) == 12.0
+    assert str(olympus.make_olympuspr(lambda x: lax.pow(x, 3))(2.0)) == \
+        "{ lambda ; a:f32[]. let b:f32[] = pow a 3:i32[] in (b,) }"
+    with pytest.raises(TypeError) as e:
+        lax.pow(jnp.float32(2), jnp.float16(3))
+    assert str(e.value) == (
+        "the first argument to pow must have an inexact dtype (float or complex), and the "
+        "second argument must have an inexact or integer dtype, and two inexact dtypes must "
+        "match, but got float32 and float16 respectively.")
+    with pytest.raises(TypeError, match="pow does not accept dtype int32 at position 0"):
+        lax.pow(jnp.int32(2), jnp.int32(3))
