@@ -104,3 +104,30 @@ def test_pow_takes_an_integer_exponent():
         "match, but got float32 and float16 respectively.")
     with pytest.raises(TypeError, match="pow does not accept dtype int32 at position 0"):
         lax.pow(jnp.int32(2), jnp.int32(3))
+
+
+@pytest.mark.parametrize("fn,msg", [
+    (jnp.logical_and, "and got incompatible shapes for broadcasting: (2,), (3,)."),
+    (jnp.logical_xor, "xor got incompatible shapes for broadcasting: (2,), (3,)."),
+    (jnp.hypot, "or got incompatible shapes for broadcasting: (2,), (3,)."),
+    (jnp.power, "pow got incompatible shapes for broadcasting: (2,), (3,)."),
+    (jnp.floor_divide, "rem got incompatible shapes for broadcasting: (2,), (3,)."),
+    (jnp.fmax, "gt got incompatible shapes for broadcasting: (2,), (3,)."),
+    (jnp.isclose, "and got incompatible shapes for broadcasting: (2,), (3,)."),
+])
+def test_numpy_shape_mismatch_names_jaxs_first_primitive(fn, msg):
+    """JAX's jnp functions fail at their first primitive that sees both shapes (recorded)."""
+    with pytest.raises(TypeError) as e:
+        fn(jnp.ones(2), jnp.ones(3))
+    assert str(e.value) == msg
+
+
+def test_isclose_compares_integers_as_floats():
+    """JAX converts integer operands to the default float and applies the tolerances
+    (recorded: isclose(100000000, 100000001) is True, a strong bool)."""
+    r = jnp.isclose(100000000, 100000001)
+    assert bool(r) and not r.weak_type
+    assert bool(jnp.isclose(jnp.int32(1000), jnp.int32(1001), rtol=0.01))
+    np.testing.assert_array_equal(
+        jnp.isclose(jnp.array([1.0, np.nan]), jnp.array([1.0, np.nan]), equal_nan=True),
+        [True, True])

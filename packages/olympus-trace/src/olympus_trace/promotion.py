@@ -196,7 +196,7 @@ def promote_shapes(*args, fun_name: str = "broadcasting"):
     try:
         shape = broadcast_shapes(*shapes)
     except ValueError:  # JAX's elementwise primitives refuse these with a TypeError
-        if fun_name == "broadcasting":
+        if fun_name in ("broadcasting", "gcd", "lcm"):  # (JAX broadcasts these first)
             raise
         name = _LAX_NAMES.get(fun_name, fun_name)
         raise TypeError(f"{name} got incompatible shapes for broadcasting: "
@@ -208,13 +208,14 @@ def promote_shapes(*args, fun_name: str = "broadcasting"):
 #: broadcast together (``jnp.multiply`` -> "mul ... incompatible shapes").
 _LAX_NAMES = {
     "subtract": "sub", "multiply": "mul", "divide": "div", "true_divide": "div",
-    "floor_divide": "div", "maximum": "max", "minimum": "min", "arctan2": "atan2",
+    "floor_divide": "rem", "divmod": "rem", "float_power": "pow", "fmax": "gt",
+    "fmin": "lt", "maximum": "max", "minimum": "min", "arctan2": "atan2",
     "less": "lt", "less_equal": "le", "greater": "gt", "greater_equal": "ge",
     "equal": "eq", "not_equal": "ne", "power": "pow", "remainder": "rem", "mod": "rem",
     "fmod": "rem", "bitwise_and": "and", "bitwise_or": "or", "bitwise_xor": "xor",
     "logical_and": "and", "logical_or": "or", "logical_xor": "xor", "logaddexp": "max",
     "logaddexp2": "max", "left_shift": "shift_left", "right_shift": "shift_right_arithmetic",
-    "hypot": "mul", "copysign": "mul", "nextafter": "nextafter",
+    "hypot": "or", "copysign": "mul", "nextafter": "nextafter",
 }
 
 

@@ -14,7 +14,7 @@ from . import _shape
 from . import _ufuncs as uf
 from ._reductions import all as _all
 from ._reductions import any as _any
-from ._util import aval_of, ensure_arraylike, promote_dtypes
+from ._util import aval_of, ensure_arraylike, promote_dtypes, promote_dtypes_inexact
 
 
 @_jitted(static_argnames=("equal_nan",))
@@ -22,18 +22,18 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Elementwise ``a == b or (isfinite(b) and |a - b| <= atol + rtol * |b|)`` (JAX's
     formulation), with NaNs equal only if `equal_nan`."""
     a, b = ensure_arraylike("isclose", a, b)
-    a, b = promote_dtypes(a, b)
+    # JAX compares integers as floats too (with the tolerances), and meets mismatched shapes
+    # first in the `and` of the two isnan masks.
+    a, b = promote_dtypes_inexact(a, b)
     dt = aval_of(a).dtype
-    if not dtypes.is_inexact(dt):
-        return lax.eq(*prom.promote_shapes(a, b))
-    a, b = prom.promote_shapes(a, b)
     real = dtypes.finfo(dt).dtype if dtypes.is_complex(dt) else dt
     rtol = lax.convert_element_type(rtol, real, False)
     atol = lax.convert_element_type(atol, real, False)
     both_nan = uf.logical_and(uf.isnan(a), uf.isnan(b))
     check_fin = uf.isfinite(b)
-    in_range = lax.le(lax.abs(lax.sub(a, b)), lax.add(atol, lax.mul(rtol, lax.abs(b))))
-    out = uf.logical_or(lax.eq(a, b), uf.logical_and(check_fin, in_range))
+    in_range = uf.less_equal(uf.abs(uf.subtract(a, b)),
+                             uf.add(atol, uf.multiply(rtol, uf.abs(b))))
+    out = uf.logical_or(uf.equal(a, b), uf.logical_and(check_fin, in_range))
     return uf.logical_or(out, both_nan) if equal_nan else out
 
 

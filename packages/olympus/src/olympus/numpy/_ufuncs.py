@@ -425,7 +425,7 @@ def power(x1, x2, /):
         # A float or complex base with an integer exponent: the base's dtype (JAX applies
         # lax.pow without promoting), weak only if both operands are.
         d1, x2_weak = _dt(x1), aval_of(x2).weak_type
-        x1, x2 = _shapes(x1, lax.convert_element_type(x2, d1, x2_weak))
+        x1, x2 = _shapes(x1, lax.convert_element_type(x2, d1, x2_weak), fun_name="power")
         return lax.pow(x1, x2)
     x1, x2 = promote_dtypes(x1, x2)
     dt = _dt(x1)
@@ -433,7 +433,7 @@ def power(x1, x2, /):
         x1 = lax.convert_element_type(x1, dtypes.default_int())
         x2 = lax.convert_element_type(x2, dtypes.default_int())
         dt = _dt(x1)
-    x1, x2 = _shapes(x1, x2)
+    x1, x2 = _shapes(x1, x2, fun_name="power")
     if _is_int(dt):
         return _pow_int_int(x1, x2)
     return lax.pow(x1, x2)
@@ -957,7 +957,7 @@ def ldexp(x1, x2, /):
     e1 = lax.shift_right_arithmetic(e, np.array(1, ity)[()])
     e2 = lax.sub(e, e1)
     x = lax.convert_element_type(x1, work)
-    x, f1, f2 = _shapes(x, _exp2_int(e1, work), _exp2_int(e2, work))
+    x, f1, f2 = _shapes(x, _exp2_int(e1, work), _exp2_int(e2, work), fun_name="add")
     out = lax.mul(lax.mul(x, f1), f2)
     return lax.convert_element_type(out, dt, aval_of(x1).weak_type)
 
@@ -1278,7 +1278,7 @@ def _as_bool(x):
 def logical_and(x1, x2, /):
     """Elementwise truth-value and."""
     x1, x2 = ensure_arraylike("logical_and", x1, x2)
-    return lax.bitwise_and(*_shapes(_as_bool(x1), _as_bool(x2)))
+    return lax.bitwise_and(*_shapes(_as_bool(x1), _as_bool(x2), fun_name="logical_and"))
 
 
 @_uf(2, identity=False, reducer="any")
@@ -1286,7 +1286,7 @@ def logical_and(x1, x2, /):
 def logical_or(x1, x2, /):
     """Elementwise truth-value or."""
     x1, x2 = ensure_arraylike("logical_or", x1, x2)
-    return lax.bitwise_or(*_shapes(_as_bool(x1), _as_bool(x2)))
+    return lax.bitwise_or(*_shapes(_as_bool(x1), _as_bool(x2), fun_name="logical_or"))
 
 
 @_uf(2, identity=False)
@@ -1294,7 +1294,7 @@ def logical_or(x1, x2, /):
 def logical_xor(x1, x2, /):
     """Elementwise truth-value exclusive or."""
     x1, x2 = ensure_arraylike("logical_xor", x1, x2)
-    return lax.bitwise_xor(*_shapes(_as_bool(x1), _as_bool(x2)))
+    return lax.bitwise_xor(*_shapes(_as_bool(x1), _as_bool(x2), fun_name="logical_xor"))
 
 
 @_uf(1)
