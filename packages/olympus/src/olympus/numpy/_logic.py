@@ -14,7 +14,7 @@ from . import _shape
 from . import _ufuncs as uf
 from ._reductions import all as _all
 from ._reductions import any as _any
-from ._util import aval_of, ensure_arraylike, promote_dtypes, promote_dtypes_inexact
+from ._util import aval_of, ensure_arraylike, promote_dtypes_inexact
 
 
 @_jitted(static_argnames=("equal_nan",))
