@@ -207,7 +207,7 @@ def olympusprs_in_params(params: dict):
 
 
 literalable_types: set = {bool, int, float, complex, np.ndarray, np.bool_, *(
-    dt.type for dt in _dtypes.ALL_DTYPES)}
+    dt.type for dt in _dtypes.SUPPORTED_DTYPES)}
 
 
 def new_olympuspr_eqn(invars, outvars, primitive, params, effects=None, source_info=None,

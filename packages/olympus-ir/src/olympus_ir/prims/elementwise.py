@@ -239,7 +239,7 @@ convert_element_type_p = new_primitive("convert_element_type")
 @def_shape_rule(convert_element_type_p)
 def convert_element_type_shape_rule(x, *, new_dtype, weak_type=False, sharding=None):
     new_dtype = dtypes.dtype(new_dtype)
-    if new_dtype not in dtypes.ALL_DTYPES:
+    if new_dtype not in dtypes.SUPPORTED_DTYPES:
         raise TypeError(f"convert_element_type: unsupported new_dtype {new_dtype}")
     return ShapedArray(x.shape, new_dtype, weak_type)
 
