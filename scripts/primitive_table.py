@@ -73,6 +73,9 @@ ALLOWED_MISSING: dict[tuple[str, str], str] = {
     "custom_vjp (the exported VJP module), never the primitive itself",
     ("call_exported", "batching"): "as in JAX, a serialized module cannot be batched "
     "(vmap raises JAX's `Batching rule for 'call_exported' not implemented`)",
+    **{(name, "JVP"): "as in JAX 0.10.2, which defines no derivative for it (grad raises "
+       f"JAX's `Differentiation rule for '{name}' not implemented`)"
+       for name in ("hessenberg", "tridiagonal", "schur", "ormqr")},
 }
 
 #: The layers every primitive needs a rule in (transpose: only the LINEAR ones).

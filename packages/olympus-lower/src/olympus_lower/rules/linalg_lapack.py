@@ -402,3 +402,88 @@ def _top_k_lowering(ctx, x, *, k):
     op = chlo.TopKOp(x, int(k), results=[mu.aval_to_ir_type(v_aval),
                                          mu.aval_to_ir_type(i_aval)])
     return list(op.results)
+
+
+# --- hessenberg, tridiagonal, schur, ormqr ----------------------------------------------------
+
+
+def _i32_attr(v: int) -> ir.IntegerAttr:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(v))
+
+
+@register_lowering("hessenberg")
+def _hessenberg_lowering(ctx, x):
+    """gehrd over the whole matrix (``low = 1``, ``high = n``, 1-based as LAPACK counts)."""
+    aval = ctx.avals_in[0]
+    a_aval, taus_aval = ctx.avals_out
+    batch = aval.shape[:-2]
+    if aval.size == 0:
+        return [x, mu.zeros_like(taus_aval)]
+    a, taus, info = ffi_call(
+        lapack_target("gehrd", aval.dtype), [x], [aval], [a_aval, taus_aval, _i32(batch)],
+        matrix_operands=[True], matrix_results=[True, False, False], aliases=[(0, 0)],
+        attrs={"low": _i32_attr(1), "high": _i32_attr(aval.shape[-1])})
+    ok = _info_ok(info, batch)
+    return [_nan_where_not_ok(a, a_aval, ok, len(batch)),
+            _nan_where_not_ok(taus, taus_aval, ok, len(batch))]
+
+
+@register_lowering("tridiagonal")
+def _tridiagonal_lowering(ctx, x, *, lower=True):
+    """sytrd (hetrd for complex) on the `lower` (or upper) triangle."""
+    aval = ctx.avals_in[0]
+    outs_avals = ctx.avals_out
+    batch = aval.shape[:-2]
+    if aval.size == 0:
+        return [x] + [mu.zeros_like(a) for a in outs_avals[1:]]
+    routine = "hetrd" if dtypes.is_complex(aval.dtype) else "sytrd"
+    *outs, info = ffi_call(
+        lapack_target(routine, aval.dtype), [x], [aval], [*outs_avals, _i32(batch)],
+        matrix_operands=[True], matrix_results=[True, False, False, False, False],
+        aliases=[(0, 0)], attrs={"uplo": _u8("L" if lower else "U")})
+    ok = _info_ok(info, batch)
+    return [_nan_where_not_ok(o, a, ok, len(batch)) for o, a in zip(outs, outs_avals,
+                                                                     strict=True)]
+
+
+@register_lowering("schur")
+def _schur_lowering(ctx, x, *, compute_schur_vectors=True, sort_eig_vals=False,
+                    select_callable=None):
+    """gees without sorting; the real kernel also returns the eigenvalues' real and imaginary
+    parts, the complex one the eigenvalues (both dropped here, as in JAX)."""
+    if sort_eig_vals:
+        raise NotImplementedError(
+            "The sort feature of LAPACK's gees routine is not implemented.")
+    aval = ctx.avals_in[0]
+    batch = aval.shape[:-2]
+    if aval.size == 0:
+        return [x, x] if compute_schur_vectors else [x]
+    w_aval = ShapedArray(aval.shape[:-1], aval.dtype)
+    eig_avals = [w_aval] if dtypes.is_complex(aval.dtype) else [w_aval, w_aval]
+    t, vs, *_, info = ffi_call(
+        lapack_target("gees", aval.dtype), [x], [aval],
+        [aval, aval, *eig_avals, _i32(batch), _i32(batch)],
+        matrix_operands=[True], matrix_results=[True, True] + [False] * (len(eig_avals) + 2),
+        aliases=[(0, 0)], attrs={"mode": _u8("V" if compute_schur_vectors else "N"),
+                                 "sort": _u8("N")})
+    ok = _info_ok(info, batch)
+    outs = [_nan_where_not_ok(t, aval, ok, len(batch))]
+    if compute_schur_vectors:
+        outs.append(_nan_where_not_ok(vs, aval, ok, len(batch)))
+    return outs
+
+
+@register_lowering("ormqr")
+def _ormqr_lowering(ctx, a, taus, c, *, left=True, transpose=False):
+    """ormqr (unmqr for complex, where `transpose` is the conjugate transpose), updating
+    `c` in place."""
+    a_aval, taus_aval, c_aval = ctx.avals_in
+    if c_aval.size == 0 or taus_aval.shape[-1] == 0:
+        return [c]
+    routine = "unmqr" if dtypes.is_complex(a_aval.dtype) else "ormqr"
+    (out,) = ffi_call(
+        lapack_target(routine, a_aval.dtype), [a, taus, c], [a_aval, taus_aval, c_aval],
+        [c_aval], matrix_operands=[True, False, True], matrix_results=[True],
+        aliases=[(0, 2)], attrs={"left": ir.BoolAttr.get(bool(left)),
+                                 "transpose": ir.BoolAttr.get(bool(transpose))})
+    return [out]

@@ -65,8 +65,20 @@ def _triangular_solve_rule(axis_data, vals, dims, *, left_side=False, **params):
     return bind(P.triangular_solve_p, a, b, left_side=left_side, **params), target
 
 
-for _p in (P.cholesky_p, P.lu_p, P.qr_p, P.eigh_p, P.svd_p, P.eig_p):
+def _ormqr_rule(axis_data, vals, dims, **params):
+    """a, taus and c share the batch dimension, moved (or broadcast) to the front of each."""
+    (a, taus, c), (ad, td, cd) = vals, dims
+    size = axis_data.size
+    a = matchaxis(size, ad, 0, a)
+    taus = matchaxis(size, td, 0, taus)
+    c = matchaxis(size, cd, 0, c)
+    return bind(P.ormqr_p, a, taus, c, **params), 0
+
+
+for _p in (P.cholesky_p, P.lu_p, P.qr_p, P.eigh_p, P.svd_p, P.eig_p, P.hessenberg_p,
+           P.tridiagonal_p, P.schur_p):
     batching_rules[_p] = _trailing_batcher(_p, 2)
 batching_rules[P.triangular_solve_p] = _triangular_solve_rule
+batching_rules[P.ormqr_p] = _ormqr_rule
 batching_rules[P.fft_p] = _trailing_batcher(P.fft_p, lambda params: len(params["fft_lengths"]))
 batching_rules[P.top_k_p] = _trailing_batcher(P.top_k_p, 1)

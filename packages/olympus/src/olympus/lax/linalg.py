@@ -8,20 +8,28 @@ from olympus_ir.primitives import (
     cholesky_p,
     eig_p,
     eigh_p,
+    hessenberg_p,
     lu_p,
+    ormqr_p,
     qr_p,
+    schur_p,
     svd_p,
     triangular_solve_p,
+    tridiagonal_p,
 )
 from olympus_trace.lax_ops.linalg_lapack import (
     cholesky,
     eig,
     eigh,
+    hessenberg,
     lu,
+    ormqr,
     qr,
+    schur,
     svd,
     symmetrize,
     triangular_solve,
+    tridiagonal,
 )
 
 from ._linalg_compositions import (
@@ -34,9 +42,11 @@ from ._linalg_compositions import (
     symmetric_product,
     tridiagonal_solve,
 )
+from ._qdwh import qdwh
 
 __all__ = ["cholesky", "triangular_solve", "lu", "qr", "eigh", "eig", "svd", "symmetrize",
            "cholesky_p", "eig_p", "eigh_p", "lu_p", "qr_p", "svd_p", "triangular_solve_p",
            "EigImplementation", "EighImplementation", "SvdAlgorithm", "cholesky_update",
            "householder_product", "lu_pivots_to_permutation", "symmetric_product",
-           "tridiagonal_solve"]
+           "tridiagonal_solve", "hessenberg", "hessenberg_p", "tridiagonal", "tridiagonal_p",
+           "schur", "schur_p", "ormqr", "ormqr_p", "qdwh"]
