@@ -56,7 +56,7 @@ LINEAR = frozenset({
     # indexing
     "dynamic_slice", "dynamic_update_slice", "gather", "scatter", "scatter_add",
     # linalg_lapack: the FFT, and a triangular solve in its right-hand side
-    "fft", "triangular_solve",
+    "fft", "triangular_solve", "tridiagonal_solve",
     # collectives
     "psum", "all_gather", "ppermute", "psum_scatter", "all_to_all", "pvary", "psum_invariant",
     # sharding
@@ -75,7 +75,10 @@ ALLOWED_MISSING: dict[tuple[str, str], str] = {
     "(vmap raises JAX's `Batching rule for 'call_exported' not implemented`)",
     **{(name, "JVP"): "as in JAX 0.10.2, which defines no derivative for it (grad raises "
        f"JAX's `Differentiation rule for '{name}' not implemented`)"
-       for name in ("hessenberg", "tridiagonal", "schur", "ormqr")},
+       for name in ("hessenberg", "tridiagonal", "schur", "ormqr", "householder_product",
+                    "symmetric_product")},
+    ("lu_pivots_to_permutation", "JVP"): "its operand and result are integers: a JVP only "
+    "ever sees zero tangents, which skip the rule (JAX defines none either)",
 }
 
 #: The layers every primitive needs a rule in (transpose: only the LINEAR ones).

@@ -308,3 +308,52 @@ def test_qdwh_against_scipy_polar(shape):
         assert int(k2) == 4
     with pytest.raises(ValueError, match="The input matrix of shape M x N must have M >= N."):
         L.qdwh(np.ones((2, 3), np.float32))
+
+
+def test_smaller_primitives_print_as_jax():
+    """make_olympuspr output recorded from reference JAX 0.10.2 (``jax.make_jaxpr`` of the
+    same calls); householder_product and symmetric_product have no derivative in JAX."""
+    a = np.ones((4, 4), np.float32)
+    assert str(olympus.make_olympuspr(L.householder_product)(a, np.ones(3, np.float32))) == (
+        "{ lambda ; a:f32[4,4] b:f32[3]. let\n"
+        "    c:f32[4,4] = householder_product a b\n"
+        "  in (c,) }")
+    assert str(olympus.make_olympuspr(lambda p: L.lu_pivots_to_permutation(p, 4))(
+        np.array([1, 2, 3, 3], np.int32))) == (
+        "{ lambda ; a:i32[4]. let\n"
+        "    b:i32[4] = lu_pivots_to_permutation[permutation_size=4] a\n"
+        "  in (b,) }")
+    assert str(olympus.make_olympuspr(lambda a, c: L.symmetric_product(a, c))(a, a)) == (
+        "{ lambda ; a:f32[4,4] b:f32[4,4]. let\n"
+        "    c:f32[4,4] = symmetric_product[alpha=1.0 beta=0.0] a b\n"
+        "  in (c,) }")
+    v = np.ones(4, np.float32)
+    assert str(olympus.make_olympuspr(lambda dl, d, du, b: L.tridiagonal_solve(dl, d, du, b))(
+        v, v, v, np.ones((4, 2), np.float32))) == (
+        "{ lambda ; a:f32[4] b:f32[4] c:f32[4] d:f32[4,2]. let\n"
+        "    e:f32[4,2] = tridiagonal_solve[perturb_singular=False] a b c d\n"
+        "  in (e,) }")
+    for n in ("householder_product_p", "lu_pivots_to_permutation_p", "symmetric_product_p",
+              "tridiagonal_solve_p"):
+        assert getattr(L, n) is getattr(P, n)
+    for name, f in (("householder_product", lambda a: L.householder_product(a, v[:3])),
+                    ("symmetric_product", lambda a: L.symmetric_product(a, a))):
+        with pytest.raises(NotImplementedError,
+                           match=f"Differentiation rule for '{name}' not implemented"):
+            olympus.grad(lambda a, f=f: f(a).sum())(a + np.eye(4, dtype=np.float32))
+
+
+def test_tridiagonal_solve_gradient_is_jaxs():
+    """Reverse mode through the diagonals and b, against reference JAX 0.10.2's recorded
+    ``grad(lambda d: tridiagonal_solve(d, d + 3, d, ones((4, 1))).sum())(ones(4))``; and
+    perturb_singular runs jaxlib's perturbed kernel on a singular system (JAX's recorded
+    values; without it the singular system gives NaN, as in JAX)."""
+    got = olympus.grad(lambda d: L.tridiagonal_solve(d, d + 3, d, jnp.ones((4, 1))).sum())(
+        jnp.ones(4))
+    np.testing.assert_allclose(got, [-0.07756233, -0.0831025, -0.08310249, -0.07756232],
+                               rtol=1e-5)
+    z = np.zeros(3, np.float32)
+    x = L.tridiagonal_solve(z, z, z, np.ones((3, 1), np.float32), perturb_singular=True)
+    np.testing.assert_allclose(np.asarray(x), np.full((3, 1), 8.507059e+37), rtol=1e-6)
+    nan = L.tridiagonal_solve(z, z, z, np.ones((3, 1), np.float32))
+    assert np.isnan(np.asarray(nan)).all()

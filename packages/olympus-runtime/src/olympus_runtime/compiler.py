@@ -111,9 +111,10 @@ def clear_cache() -> None:
 
 def fingerprint(module: ir.Module) -> str:
     """sha256 of the module's MLIR bytecode (hex). A module that calls jaxlib's LAPACK
-    kernels gets them registered here, on first need (importing them costs ~1 s)."""
+    kernels (``lapack_*``, and the perturbed tridiagonal solve registered with them) gets
+    them registered here, on first need (importing them costs ~1 s)."""
     bc = _bytecode(module)
-    if b"lapack_" in bc:
+    if b"lapack_" in bc or b"tridiagonal_solve_perturbed_ffi" in bc:
         from .custom_calls import register_lapack_targets
 
         register_lapack_targets()

@@ -487,3 +487,67 @@ def _ormqr_lowering(ctx, a, taus, c, *, left=True, transpose=False):
         aliases=[(0, 2)], attrs={"left": ir.BoolAttr.get(bool(left)),
                                  "transpose": ir.BoolAttr.get(bool(transpose))})
     return [out]
+
+
+# --- householder_product, lu_pivots_to_permutation, symmetric_product, tridiagonal_solve ------
+
+
+@register_lowering("householder_product")
+def _householder_product_lowering(ctx, a, taus):
+    """orgqr (ungqr for complex) on the reflectors, updated in place."""
+    a_aval, taus_aval = ctx.avals_in
+    if a_aval.size == 0:
+        return [a]
+    if taus_aval.shape[-1] == 0:  # no reflectors: the first n columns of the identity
+        return [_eye(a_aval.shape, a_aval.dtype)]
+    routine = "ungqr" if dtypes.is_complex(a_aval.dtype) else "orgqr"
+    (q,) = ffi_call(lapack_target(routine, a_aval.dtype), [a, taus], [a_aval, taus_aval],
+                    [a_aval], matrix_operands=[True, False], matrix_results=[True],
+                    aliases=[(0, 0)])
+    return [q]
+
+
+@register_lowering("lu_pivots_to_permutation")
+def _lu_pivots_to_permutation_lowering(ctx, pivots, *, permutation_size):
+    """The row swaps applied in order to an iota, by a ``stablehlo.while`` (as for lu)."""
+    aval = ctx.avals_in[0]
+    return [_pivots_to_permutation(pivots, aval.shape[:-1], aval.shape[-1],
+                                   int(permutation_size))]
+
+
+@register_lowering("symmetric_product")
+def _symmetric_product_lowering(ctx, a, c, *, alpha=1.0, beta=0.0):
+    """``alpha a a^T + beta c`` with a batched ``dot_general`` at HIGHEST precision (JAX
+    lowers it so on CPU; the syrk kernel it calls on GPU fills only the lower triangle)."""
+    from .linalg import _dnums
+
+    a_aval, c_aval = ctx.avals_in
+    nd = a_aval.ndim
+    batch = list(range(nd - 2))
+    prod = hlo.dot_general(
+        mu.aval_to_ir_type(c_aval), a, a, _dnums([nd - 1], [nd - 1], batch, batch),
+        precision_config=ir.ArrayAttr.get([hlo.PrecisionAttr.get("HIGHEST")] * 2))
+    dt = c_aval.dtype
+    return [hlo.add(hlo.multiply(mu.full(c_aval.shape, alpha, dt), prod),
+                    hlo.multiply(mu.full(c_aval.shape, beta, dt), c))]
+
+
+@register_lowering("tridiagonal_solve")
+def _tridiagonal_solve_lowering(ctx, dl, d, du, b, *, perturb_singular=False):
+    """gtsv (Gaussian elimination with partial pivoting; NaN where the matrix is singular),
+    or jaxlib's ``tridiagonal_solve_perturbed_ffi`` with `perturb_singular` (tiny pivots
+    replaced by a small perturbation, as JAX does on CPU)."""
+    dl_aval, d_aval, du_aval, b_aval = ctx.avals_in
+    batch = b_aval.shape[:-2]
+    if b_aval.size == 0:
+        return [b]
+    vec = [False, False, False, True]
+    if perturb_singular:
+        (x,) = ffi_call("tridiagonal_solve_perturbed_ffi", [dl, d, du, b], ctx.avals_in,
+                        [b_aval], matrix_operands=vec, matrix_results=[True])
+        return [x]
+    *_, x, info = ffi_call(
+        lapack_target("gtsv", b_aval.dtype), [dl, d, du, b], ctx.avals_in,
+        [dl_aval, d_aval, du_aval, b_aval, _i32(batch)], matrix_operands=vec,
+        matrix_results=vec + [False], aliases=[(0, 0), (1, 1), (2, 2), (3, 3)])
+    return [_nan_where_not_ok(x, b_aval, _info_ok(info, batch), len(batch))]

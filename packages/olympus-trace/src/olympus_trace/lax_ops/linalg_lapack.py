@@ -19,7 +19,9 @@ from .elementwise import add, conj, div, select
 from .shape_ops import broadcast_in_dim, transpose
 
 __all__ = ["cholesky", "triangular_solve", "lu", "qr", "eigh", "eig", "svd", "symmetrize",
-           "fft", "FftType", "top_k", "hessenberg", "tridiagonal", "schur", "ormqr"]
+           "fft", "FftType", "top_k", "hessenberg", "tridiagonal", "schur", "ormqr",
+           "householder_product", "lu_pivots_to_permutation", "symmetric_product",
+           "tridiagonal_solve"]
 
 
 def _H(x):
@@ -167,3 +169,26 @@ def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
     the product of the Householder reflectors in the lower triangle of `a` (as geqrf
     leaves them) scaled by `taus`."""
     return bind(P.ormqr_p, a, taus, c, left=bool(left), transpose=bool(transpose))
+
+
+def householder_product(a, taus):
+    """The first n columns of ``H_0 H_1 ... H_{k-1}``, ``H_i = I - taus[i] v_i v_i^H`` with
+    v_i column i of `a` below the diagonal and a unit i-th entry (LAPACK's orgqr/ungqr)."""
+    return bind(P.householder_product_p, a, taus)
+
+
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+    """The permutation the row swaps `pivots` (row i with row ``pivots[i]``, in order)
+    apply to ``0 .. permutation_size - 1``."""
+    return bind(P.lu_pivots_to_permutation_p, pivots, permutation_size=int(permutation_size))
+
+
+def symmetric_product(a, c, *, alpha: float = 1.0, beta: float = 0.0):
+    """``alpha * a @ a^T + beta * c``."""
+    return bind(P.symmetric_product_p, a, c, alpha=alpha, beta=beta)
+
+
+def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
+    """X with ``A @ X = b`` for the tridiagonal A of sub-diagonal `dl`, diagonal `d` and
+    super-diagonal `du`."""
+    return bind(P.tridiagonal_solve_p, dl, d, du, b, perturb_singular=bool(perturb_singular))
