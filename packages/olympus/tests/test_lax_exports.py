@@ -26,6 +26,9 @@ def test_primitives_are_the_ir_objects():
     prims = [e.primitive for e in jaxpr.eqns]
     assert prims[0] is lax.sin_p and lax.mul_p in prims and lax.tile_p in prims
     assert lax.reduce_sum_p in prims
+    # olympus.device_put under a trace binds lax.device_put_p, as jax.device_put does.
+    jaxpr = olympus.make_olympuspr(lambda x: olympus.device_put(x))(jnp.ones(2))
+    assert jaxpr.eqns[0].primitive is lax.device_put_p
 
 
 def test_primitive_bind_as_in_jax():

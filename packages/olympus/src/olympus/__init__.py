@@ -86,6 +86,7 @@ from ._src.introspection import (
 from ._src.jit import jit
 from ._src.pmap import pmap
 from ._src.shard_map import shard_map, smap
+from .sharding import NamedSharding, Shard
 from ._src.sharding import (
     clear_caches,
     default_device,
@@ -152,7 +153,7 @@ __all__ = [
     "no_execution", "no_tracing", "olympus2tf_associative_scan_reductions",
     "remove_size_one_mesh_axis_from_type", "softmax_custom_jvp", "thread_guard",
     "ad", "copy_to_host_async", "host_ids", "memory", "float0", "ds",
-    "core", "custom_batching", "dlpack", "image", "ops",
+    "core", "custom_batching", "dlpack", "image", "ops", "NamedSharding", "Shard",
 ]
 from . import debug  # noqa: E402,F401
 

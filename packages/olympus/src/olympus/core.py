@@ -28,6 +28,7 @@ from olympus_ir.core import Olympuspr as _Olympuspr
 from olympus_ir.core import Primitive as _Primitive
 from olympus_ir.core import Var as _Var
 from olympus_ir.pretty import PpContext as _PpContext
+from olympus_ir.shape_poly import InconclusiveDimensionOperation as _InconclusiveDimensionOperation
 from olympus_ir.pretty import PpSettings as _PpSettings
 from olympus_ir.prims.callbacks import Effect as _Effect
 from olympus_ir.verify import OlympusprTypeError as _OlympusprTypeError
@@ -307,6 +308,8 @@ _DEPRECATED = {
     "no_axis_name": (None, no_axis_name),
     "pytype_aval_mappings": (None, pytype_aval_mappings),
     "trace_ctx": (None, trace_ctx),
+    "InconclusiveDimensionOperation": ("olympus.errors.InconclusiveDimensionOperation",
+                                       _InconclusiveDimensionOperation),
 }
 
 _REMOVED = {
