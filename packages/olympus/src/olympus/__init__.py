@@ -86,7 +86,6 @@ from ._src.introspection import (
 from ._src.jit import jit
 from ._src.pmap import pmap
 from ._src.shard_map import shard_map, smap
-from .sharding import NamedSharding, Shard
 from ._src.sharding import (
     clear_caches,
     default_device,
@@ -107,6 +106,7 @@ from ._src.sharding import (
 )
 from ._src.transfers import MemorySpace as _MemorySpace
 from ._src.transfers import device_put
+from .sharding import NamedSharding, Shard
 
 # Source lines of staged equations (StableHLO locations, error messages) name the user's
 # code: frames inside the olympus package (numpy, nn, scipy, lax, the eager lanes) are

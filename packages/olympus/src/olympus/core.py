@@ -28,9 +28,9 @@ from olympus_ir.core import Olympuspr as _Olympuspr
 from olympus_ir.core import Primitive as _Primitive
 from olympus_ir.core import Var as _Var
 from olympus_ir.pretty import PpContext as _PpContext
-from olympus_ir.shape_poly import InconclusiveDimensionOperation as _InconclusiveDimensionOperation
 from olympus_ir.pretty import PpSettings as _PpSettings
 from olympus_ir.prims.callbacks import Effect as _Effect
+from olympus_ir.shape_poly import InconclusiveDimensionOperation as _InconclusiveDimensionOperation
 from olympus_ir.verify import OlympusprTypeError as _OlympusprTypeError
 from olympus_trace import core as _tcore
 from olympus_trace.batching import BatchTrace as _BatchTrace
