@@ -175,3 +175,17 @@ def test_dot_algorithm_presets_as_precision():
         lax.dot(a, b, precision=algo)
     with pytest.raises(ValueError, match="Precision argument must be one of"):
         lax.dot(a, b, precision="F32_F32_XX")
+
+
+def test_pshuffle_and_pswapaxes():
+    """Under a named vmap, against reference JAX 0.10.2's recorded outputs of the same
+    calls (pshuffle: member i gets member perm[i]; pswapaxes: the mapped axis swapped with
+    axis 0, a transpose here)."""
+    x = np.arange(8.0).reshape(4, 2)
+    got = olympus.vmap(lambda v: lax.pshuffle(v, "i", [3, 0, 1, 2]), axis_name="i")(x)
+    assert np.asarray(got).tolist() == [[6.0, 7.0], [0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    got = olympus.vmap(lambda v: lax.pswapaxes(v, "i", 0), axis_name="i")(
+        np.arange(9.0).reshape(3, 3))
+    assert np.asarray(got).tolist() == [[0.0, 3.0, 6.0], [1.0, 4.0, 7.0], [2.0, 5.0, 8.0]]
+    with pytest.raises(ValueError, match=r"`perm` does not represent a permutation: \[0, 0\]"):
+        lax.pshuffle(x, "i", [0, 0])

@@ -119,8 +119,10 @@ from olympus_trace.lax_ops import (
     population_count,
     pow,
     ppermute,
+    pshuffle,
     psum,
     psum_scatter,
+    pswapaxes,
     real,
     reciprocal,
     reduce_and,
@@ -191,7 +193,7 @@ from .control_flow import cond, fori_loop, map, scan, switch, while_loop
 
 __all__ = [
     "with_sharding_constraint", "all_to_all", "axis_size", "pbroadcast", "pcast", "ppermute",
-    "psum_scatter",
+    "psum_scatter", "pshuffle", "pswapaxes",
     "ConvDimensionNumbers", "FftType", "GatherDimensionNumbers", "GatherScatterMode",
     "ScatterDimensionNumbers", "abs", "acos", "acosh", "add", "all_gather", "argmax",
     "argmin", "asin", "asinh", "atan", "atan2", "atanh", "axis_index", "bessel_i0e",
