@@ -77,6 +77,10 @@ ALLOWED_MISSING: dict[tuple[str, str], str] = {
        f"JAX's `Differentiation rule for '{name}' not implemented`)"
        for name in ("hessenberg", "tridiagonal", "schur", "ormqr", "householder_product",
                     "symmetric_product")},
+    ("rng_uniform", "JVP"): "as in JAX 0.10.2: XLA's stateful generator has no derivative "
+    "(grad raises JAX's `Differentiation rule for 'rng_uniform' not implemented`)",
+    ("rng_uniform", "batching"): "as in JAX 0.10.2 (vmap raises JAX's `Batching rule for "
+    "'rng_uniform' not implemented`)",
     ("lu_pivots_to_permutation", "JVP"): "its operand and result are integers: a JVP only "
     "ever sees zero tangents, which skip the rule (JAX defines none either)",
 }
