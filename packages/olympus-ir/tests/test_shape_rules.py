@@ -792,6 +792,9 @@ ERRORS = [
      "leading ndim-1 dimensions of b equal the dimensions of the diagonal arguments"),
     ("symmetric_product", "i32[3,2] i32[3,3]", {}, "two floating matrices of one dtype"),
     ("schur", "i32[3,3]", {}, "schur requires a float32.*got int32"),
+    # JAX 0.10.2's words (recorded): abs is the elementwise op refusing 2/4-bit integers
+    ("abs", "i4[3]", {}, "abs does not accept dtype int4. Support for narrow-width integers"),
+    ("abs", "u2[3]", {}, "abs does not accept dtype uint2"),
     ("top_k", "f32[5]", dict(k=True), "top_k k must be an int, got True"),
     ("device_put", "f32[4]", dict(devices=(None, None), srcs=(None,),
                                   copy_semantics=(ACS.ALWAYS_COPY,)),

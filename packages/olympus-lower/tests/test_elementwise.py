@@ -705,3 +705,18 @@ def test_narrow_dtype_constants_and_conversions_lower(dt):
     t = dtypes.NARROW_MLIR_NAMES[dt]
     assert f"stablehlo.convert %arg0 : (tensor<2xf32>) -> tensor<2x{t}>" in text
     assert f"-> (tensor<2x{t}>" in text
+
+
+@pytest.mark.parametrize("dt", [dtypes.int2, dtypes.uint2, dtypes.int4], ids=lambda d: d.name)
+def test_narrow_int_concatenate_runs(dt):
+    """XLA's CPU backend aborts the process on an unfused concatenate of 2-bit integers
+    (reference JAX 0.10.2 does, eagerly); Olympus concatenates them as 8-bit integers."""
+    x = np.array([[1, 0, 1]], dt)
+    b = Builder()
+    v, w = b.arg(x.shape, dt), b.arg(x.shape, dt)
+    cat = b.eqn(P.concatenate_p, v, w, dimension=0)
+    out = b.eqn(P.convert_element_type_p, cat, new_dtype=np.dtype(np.int32), weak_type=False)
+    lowered, (got,) = run(b.build([out]), x, x)
+    np.testing.assert_array_equal(got, [[1, 0, 1], [1, 0, 1]])
+    if dt != dtypes.int4:
+        assert "tensor<2x3xi8>" in lowered.as_text() or "tensor<2x3xui8>" in lowered.as_text()

@@ -173,7 +173,20 @@ erfc_p = _def("erfc", _float)
 erf_inv_p = _def("erf_inv", _float)
 lgamma_p = _def("lgamma", _float)
 digamma_p = _def("digamma", _float)
-abs_p = _def("abs", _number, _real_dtype)
+abs_p = new_primitive("abs")
+_abs_elementwise = _elementwise_rule("abs", _number, _real_dtype)
+
+
+@def_shape_rule(abs_p)
+def abs_shape_rule(*avals, **params):
+    """As JAX: the one elementwise primitive refusing the 2- and 4-bit integers."""
+    for x in avals:
+        if x.dtype in (dtypes.int2, dtypes.uint2, dtypes.int4, dtypes.uint4):
+            raise TypeError(
+                f"abs does not accept dtype {x.dtype.name}. Support for narrow-width integers "
+                "is platform-dependent and limited to a few specific operations, e.g. basic "
+                "arithmetic and type casting.")
+    return _abs_elementwise(*avals, **params)
 real_p = _def("real", _complex, _real_dtype)
 imag_p = _def("imag", _complex, _real_dtype)
 conj_p = _def("conj", _inexact, lambda dt: dt if dtypes.is_complex(dt) else _complex_dtype(dt))
