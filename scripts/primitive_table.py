@@ -56,7 +56,7 @@ LINEAR = frozenset({
     # indexing
     "dynamic_slice", "dynamic_update_slice", "gather", "scatter", "scatter_add",
     # linalg_lapack: the FFT, and a triangular solve in its right-hand side
-    "fft", "triangular_solve",
+    "fft", "triangular_solve", "tridiagonal_solve",
     # collectives
     "psum", "all_gather", "ppermute", "psum_scatter", "all_to_all", "pvary", "psum_invariant",
     # sharding
@@ -73,6 +73,16 @@ ALLOWED_MISSING: dict[tuple[str, str], str] = {
     "custom_vjp (the exported VJP module), never the primitive itself",
     ("call_exported", "batching"): "as in JAX, a serialized module cannot be batched "
     "(vmap raises JAX's `Batching rule for 'call_exported' not implemented`)",
+    **{(name, "JVP"): "as in JAX 0.10.2, which defines no derivative for it (grad raises "
+       f"JAX's `Differentiation rule for '{name}' not implemented`)"
+       for name in ("hessenberg", "tridiagonal", "schur", "ormqr", "householder_product",
+                    "symmetric_product")},
+    ("rng_uniform", "JVP"): "as in JAX 0.10.2: XLA's stateful generator has no derivative "
+    "(grad raises JAX's `Differentiation rule for 'rng_uniform' not implemented`)",
+    ("rng_uniform", "batching"): "as in JAX 0.10.2 (vmap raises JAX's `Batching rule for "
+    "'rng_uniform' not implemented`)",
+    ("lu_pivots_to_permutation", "JVP"): "its operand and result are integers: a JVP only "
+    "ever sees zero tangents, which skip the rule (JAX defines none either)",
 }
 
 #: The layers every primitive needs a rule in (transpose: only the LINEAR ones).

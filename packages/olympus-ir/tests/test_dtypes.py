@@ -211,7 +211,7 @@ def test_canonicalize_python_types_and_defaults(x32):
     assert dtypes.python_scalar_dtype(3) == np.int64
 
 
-@pytest.mark.parametrize("bad", ["U3", object, np.dtype(ml_dtypes.float8_e4m3fn)])
+@pytest.mark.parametrize("bad", ["U3", object, np.dtype(np.longdouble)])
 def test_canonicalize_rejects_unsupported(bad):
     with pytest.raises(TypeError, match="does not support"):
         dtypes.canonicalize_dtype(bad)
@@ -302,3 +302,146 @@ def test_a_type_too_big_for_xla_is_refused_when_made():
             ShapedArray(shape, dt)
     assert ShapedArray((2**63 - 1,), np.int8).shape == (2**63 - 1,)
     assert ShapedArray((2**61 - 1,), np.float32).size == 2**61 - 1
+
+
+# --- The narrow dtypes (float8/float6/float4, 1/2/4-bit integers) ----------------------
+
+_DATA = __import__("pathlib").Path(__file__).parent / "data"
+
+
+def _named(name: str) -> np.dtype:
+    return np.dtype(getattr(ml_dtypes, name) if name in ml_dtypes.__all__ or name in (
+        "int1", "uint1") else name)
+
+
+def test_narrow_promotion_table_is_jaxs():
+    """`promote_types` of every narrow dtype with every dtype, against the table recorded
+    from reference JAX 0.10.2 (``jnp.promote_types(a, b)`` or the error it raised): the
+    narrow types promote only with themselves, bool, and (the floats) every wider integer,
+    because they sit right above the weak nodes in the lattice."""
+    import json
+
+    table = json.loads((_DATA / "narrow_promotion_jax.json").read_text())
+    assert len(table) == 17 * (17 + 15)
+    for key, want in table.items():
+        a, b = map(_named, key.split(","))
+        if want == "TypePromotionError":
+            with pytest.raises(dtypes.TypePromotionError):
+                dtypes.promote_types(a, b)
+            with pytest.raises(dtypes.TypePromotionError):
+                dtypes.promote_types(b, a)
+        else:
+            assert dtypes.promote_types(a, b) == np.dtype(want), key
+            assert dtypes.promote_types(b, a) == np.dtype(want), key
+
+
+@pytest.mark.parametrize("args,want", [
+    ((dtypes.float8_e4m3fn, dtypes.float8_e5m2),
+     "Input dtypes ('float8_e4m3fn', 'float8_e5m2') have no available implicit dtype "
+     "promotion path. To avoid unintended promotion, 8-bit floats do not support implicit "
+     "promotion. If you'd like your inputs to be promoted to another type, you can do so "
+     "explicitly using e.g. x.astype('float32')"),
+    ((dtypes.int4, dtypes.int32),
+     "Input dtypes ('int4', 'int32') have no available implicit dtype promotion path. To "
+     "avoid unintended promotion, 1-bit, 2-bit and 4-bit integers do not support implicit "
+     "promotion. If you'd like your inputs to be promoted to another type, you can do so "
+     "explicitly using e.g. x.astype('int32')"),
+    ((dtypes.float4_e2m1fn, dtypes.float16),
+     "Input dtypes ('float4_e2m1fn', 'float16') have no available implicit dtype promotion "
+     "path. To avoid unintended promotion, 4-bit floats do not support implicit promotion. "
+     "If you'd like your inputs to be promoted to another type, you can do so explicitly "
+     "using e.g. x.astype('float32')"),
+    ((dtypes.float6_e2m3fn, dtypes.int4),
+     "Input dtypes ('float6_e2m3fn', 'int4') have no available implicit dtype promotion "
+     "path. To avoid unintended promotion, 6-bit floats do not support implicit promotion. "
+     "If you'd like your inputs to be promoted to another type, you can do so explicitly "
+     "using e.g. x.astype('float32')"),
+    ((dtypes.int4, 1.0),
+     "Input dtypes ('int4', \"<class 'float'>\") have no available implicit dtype promotion "
+     "path. To avoid unintended promotion, 1-bit, 2-bit and 4-bit integers do not support "
+     "implicit promotion. If you'd like your inputs to be promoted to another type, you can "
+     "do so explicitly using e.g. x.astype('int32')"),
+    ((dtypes.float8_e4m3fn, 1j),
+     "Input dtypes ('float8_e4m3fn', \"<class 'complex'>\") have no available implicit dtype "
+     "promotion path. To avoid unintended promotion, 8-bit floats do not support implicit "
+     "promotion. If you'd like your inputs to be promoted to another type, you can do so "
+     "explicitly using e.g. x.astype('float32')"),
+])
+def test_narrow_promotion_errors_are_jaxs(args, want):
+    """The refusals worded as reference JAX 0.10.2 words them (recorded from
+    ``jnp.promote_types`` and from ``x + y`` on arrays of these dtypes)."""
+    import re
+
+    with pytest.raises(dtypes.TypePromotionError, match=re.escape(want) + "$"):
+        dtypes.result_type(*args)
+
+
+@pytest.mark.parametrize("dt", dtypes.NARROW_DTYPES, ids=lambda d: d.name)
+def test_narrow_dtypes_with_weak_scalars_keep_their_dtype(dt):
+    """A Python scalar of the dtype's kind (and bool) adopts the narrow dtype, strongly typed,
+    as in JAX (``float8 array + 1.0`` is float8_e..., ``int4 array + 1`` is int4)."""
+    scalar = 1.0 if dtypes.is_float(dt) else 1
+    assert dtypes.result_type(dt, scalar, return_weak_type_flag=True) == (dt, False)
+    assert dtypes.result_type(dt, True) == dt
+    assert dtypes.canonicalize_dtype(dt) == dt
+    if dtypes.is_float(dt):
+        assert dtypes.result_type(dt, 1) == dt  # ints promote up into the floats
+
+
+@pytest.mark.parametrize("dt,short,mlir", [
+    (dtypes.float8_e3m4, "f8_e3m4", "f8E3M4"), (dtypes.float8_e4m3, "f8_e4m3", "f8E4M3"),
+    (dtypes.float8_e4m3b11fnuz, "f8_e4m3b11fnuz", "f8E4M3B11FNUZ"),
+    (dtypes.float8_e4m3fn, "f8_e4m3fn", "f8E4M3FN"),
+    (dtypes.float8_e4m3fnuz, "f8_e4m3fnuz", "f8E4M3FNUZ"),
+    (dtypes.float8_e5m2, "f8_e5m2", "f8E5M2"), (dtypes.float8_e5m2fnuz, "f8_e5m2fnuz", "f8E5M2FNUZ"),
+    (dtypes.float8_e8m0fnu, "f8_e8m0fnu", "f8E8M0FNU"),
+    (dtypes.float6_e2m3fn, "f6_e2m3fn", "f6E2M3FN"), (dtypes.float6_e3m2fn, "f6_e3m2fn", "f6E3M2FN"),
+    (dtypes.float4_e2m1fn, "f4_e2m1fn", "f4E2M1FN"),
+    (dtypes.int4, "i4", "i4"), (dtypes.uint4, "u4", "ui4"), (dtypes.int2, "i2", "i2"),
+    (dtypes.uint2, "u2", "ui2"), (dtypes.int1, "i1", "i1"), (dtypes.uint1, "u1", "ui1"),
+])
+def test_narrow_short_and_mlir_names(dt, short, mlir):
+    """The names JAX 0.10.2 prints in a jaxpr (``f8_e4m3fn[3]``, ``i4[2]``) and in StableHLO
+    (``tensor<3xf8E4M3FN>``, ``tensor<2xui4>``), recorded from reference JAX."""
+    assert dtypes.short_name(dt) == short
+    assert dtypes.from_short_name(short) == dt
+    assert dtypes.NARROW_MLIR_NAMES[dt] == mlir
+
+
+def test_numpy_codes_keep_their_numpy_meaning():
+    """``'i4'``, ``'u2'``, ``'i1'`` as dtype-likes are NumPy's int32, uint16 and int8; only the
+    printed-IR parser reads them as the narrow integers."""
+    assert dtypes.dtype("i4") == np.int32
+    assert dtypes.dtype("u2") == np.uint16
+    assert dtypes.dtype("i1") == np.int8
+
+
+def test_narrow_finfo_iinfo():
+    """Machine limits (by hand from the formats: e4m3fn's largest is 1.75 * 2**8, e5m2's
+    1.75 * 2**15, e2m1fn's 6; e8m0fnu has no sign, no zero and no infinity)."""
+    f = dtypes.finfo(dtypes.float8_e4m3fn)
+    assert (float(f.max), float(f.eps), f.bits) == (448.0, 0.125, 8)
+    assert float(dtypes.finfo(dtypes.float8_e5m2).max) == 57344.0
+    assert float(dtypes.finfo(dtypes.float4_e2m1fn).max) == 6.0
+    assert dtypes.finfo(dtypes.float4_e2m1fn).bits == 4
+    assert float(dtypes.finfo(dtypes.float6_e3m2fn).max) == 28.0
+    assert float(dtypes.finfo(dtypes.float8_e8m0fnu).max) == 2.0 ** 127
+    for dt, lo, hi, bits in ((dtypes.int4, -8, 7, 4), (dtypes.uint4, 0, 15, 4),
+                             (dtypes.int2, -2, 1, 2), (dtypes.uint2, 0, 3, 2),
+                             (dtypes.int1, -1, 0, 1), (dtypes.uint1, 0, 1, 1)):
+        i = dtypes.iinfo(dt)
+        assert (int(i.min), int(i.max), i.bits) == (lo, hi, bits)
+        assert dtypes.itemsize_bits(dt) == bits
+    assert dtypes.supports_inf(dtypes.float8_e5m2) and dtypes.supports_inf(np.float32)
+    assert not dtypes.supports_inf(dtypes.float8_e4m3fn)
+    assert not dtypes.supports_inf(dtypes.float8_e8m0fnu)
+    assert not dtypes.supports_inf(dtypes.float4_e2m1fn)
+
+
+@pytest.mark.parametrize("dt,parent", [
+    (dtypes.float8_e4m3fn, np.floating), (dtypes.float6_e2m3fn, np.inexact),
+    (dtypes.int1, np.signedinteger), (dtypes.uint1, np.unsignedinteger),
+    (dtypes.int4, np.integer), (dtypes.float4_e2m1fn, np.number)])
+def test_narrow_dtypes_in_the_abstract_hierarchy(dt, parent):
+    assert dtypes.issubdtype(dt, parent)
+    assert not dtypes.issubdtype(dt, np.complexfloating)

@@ -306,6 +306,31 @@ def _cases():
         _single(P.device_put_p, [m], devices=(MemorySpace.Host,), srcs=(None,),
                 copy_semantics=(ACS.ALWAYS_COPY,)),
         ['mhlo.memory_kind = "pinned_host"', "return %arg0"])
+    v2 = A((2,), F32)
+    cases["hessenberg"] = (_single(P.hessenberg_p, [sq]),
+                           ["stablehlo.custom_call @lapack_sgehrd_ffi(%arg0)"])
+    cases["tridiagonal"] = (_single(P.tridiagonal_p, [sq], lower=True),
+                            ["stablehlo.custom_call @lapack_ssytrd_ffi(%arg0)"])
+    cases["schur"] = (_single(P.schur_p, [sq], compute_schur_vectors=True,
+                              sort_eig_vals=False, select_callable=None),
+                      ["stablehlo.custom_call @lapack_sgees_ffi(%arg0)"])
+    cases["ormqr"] = (_single(P.ormqr_p, [sq, v2, m.update(shape=(3, 2))], left=True,
+                              transpose=False),
+                      ["stablehlo.custom_call @lapack_sormqr_ffi(%arg0, %arg1, %arg2)"])
+    cases["householder_product"] = (_single(P.householder_product_p, [sq, v2]),
+                                    ["stablehlo.custom_call @lapack_sorgqr_ffi(%arg0, %arg1)"])
+    cases["lu_pivots_to_permutation"] = (
+        _single(P.lu_pivots_to_permutation_p, [i3], permutation_size=4),
+        ["stablehlo.while(", "-> tensor<4xi32>"])
+    cases["symmetric_product"] = (
+        _single(P.symmetric_product_p, [m, A((2, 2), F32)], alpha=1.0, beta=0.0),
+        ["stablehlo.dot_general %arg0, %arg0", "precision = [HIGHEST, HIGHEST]"])
+    cases["tridiagonal_solve"] = (
+        _single(P.tridiagonal_solve_p, [x3, x3, x3, m.update(shape=(3, 2))],
+                perturb_singular=False),
+        ["stablehlo.custom_call @lapack_sgtsv_ffi(%arg0, %arg1, %arg2, %arg3)"])
+    cases["rng_uniform"] = (_single(P.rng_uniform_p, [A((), F32), A((), F32)], shape=(3,)),
+                            ["stablehlo.rng %arg0, %arg1", "distribution = UNIFORM"])
     cases["top_k"] = (_single(P.top_k_p, [m], k=2),
                       ["chlo.top_k(%arg0, k = 2)", "-> (tensor<2x2xf32>, tensor<2x2xi32>)"])
     return cases

@@ -303,3 +303,63 @@ def test_matrix_layouts_are_column_major():
     assert "result_layouts = [dense<[1, 0]> : tensor<2xindex>, dense<[1, 0]> : " \
            "tensor<2xindex>, dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 2, 0]> : " \
            "tensor<3xindex>, dense<0> : tensor<1xindex>]" in call
+
+
+# --- hessenberg, tridiagonal, schur, ormqr, householder_product, tridiagonal_solve ---------
+
+
+@pytest.mark.parametrize("dt", [F32, C64])
+def test_condensed_forms_against_scipy(dt):
+    """Batches (leading dimension 2) through gehrd, sytrd/hetrd and gees, against SciPy's
+    wrappers of the same LAPACK routines."""
+    import scipy.linalg as sl
+
+    a = _rand((2, 4, 4), dt)
+    _, (h, taus) = run_one(P.hessenberg_p, a)
+    for i in range(2):
+        assert_close(np.triu(h[i], -1), sl.hessenberg(a[i]), dt, **LAPACK_TOL[dt])
+    herm = a + np.conj(np.swapaxes(a, 1, 2))
+    _, (_, d, e, _) = run_one(P.tridiagonal_p, herm, lower=True)
+    for i in range(2):
+        t = np.diag(d[i]) + np.diag(e[i], 1) + np.diag(e[i], -1)
+        np.testing.assert_allclose(np.linalg.eigvalsh(t), np.linalg.eigvalsh(herm[i]),
+                                   rtol=1e-3, atol=1e-3)
+    _, (t, q) = run_one(P.schur_p, a, compute_schur_vectors=True, sort_eig_vals=False,
+                        select_callable=None)
+    for i in range(2):
+        assert_close(t[i], sl.schur(a[i])[0], dt, **LAPACK_TOL[dt])
+        assert_close(q[i] @ t[i] @ np.conj(q[i].T), a[i], dt, **LAPACK_TOL[dt])
+
+
+def test_reflector_products_and_solves():
+    """ormqr and orgqr on geqrf's reflectors (SciPy's LAPACK) against numpy's complete Q;
+    gtsv against a dense solve; the pivot permutation; alpha a a^T + beta c."""
+    import scipy.linalg.lapack as lapack
+
+    a = _rand((5, 3), F32)
+    refl, taus = lapack.sgeqrf(a)[:2]
+    q = np.linalg.qr(a, mode="complete")[0]
+    c = _rand((5, 2), F32)
+    _, (got,) = run_one(P.ormqr_p, refl, taus, c, left=True, transpose=True)
+    assert_close(got, q.T @ c, F32, **LAPACK_TOL[F32])
+    _, (qq,) = run_one(P.householder_product_p, refl, taus)
+    assert_close(qq, q[:, :3], F32, **LAPACK_TOL[F32])
+    dl, du = _rand((4,)), _rand((4,))
+    d = (4 + rng.random(4)).astype(np.float32)
+    dl[0] = du[-1] = 0
+    b = _rand((4, 2))
+    _, (x,) = run_one(P.tridiagonal_solve_p, dl, d, du, b, perturb_singular=False)
+    dense = np.diag(d) + np.diag(dl[1:], -1) + np.diag(du[:-1], 1)
+    assert_close(x, np.linalg.solve(dense, b), F32, **LAPACK_TOL[F32])
+    _, (perm,) = run_one(P.lu_pivots_to_permutation_p, np.array([2, 2, 2], np.int32),
+                         permutation_size=5)
+    assert perm.tolist() == [2, 0, 1, 3, 4]
+    m, cc = _rand((3, 2)), _rand((3, 3))
+    _, (sp,) = run_one(P.symmetric_product_p, m, cc, alpha=2.0, beta=0.5)
+    assert_close(sp, 2 * m @ m.T + 0.5 * cc, F32, rtol=1e-5, atol=1e-5)
+
+
+def test_rng_uniform_bounds():
+    _, (r,) = run_one(P.rng_uniform_p, np.float32(-1), np.float32(1), shape=(500,))
+    assert r.shape == (500,) and r.dtype == np.float32
+    assert r.min() >= -1 and r.max() < 1 and r.std() > 0.2

@@ -41,7 +41,9 @@ def test_sharding_interning_and_layout():
     assert pickle.loads(pickle.dumps(s)) is s
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.int8, ml_dtypes.bfloat16, np.bool_])
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, ml_dtypes.bfloat16, np.bool_,
+                                   ml_dtypes.float8_e4m3fn, ml_dtypes.int4,
+                                   ml_dtypes.float4_e2m1fn])
 def test_split_put_and_read_back(dtype):
     x = (np.arange(12).reshape(4, 3) % 5).astype(dtype)
     rows = ort.GSPMDSharding(ort.devices(), xc.HloSharding.iota_tile([2, 1]))

@@ -211,3 +211,60 @@ def test_bfloat16_values():
     assert back.dtype == dtypes.bfloat16 and not back.flags.writeable
     np.testing.assert_array_equal(back.astype(np.float32), x.astype(np.float32))
     assert a.tolist() == [[1.5, -2.25], [3.0, float(x[1, 1])]]
+
+
+# --- The narrow dtypes ------------------------------------------------------------------
+
+#: The narrow dtypes jaxlib's CPU client holds and reads back (float8 through DLPack, the
+#: sub-byte ones widened on the device first).
+HELD_NARROW = [d for d in dtypes.NARROW_DTYPES
+               if d not in dtypes.FLOAT6_DTYPES and d not in (dtypes.int1, dtypes.uint1)]
+
+
+def _narrow_values(dt, n):
+    if dtypes.is_integer(dt):
+        info = dtypes.iinfo(dt)
+        return np.resize(np.arange(int(info.min), int(info.max) + 1), n).astype(dt)
+    if dt == dtypes.float8_e8m0fnu:
+        return (2.0 ** (np.arange(n) % 9 - 4)).astype(dt)
+    return np.resize(np.array([-6, -1.5, -0.5, 0, 0.5, 1, 2, 4]), n).astype(dt)
+
+
+@pytest.mark.parametrize("dt", HELD_NARROW, ids=lambda d: d.name)
+@pytest.mark.parametrize("shape", [(3, 5), (), (0, 2), (7,)], ids=str)
+def test_narrow_round_trip(dt, shape):
+    """Put and read back exactly, every value of the integer types and a spread of each
+    float format's values (odd lengths exercise the packing of two 4-bit values a byte)."""
+    x = _narrow_values(dt, int(np.prod(shape))).reshape(shape)
+    a = ort.device_put(x)
+    assert a.dtype == dt and a.shape == shape and not a.weak_type
+    back = ort.device_get(a)
+    assert back.dtype == dt and back.shape == shape
+    np.testing.assert_array_equal(back.astype(np.float32), x.astype(np.float32))
+    np.testing.assert_array_equal(np.asarray(a).astype(np.float32), x.astype(np.float32))
+    assert not np.asarray(a).flags.writeable
+
+
+@pytest.mark.parametrize("dt", dtypes.FLOAT6_DTYPES, ids=lambda d: d.name)
+def test_float6_cannot_be_put(dt):
+    """jaxlib's CPU client has no float6 buffers; the put fails with the error reference JAX
+    0.10.2 gets from ``jax.device_put`` (recorded)."""
+    with pytest.raises(ort.XlaRuntimeError, match=f"Unknown NumPy dtype dtype\\({dt.name}\\)"):
+        ort.device_put(np.zeros(2, dt))
+
+
+def test_float6_programs_are_refused_before_xla():
+    """XLA aborts the process compiling a float6 constant (reference JAX 0.10.2 does, with
+    ``jit(lambda: jnp.ones(2, jnp.float6_e2m3fn))()``); any float6 program is refused before
+    XLA sees it, with the error JAX gets for the float6 programs XLA rejects (recorded)."""
+    text = """
+module @f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main() -> tensor<2xf32> {
+    %c = stablehlo.constant dense<1.000000e+00> : tensor<2xf6E2M3FN>
+    %0 = stablehlo.convert %c : (tensor<2xf6E2M3FN>) -> tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}"""
+    with pytest.raises(ort.XlaRuntimeError,
+                       match=r"INVALID_ARGUMENT: Invalid XLA PrimitiveType: 36 \(F6E2M3FN\)"):
+        ort.compile(text, in_avals=[], out_avals=[ShapedArray((2,), np.float32)])

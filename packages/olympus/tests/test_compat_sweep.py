@@ -58,11 +58,6 @@ _AWAITING = {
     ("jax.errors", "JaxRuntimeError"): "issue 17 (error classes)",
     ("jax.experimental", "hijax"): "see _INTERNAL_MODULES",
     ("jax.experimental.layout", "Format"): "layouts are not modelled by Olympus yet",
-    ("jax.lax", "pswapaxes"): "issue 20 (collectives outside vmap)",
-    ("jax.numpy", "float8_e4m3fn"): "issue 24 (narrow float dtypes)",
-    ("jax.numpy", "float8_e4m3fnuz"): "issue 24 (narrow float dtypes)",
-    ("jax.numpy", "float8_e5m2"): "issue 24 (narrow float dtypes)",
-    ("jax.numpy", "float8_e5m2fnuz"): "issue 24 (narrow float dtypes)",
 }
 
 

@@ -5,6 +5,7 @@ messages recorded from reference JAX 0.10.2 (renamed)."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -178,3 +179,24 @@ def test_host_helpers():
     assert olympus.ad.DontWant() == olympus.ad.DontWant()
     for name in ("core", "custom_batching", "dlpack", "image", "ops"):
         assert getattr(olympus, name).__name__ == f"olympus.{name}"
+
+
+def test_inconclusive_dimension_operation_is_the_errors_class():
+    """JAX 0.10.2 warns ``jax.core.InconclusiveDimensionOperation is deprecated. Use
+    jax.errors.InconclusiveDimensionOperation.`` (recorded) and gives the errors class."""
+    import olympus.core
+
+    with pytest.warns(DeprecationWarning, match=re.escape(
+            "olympus.core.InconclusiveDimensionOperation is deprecated. Use "
+            "olympus.errors.InconclusiveDimensionOperation.")):
+        cls = olympus.core.InconclusiveDimensionOperation
+    assert cls is olympus.errors.InconclusiveDimensionOperation
+
+
+def test_top_level_sharding_names():
+    """JAX 0.10.2 exports ``jax.NamedSharding`` (``is jax.sharding.NamedSharding``) and
+    ``jax.Shard`` at top level."""
+    assert olympus.NamedSharding is olympus.sharding.NamedSharding
+    assert olympus.Shard is olympus.sharding.Shard
+    shard = olympus.device_put(np.arange(3)).addressable_shards[0]
+    assert isinstance(shard, olympus.Shard)

@@ -26,6 +26,9 @@ def test_primitives_are_the_ir_objects():
     prims = [e.primitive for e in jaxpr.eqns]
     assert prims[0] is lax.sin_p and lax.mul_p in prims and lax.tile_p in prims
     assert lax.reduce_sum_p in prims
+    # olympus.device_put under a trace binds lax.device_put_p, as jax.device_put does.
+    jaxpr = olympus.make_olympuspr(lambda x: olympus.device_put(x))(jnp.ones(2))
+    assert jaxpr.eqns[0].primitive is lax.device_put_p
 
 
 def test_primitive_bind_as_in_jax():
@@ -172,3 +175,42 @@ def test_dot_algorithm_presets_as_precision():
         lax.dot(a, b, precision=algo)
     with pytest.raises(ValueError, match="Precision argument must be one of"):
         lax.dot(a, b, precision="F32_F32_XX")
+
+
+def test_pshuffle_and_pswapaxes():
+    """Under a named vmap, against reference JAX 0.10.2's recorded outputs of the same
+    calls (pshuffle: member i gets member perm[i]; pswapaxes: the mapped axis swapped with
+    axis 0, a transpose here)."""
+    x = np.arange(8.0).reshape(4, 2)
+    got = olympus.vmap(lambda v: lax.pshuffle(v, "i", [3, 0, 1, 2]), axis_name="i")(x)
+    assert np.asarray(got).tolist() == [[6.0, 7.0], [0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    got = olympus.vmap(lambda v: lax.pswapaxes(v, "i", 0), axis_name="i")(
+        np.arange(9.0).reshape(3, 3))
+    assert np.asarray(got).tolist() == [[0.0, 3.0, 6.0], [1.0, 4.0, 7.0], [2.0, 5.0, 8.0]]
+    with pytest.raises(ValueError, match=r"`perm` does not represent a permutation: \[0, 0\]"):
+        lax.pshuffle(x, "i", [0, 0])
+
+
+def test_rng_uniform_as_in_jax():
+    """Olympuspr, StableHLO and errors recorded from reference JAX 0.10.2; the values lie
+    in [a, b) (they are XLA's stateful generator's, not reproducible, so only bounds)."""
+    assert str(olympus.make_olympuspr(lambda: lax.rng_uniform(0.0, 1.0, (3,)))()) == (
+        "{ lambda ; . let\n    a:f32[3] = rng_uniform[shape=(3,)] 0.0:f32[] 1.0:f32[]\n"
+        "  in (a,) }")
+    r = lax.rng_uniform(jnp.float32(2), jnp.float32(3), (1000,))
+    assert r.dtype == jnp.float32 and not r.weak_type and r.shape == (1000,)
+    assert float(r.min()) >= 2 and float(r.max()) < 3 and float(r.std()) > 0.1
+    assert lax.rng_uniform(0, 10, (5,)).dtype == jnp.int32
+    text = olympus.jit(lambda: lax.rng_uniform(0.0, 1.0, (3,))).lower().as_text()
+    assert ("stablehlo.rng %cst, %cst_0, %c, distribution = UNIFORM : (tensor<f32>, "
+            "tensor<f32>, tensor<1xi64>) -> tensor<3xf32>") in text
+    with pytest.raises(ValueError, match="Arguments to rng_uniform must have identical "
+                                         "dtypes, got float32 and int32."):
+        lax.rng_uniform(jnp.float32(0), jnp.int32(1), (2,))
+    with pytest.raises(NotImplementedError,
+                       match="Differentiation rule for 'rng_uniform' not implemented"):
+        olympus.grad(lambda a: lax.rng_uniform(a, 1.0, (3,)).sum())(0.0)
+    with pytest.raises(NotImplementedError,
+                       match="Batching rule for 'rng_uniform' not implemented"):
+        olympus.vmap(lambda a: lax.rng_uniform(a, 1.0, (3,)))(jnp.zeros(2))
+    assert lax.rng_uniform_p.name == "rng_uniform"

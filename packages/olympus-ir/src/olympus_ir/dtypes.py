@@ -34,15 +34,52 @@ ALL_DTYPES: tuple[np.dtype, ...] = (
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     float16, bfloat16, float32, float64, complex64, complex128,
 )
-_ALL_SET = frozenset(ALL_DTYPES)
+
+# The narrow types ml_dtypes defines beside bfloat16, with the names JAX prints them
+# under in a jaxpr (``f8_e4m3fn[3]``, ``i4[2]``). They take no part in implicit promotion
+# with each other (JAX refuses it), only with weakly typed values.
+_FLOAT8_NAMES = ("float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
+                 "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu")
+_FLOAT6_NAMES = ("float6_e2m3fn", "float6_e3m2fn")
+_FLOAT4_NAMES = ("float4_e2m1fn",)
+_INTN_NAMES = ("int4", "uint4", "int2", "uint2", "int1", "uint1")
+float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, \
+    float8_e5m2fnuz, float8_e8m0fnu = (np.dtype(getattr(ml_dtypes, n)) for n in _FLOAT8_NAMES)
+float6_e2m3fn, float6_e3m2fn = (np.dtype(getattr(ml_dtypes, n)) for n in _FLOAT6_NAMES)
+float4_e2m1fn = np.dtype(ml_dtypes.float4_e2m1fn)
+int4, uint4, int2, uint2, int1, uint1 = (np.dtype(getattr(ml_dtypes, n)) for n in _INTN_NAMES)
+FLOAT8_DTYPES = tuple(np.dtype(getattr(ml_dtypes, n)) for n in _FLOAT8_NAMES)
+FLOAT6_DTYPES = (float6_e2m3fn, float6_e3m2fn)
+FLOAT4_DTYPES = (float4_e2m1fn,)
+INTN_DTYPES = (int4, uint4, int2, uint2, int1, uint1)
+
+#: The narrow dtypes (float8/float6/float4 and 1/2/4-bit integers), in JAX's order.
+NARROW_DTYPES: tuple[np.dtype, ...] = FLOAT8_DTYPES + FLOAT6_DTYPES + FLOAT4_DTYPES + INTN_DTYPES
+
+#: Every dtype an Olympus value may have: `ALL_DTYPES` and `NARROW_DTYPES`.
+SUPPORTED_DTYPES: tuple[np.dtype, ...] = ALL_DTYPES + NARROW_DTYPES
+_ALL_SET = frozenset(SUPPORTED_DTYPES)
 
 SHORT_NAMES: dict[np.dtype, str] = {
     bool_: "bool", int8: "i8", int16: "i16", int32: "i32", int64: "i64",
     uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64",
     float16: "f16", bfloat16: "bf16", float32: "f32", float64: "f64",
     complex64: "c64", complex128: "c128",
+    **{dt: "f" + dt.name[5:] for dt in FLOAT8_DTYPES + FLOAT6_DTYPES + FLOAT4_DTYPES},
+    **{dt: ("u" if dt.name[0] == "u" else "i") + dt.name[-1] for dt in INTN_DTYPES},
 }
 _FROM_SHORT = {v: k for k, v in SHORT_NAMES.items()}
+
+#: The MLIR element types of the narrow dtypes, as JAX lowers them (``tensor<3xf8E4M3FN>``,
+#: ``tensor<2xi4>``, ``tensor<2xui4>``); int1 is ``i1``, the type bool lowers to.
+NARROW_MLIR_NAMES: dict[np.dtype, str] = {
+    **{dt: "f" + dt.name[5] + dt.name[7:].upper()
+       for dt in FLOAT8_DTYPES + FLOAT6_DTYPES + FLOAT4_DTYPES},
+    **{dt: ("ui" if dt.name[0] == "u" else "i") + dt.name[-1] for dt in INTN_DTYPES},
+}
+# ``i4``, ``u2``, ``i1``... are NumPy's codes for int32, uint16, int8: as a dtype-like a
+# string means what NumPy says; only the printed-IR parser reads them as the narrow ints.
+_DTYPE_LIKE_SHORT = {k: v for k, v in _FROM_SHORT.items() if v not in INTN_DTYPES}
 
 
 class _Config(threading.local):
@@ -88,8 +125,8 @@ def dtype(x: Any) -> np.dtype:
     """The numpy dtype of `x` (a dtype-like, an array, or a scalar), not canonicalized."""
     if isinstance(x, np.dtype):
         return x
-    if isinstance(x, str) and x in _FROM_SHORT:
-        return _FROM_SHORT[x]
+    if isinstance(x, str) and x in _DTYPE_LIKE_SHORT:
+        return _DTYPE_LIKE_SHORT[x]
     if x is bool or isinstance(x, bool):
         return bool_
     if x is int or isinstance(x, int):
@@ -117,6 +154,12 @@ def _canonicalize(dt: np.dtype, x64: bool) -> np.dtype:
     if dt not in _ALL_SET:
         raise TypeError(f"Olympus does not support the dtype {dt}.")
     return dt if x64 else _X32.get(dt, dt)
+
+
+def is_supported(dt: np.dtype) -> bool:
+    """Whether values of NumPy dtype `dt` can be Olympus values, possibly after
+    canonicalization (every bool/int/uint/float/complex dtype NumPy has, and ml_dtypes')."""
+    return dt.kind in "biufc" or dt in _ALL_SET
 
 
 def canonicalize_dtype(x: Any) -> np.dtype:
@@ -148,8 +191,8 @@ _ML_PARENT = {
         (("bfloat16", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
           "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
           "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn"), np.floating),
-        (("int2", "int4"), np.signedinteger),
-        (("uint2", "uint4"), np.unsignedinteger),
+        (("int1", "int2", "int4"), np.signedinteger),
+        (("uint1", "uint2", "uint4"), np.unsignedinteger),
     )
     for n in names if hasattr(ml_dtypes, n)
 }
@@ -184,7 +227,7 @@ def issubdtype(a: Any, b: Any) -> bool:
 
 
 _SUB_BYTE_BITS = {np.dtype(getattr(ml_dtypes, n)): bits for n, bits in (
-    ("int2", 2), ("uint2", 2), ("int4", 4), ("uint4", 4), ("float4_e2m1fn", 4),
+    ("int1", 1), ("uint1", 1), ("int2", 2), ("uint2", 2), ("int4", 4), ("uint4", 4), ("float4_e2m1fn", 4),
     ("float6_e2m3fn", 6), ("float6_e3m2fn", 6)) if hasattr(ml_dtypes, n)}
 
 
@@ -253,14 +296,22 @@ def finfo(dt: Any):
     float8 family through ml_dtypes).
     """
     dt = dtype(dt)
-    return ml_dtypes.finfo(dt) if dt == bfloat16 else np.finfo(dt)
+    return ml_dtypes.finfo(dt) if _ML_PARENT.get(dt) is np.floating else np.finfo(dt)
 
 
 def iinfo(dt: Any):
-    """Machine limits of an integer dtype (NumPy's `iinfo`, extended to int4/uint4 through
-    ml_dtypes).
+    """Machine limits of an integer dtype (NumPy's `iinfo`, extended to the 1/2/4-bit
+    integers through ml_dtypes).
     """
-    return np.iinfo(dtype(dt))
+    dt = dtype(dt)
+    return ml_dtypes.iinfo(dt) if dt in INTN_DTYPES else np.iinfo(dt)
+
+
+def supports_inf(dt: Any) -> bool:
+    """Whether floating dtype `dt` has infinities (the ``fn``/``fnu``/``fnuz`` narrow
+    formats do not: ``-inf`` cast to them is NaN)."""
+    dt = dtype(dt)
+    return not (dt in _ML_PARENT and dt.name.endswith(("fn", "fnu", "fnuz")))
 
 
 # --- The promotion lattice ---------------------------------------------------------------
@@ -270,7 +321,7 @@ _WEAK_INT, _WEAK_FLOAT, _WEAK_COMPLEX = "i*", "f*", "c*"
 
 _LATTICE_UP: dict[Any, tuple[Any, ...]] = {
     bool_: (_WEAK_INT,),
-    _WEAK_INT: (uint8, int8),
+    _WEAK_INT: (uint8, int8, *INTN_DTYPES),
     uint8: (int16, uint16),
     uint16: (int32, uint32),
     uint32: (int64, uint64),
@@ -279,7 +330,8 @@ _LATTICE_UP: dict[Any, tuple[Any, ...]] = {
     int16: (int32,),
     int32: (int64,),
     int64: (_WEAK_FLOAT,),
-    _WEAK_FLOAT: (float16, bfloat16, _WEAK_COMPLEX),
+    _WEAK_FLOAT: (*FLOAT8_DTYPES, *FLOAT6_DTYPES, *FLOAT4_DTYPES, float16, bfloat16,
+                  _WEAK_COMPLEX),
     float16: (float32,),
     bfloat16: (float32,),
     float32: (float64, complex64),
@@ -287,6 +339,7 @@ _LATTICE_UP: dict[Any, tuple[Any, ...]] = {
     _WEAK_COMPLEX: (complex64,),
     complex64: (complex128,),
     complex128: (),
+    **{dt: () for dt in NARROW_DTYPES},
 }
 
 
@@ -316,7 +369,42 @@ def _join(a: Any, b: Any) -> Any:
     for c in common:
         if common <= _UB[c]:
             return c
-    raise TypeError(f"no least upper bound for {a} and {b}")  # pragma: no cover (lattice is total)
+    return None  # only the narrow dtypes have no common bound
+
+
+_NODE_NAMES = {_WEAK_INT: "<class 'int'>", _WEAK_FLOAT: "<class 'float'>",
+               _WEAK_COMPLEX: "<class 'complex'>"}
+
+#: Why the narrow dtypes do not promote implicitly, worded as JAX words it.
+_NARROW_REFUSALS = (
+    (FLOAT8_DTYPES, "8-bit floats do not support implicit promotion", "float32"),
+    (FLOAT6_DTYPES, "6-bit floats do not support implicit promotion", "float32"),
+    (FLOAT4_DTYPES, "4-bit floats do not support implicit promotion", "float32"),
+    (INTN_DTYPES, "1-bit, 2-bit and 4-bit integers do not support implicit promotion",
+     "int32"),
+)
+
+
+def _no_promotion_error(nodes: tuple) -> TypePromotionError:
+    names = tuple(_NODE_NAMES.get(n, str(n)) for n in dict.fromkeys(nodes))
+    for group, why, target in _NARROW_REFUSALS:
+        if any(n in group for n in nodes):
+            return TypePromotionError(
+                f"Input dtypes {names} have no available implicit dtype promotion path. To "
+                f"avoid unintended promotion, {why}. If you'd like your inputs to be promoted "
+                f"to another type, you can do so explicitly using e.g. x.astype('{target}')")
+    return TypePromotionError(  # pragma: no cover (only the narrow dtypes lack a bound)
+        f"Input dtypes {names} have no available implicit dtype promotion path. Try "
+        "explicitly casting inputs to the desired output type.")
+
+
+def _join_all(nodes: tuple) -> Any:
+    node = nodes[0]
+    for n in nodes[1:]:
+        node = _join(node, n)
+        if node is None:
+            raise _no_promotion_error(nodes)
+    return node
 
 
 def _node(dt: np.dtype, weak: bool) -> Any:
@@ -344,7 +432,7 @@ def _from_node(n: Any) -> tuple[np.dtype, bool]:
 def promote_types(a: Any, b: Any) -> np.dtype:
     """The dtype two (strong) dtypes promote to, e.g. ``promote_types(int8, uint8) == int16``."""
     a, b = dtype(a), dtype(b)
-    n = _join(a, b)
+    n = _join_all((a, b))
     return canonicalize_dtype(n) if isinstance(n, np.dtype) else _from_node(n)[0]
 
 
@@ -375,11 +463,7 @@ def _dtype_and_weakness(x: Any) -> tuple[np.dtype, bool]:
 
 @lru_cache(maxsize=4096)
 def _result_type_of(key: tuple, x64: bool) -> tuple[np.dtype, bool]:
-    node = None
-    for dt, weak in key:
-        n = _node(dtype(dt), weak)
-        node = n if node is None else _join(node, n)
-    return _from_node(node)
+    return _from_node(_join_all(tuple(_node(dtype(dt), weak) for dt, weak in key)))
 
 
 def result_type(*args: Any, return_weak_type_flag: bool = False):

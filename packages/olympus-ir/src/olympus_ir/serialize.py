@@ -70,7 +70,6 @@ import struct
 import sys
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from . import dtypes
@@ -97,12 +96,7 @@ VERSION = 1
 
 # --- dtypes by name -----------------------------------------------------------------------
 
-_DTYPES_BY_NAME: dict[str, np.dtype] = {dt.name: dt for dt in dtypes.ALL_DTYPES}
-for _n in ("float8_e4m3fn", "float8_e4m3b11fnuz", "float8_e4m3fnuz", "float8_e5m2",
-           "float8_e5m2fnuz", "float8_e3m4", "float8_e4m3", "float8_e8m0fnu", "float4_e2m1fn",
-           "int2", "int4", "uint2", "uint4"):
-    if hasattr(ml_dtypes, _n):
-        _DTYPES_BY_NAME[_n] = np.dtype(getattr(ml_dtypes, _n))
+_DTYPES_BY_NAME: dict[str, np.dtype] = {dt.name: dt for dt in dtypes.SUPPORTED_DTYPES}
 _FLOAT0_NAME = "float0"
 
 

@@ -35,6 +35,9 @@ def dtype_to_ir_type(dtype: Any) -> ir.Type:
         return ir.IntegerType.get_signless(1)
     if dt == _bf16:
         return ir.BF16Type.get()
+    narrow = dtypes.NARROW_MLIR_NAMES.get(dt)
+    if narrow is not None:
+        return ir.Type.parse(narrow)
     kind = dt.kind
     if kind == "i":
         return ir.IntegerType.get_signless(8 * dt.itemsize)
@@ -210,23 +213,25 @@ def iota(dtype: Any, shape: Sequence[int], dimension: int) -> ir.Value:
 
 
 def min_value(dtype: Any) -> Any:
-    """The smallest value of `dtype`: -inf for floats, the minimum for ints, False."""
+    """The smallest value of `dtype`: -inf for floats (their lowest finite value for the
+    float8/6/4 formats without infinities), the minimum for ints, False."""
     dt = np.dtype(dtype)
     if dt == np.bool_:
         return np.bool_(False)
     if dtypes.is_float(dt):
-        return np.array(-np.inf, dt)
-    return np.array(np.iinfo(dt).min, dt)
+        return np.array(-np.inf if dtypes.supports_inf(dt) else dtypes.finfo(dt).min, dt)
+    return np.array(dtypes.iinfo(dt).min, dt)
 
 
 def max_value(dtype: Any) -> Any:
-    """The largest value of `dtype`: +inf for floats, the maximum for ints, True."""
+    """The largest value of `dtype`: +inf for floats (their largest finite value for the
+    float8/6/4 formats without infinities), the maximum for ints, True."""
     dt = np.dtype(dtype)
     if dt == np.bool_:
         return np.bool_(True)
     if dtypes.is_float(dt):
-        return np.array(np.inf, dt)
-    return np.array(np.iinfo(dt).max, dt)
+        return np.array(np.inf if dtypes.supports_inf(dt) else dtypes.finfo(dt).max, dt)
+    return np.array(dtypes.iinfo(dt).max, dt)
 
 
 def build_region(region: ir.Region, arg_types: Sequence[ir.Type],

@@ -62,8 +62,10 @@ _MLIR_ELEMENT_TYPES: dict[np.dtype, str] = {
     dtypes.uint8: "ui8", dtypes.uint16: "ui16", dtypes.uint32: "ui32", dtypes.uint64: "ui64",
     dtypes.float16: "f16", dtypes.bfloat16: "bf16", dtypes.float32: "f32",
     dtypes.float64: "f64", dtypes.complex64: "complex<f32>", dtypes.complex128: "complex<f64>",
+    **{dt: name for dt, name in dtypes.NARROW_MLIR_NAMES.items() if dt != dtypes.int1},
 }
 _DTYPE_OF_ELEMENT_TYPE = {v: k for k, v in _MLIR_ELEMENT_TYPES.items()}
+_MLIR_ELEMENT_TYPES[dtypes.int1] = "i1"  # bool's type: a module's i1 reads back as bool
 
 _DONATION_ATTRS = ("tf.aliasing_output", "jax.buffer_donor")
 
@@ -109,9 +111,10 @@ def clear_cache() -> None:
 
 def fingerprint(module: ir.Module) -> str:
     """sha256 of the module's MLIR bytecode (hex). A module that calls jaxlib's LAPACK
-    kernels gets them registered here, on first need (importing them costs ~1 s)."""
+    kernels (``lapack_*``, and the perturbed tridiagonal solve registered with them) gets
+    them registered here, on first need (importing them costs ~1 s)."""
     bc = _bytecode(module)
-    if b"lapack_" in bc:
+    if b"lapack_" in bc or b"tridiagonal_solve_perturbed_ffi" in bc:
         from .custom_calls import register_lapack_targets
 
         register_lapack_targets()
@@ -350,10 +353,14 @@ def compile(
             device_ids, num_partitions, opts, shardy, propagate_to_outputs)
         settings = ["module", device_ids, num_partitions, donated, opts, shardy,
                     propagate_to_outputs, len(callbacks)]
-        return _load_or_compile(
-            lambda: backend.get_client().compile_and_load(
+        def compile_fn():
+            _refuse_float6(module.operation.get_asm(large_elements_limit=1))
+            return backend.get_client().compile_and_load(
                 module, executable_devices=_jax.DeviceList(devices),
-                compile_options=compile_options, host_callbacks=list(callbacks)),
+                compile_options=compile_options, host_callbacks=list(callbacks))
+
+        return _load_or_compile(
+            compile_fn,
             key[0], settings, devices, compile_options, callbacks, name)
 
     spelled = None if out_shardings is None else tuple(out_shardings)
@@ -409,9 +416,13 @@ def _compile_text(text: str, devices, num_partitions, in_avals, out_avals, optio
         propagate = [False] * len(out_avals)
         compile_options = _compile_options(device_ids, num_partitions, opts, shardy, propagate)
         settings = ["text", device_ids, num_partitions, (), opts, shardy, propagate, 0]
+        def compile_fn():
+            _refuse_float6(text)
+            return backend.get_client().compile_and_load(
+                text, _jax.DeviceList(devices), compile_options)
+
         return _load_or_compile(
-            lambda: backend.get_client().compile_and_load(
-                text, _jax.DeviceList(devices), compile_options),
+            compile_fn,
             key[0], settings, devices, compile_options, (), "main")
 
     exe_key = (key, tuple(in_avals), tuple(out_avals), bool(committed))
@@ -421,6 +432,18 @@ def _compile_text(text: str, devices, num_partitions, in_avals, out_avals, optio
                            out_avals, devices, key[0], (), num_partitions, bool(committed),
                            "main"),
     )
+
+
+#: XLA's CPU client has no float6 types (primitive types 36 and 35): a program holding a
+#: float6 constant aborts the process in XLA, any other fails with this error. Both are
+#: refused here, before XLA sees them, with the error JAX 0.10.2 gets from XLA.
+_FLOAT6_TYPES = (("f6E2M3FN", 36, "F6E2M3FN"), ("f6E3M2FN", 35, "F6E3M2FN"))
+
+
+def _refuse_float6(text: str) -> None:
+    for mlir, number, name in _FLOAT6_TYPES:
+        if mlir in text:
+            raise XlaRuntimeError(f"INVALID_ARGUMENT: Invalid XLA PrimitiveType: {number} ({name})")
 
 
 def _load_or_compile(compile_fn: Callable[[], Any], fingerprint: str, settings: list,

@@ -31,8 +31,17 @@ from olympus_ir import dtypes
 
 __all__ = ["to_numpy", "value_of", "sdy_mesh_and_sharding", "NEEDS_DLPACK"]
 
-#: dtypes the buffer protocol cannot export.
-NEEDS_DLPACK = frozenset({dtypes.bfloat16})
+#: dtypes the buffer protocol cannot export but DLPack can (one byte or more per element).
+NEEDS_DLPACK = frozenset({dtypes.bfloat16, *dtypes.FLOAT8_DTYPES})
+
+#: Sub-byte dtypes neither protocol exports (jaxlib: ``XLA type S4 has no DLPack
+#: equivalent``; float4 comes packed two to a byte): a small compiled program widens them
+#: on the device (exactly: every value is representable) and the host narrows them back.
+WIDENED_TO: dict[np.dtype, np.dtype] = {
+    dtypes.int4: dtypes.int8, dtypes.int2: dtypes.int8,
+    dtypes.uint4: dtypes.uint8, dtypes.uint2: dtypes.uint8,
+    dtypes.float4_e2m1fn: dtypes.float32,
+}
 
 
 class _DLDevice(ctypes.Structure):
@@ -114,7 +123,47 @@ def to_numpy(arr: Any) -> np.ndarray:
     aval = arr.aval
     if aval.dtype in NEEDS_DLPACK:
         return _dlpack_to_numpy(arr, aval.dtype, aval.shape)
+    if aval.dtype in WIDENED_TO:
+        return _narrowed(to_numpy(_widen_executable(aval, arr).execute([arr])[0]), aval.dtype)
     return np.asarray(memoryview(arr))
+
+
+def _narrowed(wide: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    out = wide.astype(dtype)
+    out.flags.writeable = False
+    return out
+
+
+_widens: dict[tuple, Any] = {}
+
+
+def _widen_executable(aval: Any, arr: Any) -> Any:
+    """The program converting `aval` to its `WIDENED_TO` type on `arr`'s devices (single-
+    device, or replicated on several), cached per shape, dtype and devices."""
+    from .compiler import _MLIR_ELEMENT_TYPES, compile
+
+    devices = list(arr._sharding._internal_device_list)
+    key = (aval.shape, aval.dtype, tuple(d.id for d in devices))
+    exe = _widens.get(key)
+    if exe is not None:
+        return exe
+    wide = WIDENED_TO[aval.dtype]
+    dims = "".join(f"{d}x" for d in aval.shape)
+    t_in = f"tensor<{dims}{_MLIR_ELEMENT_TYPES[aval.dtype]}>"
+    t_out = f"tensor<{dims}{_MLIR_ELEMENT_TYPES[wide]}>"
+    n = len(devices)
+    text = f"""
+module @olympus_widen attributes {{mhlo.num_partitions = {n} : i32, mhlo.num_replicas = 1 : i32}} {{
+  func.func public @main(%a: {t_in}) -> {t_out} {{
+    %0 = stablehlo.convert %a : ({t_in}) -> {t_out}
+    return %0 : {t_out}
+  }}
+}}"""
+    out_aval = type(aval)(aval.shape, wide)
+    exe = compile(text, devices=devices, num_partitions=n, in_avals=[aval],
+                  out_avals=[out_aval])
+    with _gathers_lock:
+        return _widens.setdefault(key, exe)
 
 
 _gathers: dict[tuple, Any] = {}
@@ -184,4 +233,7 @@ def value_of(arr: Any) -> np.ndarray:
                 "local) devices is not possible. Use the `.addressable_shards` method of "
                 "olympus.Array to inspect the addressable (process local) shards.")
         arr = _gather_executable(aval, arr._sharding).execute([arr])[0]
+    if aval.dtype in WIDENED_TO:
+        wide = _widen_executable(aval, arr).execute([arr])[0]
+        return _narrowed(_dlpack_to_numpy(wide, wide.aval.dtype, tuple(aval.shape)), aval.dtype)
     return _dlpack_to_numpy(arr, aval.dtype, tuple(aval.shape))

@@ -41,7 +41,7 @@ FORMAT_VERSION = 1
 _PREFIX = struct.Struct(">8s16sIIQ32s")
 #: The largest header a reader parses (an executable's header is a few KB).
 MAX_HEADER = 16 << 20
-_DTYPES_BY_NAME = {np.dtype(d).name: np.dtype(d) for d in dtypes.ALL_DTYPES}
+_DTYPES_BY_NAME = {np.dtype(d).name: np.dtype(d) for d in dtypes.SUPPORTED_DTYPES}
 
 
 class SerializedFormatError(ValueError):

@@ -46,7 +46,7 @@ def _python_scalar_aval(x) -> ShapedArray:
         return ShapedArray((), dtypes.bool_, False)
     dt = dtypes.python_scalar_dtype(x)
     if type(x) is int:
-        info = np.iinfo(dt)
+        info = dtypes.iinfo(dt)
         if not info.min <= x <= info.max:
             raise OverflowError(f"Python int {x} too large to convert to {dt.name}")
     return ShapedArray((), dt, True)
@@ -64,7 +64,8 @@ aval_handlers[np.ndarray] = _numpy_aval
 for _t in set(np.sctypeDict.values()):
     if issubclass(_t, np.generic):
         aval_handlers[_t] = _numpy_aval
-aval_handlers[dtypes.bfloat16.type] = _numpy_aval
+for _dt in (dtypes.bfloat16, *dtypes.NARROW_DTYPES):  # ml_dtypes' scalar types
+    aval_handlers[_dt.type] = _numpy_aval
 # A symbolic dimension used as a value is a weakly typed int scalar (JAX's dimension-as-value).
 aval_handlers[DimExpr] = lambda d: ShapedArray((), dtypes.default_int(), weak_type=True)
 

@@ -106,6 +106,7 @@ from ._src.sharding import (
 )
 from ._src.transfers import MemorySpace as _MemorySpace
 from ._src.transfers import device_put
+from .sharding import NamedSharding, Shard
 
 # Source lines of staged equations (StableHLO locations, error messages) name the user's
 # code: frames inside the olympus package (numpy, nn, scipy, lax, the eager lanes) are
@@ -152,7 +153,7 @@ __all__ = [
     "no_execution", "no_tracing", "olympus2tf_associative_scan_reductions",
     "remove_size_one_mesh_axis_from_type", "softmax_custom_jvp", "thread_guard",
     "ad", "copy_to_host_async", "host_ids", "memory", "float0", "ds",
-    "core", "custom_batching", "dlpack", "image", "ops",
+    "core", "custom_batching", "dlpack", "image", "ops", "NamedSharding", "Shard",
 ]
 from . import debug  # noqa: E402,F401
 

@@ -30,6 +30,7 @@ from olympus_ir.core import Var as _Var
 from olympus_ir.pretty import PpContext as _PpContext
 from olympus_ir.pretty import PpSettings as _PpSettings
 from olympus_ir.prims.callbacks import Effect as _Effect
+from olympus_ir.shape_poly import InconclusiveDimensionOperation as _InconclusiveDimensionOperation
 from olympus_ir.verify import OlympusprTypeError as _OlympusprTypeError
 from olympus_trace import core as _tcore
 from olympus_trace.batching import BatchTrace as _BatchTrace
@@ -207,7 +208,7 @@ def olympusprs_in_params(params: dict):
 
 
 literalable_types: set = {bool, int, float, complex, np.ndarray, np.bool_, *(
-    dt.type for dt in _dtypes.ALL_DTYPES)}
+    dt.type for dt in _dtypes.SUPPORTED_DTYPES)}
 
 
 def new_olympuspr_eqn(invars, outvars, primitive, params, effects=None, source_info=None,
@@ -307,6 +308,8 @@ _DEPRECATED = {
     "no_axis_name": (None, no_axis_name),
     "pytype_aval_mappings": (None, pytype_aval_mappings),
     "trace_ctx": (None, trace_ctx),
+    "InconclusiveDimensionOperation": ("olympus.errors.InconclusiveDimensionOperation",
+                                       _InconclusiveDimensionOperation),
 }
 
 _REMOVED = {

@@ -76,7 +76,7 @@ _int_or_float = _Kind(lambda dt: dtypes.is_integer(dt) or dtypes.is_float(dt),
 _complex = _Kind(dtypes.is_complex, "complexfloating")
 _ordered = _Kind(lambda dt: not dtypes.is_complex(dt), "integer, floating, bool")
 _signed_or_inexact = _Kind(
-    lambda dt: dtypes.is_inexact(dt) or np.issubdtype(dt, np.signedinteger),
+    lambda dt: dtypes.is_inexact(dt) or dtypes.is_signed_int(dt),
     "floating, complexfloating, signedinteger")
 #: conj takes the float types a complex type is made of, or a complex type.
 _conj_kind = _Kind(lambda dt: dtypes.is_complex(dt) or dt in (np.float32, np.float64),
@@ -181,7 +181,22 @@ erfc_p = _def("erfc", _float)
 erf_inv_p = _def("erf_inv", _float)
 lgamma_p = _def("lgamma", _float)
 digamma_p = _def("digamma", _float)
-abs_p = _def("abs", _signed_or_inexact, _real_dtype)
+abs_p = new_primitive("abs")
+_abs_elementwise = _elementwise_rule("abs", (_signed_or_inexact,), _real_dtype)
+
+
+@def_shape_rule(abs_p)
+def abs_shape_rule(*avals, **params):
+    """As JAX: the one elementwise primitive refusing the 2- and 4-bit integers (after its
+    dtype kinds, which already refuse the unsigned ones)."""
+    out = _abs_elementwise(*avals, **params)
+    for x in avals:
+        if x.dtype in (dtypes.int2, dtypes.uint2, dtypes.int4, dtypes.uint4):
+            raise TypeError(
+                f"abs does not accept dtype {x.dtype.name}. Support for narrow-width integers "
+                "is platform-dependent and limited to a few specific operations, e.g. basic "
+                "arithmetic and type casting.")
+    return out
 real_p = _def("real", _complex, _real_dtype)
 imag_p = _def("imag", _complex, _real_dtype)
 conj_p = _def("conj", _conj_kind, lambda dt: dt if dtypes.is_complex(dt) else _complex_dtype(dt))
@@ -247,7 +262,7 @@ convert_element_type_p = new_primitive("convert_element_type")
 @def_shape_rule(convert_element_type_p)
 def convert_element_type_shape_rule(x, *, new_dtype, weak_type=False, sharding=None):
     new_dtype = dtypes.dtype(new_dtype)
-    if new_dtype not in dtypes.ALL_DTYPES:
+    if new_dtype not in dtypes.SUPPORTED_DTYPES:
         raise TypeError(f"convert_element_type: unsupported new_dtype {new_dtype}")
     return ShapedArray(x.shape, new_dtype, weak_type)
 

@@ -34,7 +34,9 @@ from ..core import def_shape_rule, new_primitive
 from ..pretty import def_pp_params
 
 __all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "svd_p", "eig_p",
-           "fft_p",
+           "fft_p", "hessenberg_p", "tridiagonal_p", "schur_p", "ormqr_p",
+           "householder_product_p", "lu_pivots_to_permutation_p", "symmetric_product_p",
+           "tridiagonal_solve_p",
            "top_k_p", "FftType", "LINALG_LAPACK"]
 
 
@@ -59,8 +61,18 @@ svd_p = new_primitive("svd", multiple_results=True)
 eig_p = new_primitive("eig", multiple_results=True)
 fft_p = new_primitive("fft")
 top_k_p = new_primitive("top_k", multiple_results=True)
+hessenberg_p = new_primitive("hessenberg", multiple_results=True)
+tridiagonal_p = new_primitive("tridiagonal", multiple_results=True)
+schur_p = new_primitive("schur", multiple_results=True)
+ormqr_p = new_primitive("ormqr")
+householder_product_p = new_primitive("householder_product")
+lu_pivots_to_permutation_p = new_primitive("lu_pivots_to_permutation")
+symmetric_product_p = new_primitive("symmetric_product")
+tridiagonal_solve_p = new_primitive("tridiagonal_solve")
 
-LINALG_LAPACK = (cholesky_p, triangular_solve_p, lu_p, qr_p, eigh_p, svd_p, eig_p)
+LINALG_LAPACK = (cholesky_p, triangular_solve_p, lu_p, qr_p, eigh_p, svd_p, eig_p,
+                 hessenberg_p, tridiagonal_p, schur_p, ormqr_p, householder_product_p,
+                 lu_pivots_to_permutation_p, symmetric_product_p, tridiagonal_solve_p)
 
 
 def _real_dtype(dt):
@@ -267,3 +279,137 @@ def _top_k_printed(eqn):
     params = dict(eqn.params)
     params.setdefault("axis", eqn.invars[0].aval.ndim - 1)
     return params
+
+
+# --- Reductions to condensed forms (LAPACK gehrd, sytrd/hetrd, gees, ormqr/unmqr) ---------
+
+
+@def_shape_rule(hessenberg_p)
+def hessenberg_shape_rule(x):
+    """``(a, taus)``: the packed Hessenberg form (with the reflectors below the first
+    subdiagonal) and the n-1 reflector scales."""
+    _check_matrix("hessenberg", x)
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError("Argument to Hessenberg reduction must have shape [..., n, n], "
+                         f"got shape {x.shape[-2:]}")
+    return [ShapedArray(x.shape, x.dtype),
+            ShapedArray(x.shape[:-2] + (max(x.shape[-1] - 1, 0),), x.dtype)]
+
+
+@def_shape_rule(tridiagonal_p)
+def tridiagonal_shape_rule(x, *, lower=True):
+    """``(a, d, e, taus)``: the packed tridiagonal form, its (real) diagonal and
+    off-diagonal, and the n-1 reflector scales."""
+    _check_matrix("tridiagonal", x)
+    n = x.shape[-1]
+    if x.shape[-2] != n or n == 0:
+        raise ValueError(
+            f"The input to tridiagonal must be a square matrix. Got shape {x.shape[-2:]}.")
+    batch = x.shape[:-2]
+    real = _real_dtype(x.dtype)
+    return [ShapedArray(x.shape, x.dtype), ShapedArray(batch + (n,), real),
+            ShapedArray(batch + (n - 1,), real), ShapedArray(batch + (n - 1,), x.dtype)]
+
+
+@def_shape_rule(schur_p)
+def schur_shape_rule(x, *, compute_schur_vectors=True, sort_eig_vals=False,
+                     select_callable=None):
+    """``(t, q)`` (``(t,)`` without `compute_schur_vectors`): the Schur form and vectors."""
+    _check_matrix("schur", x)
+    if x.shape[-1] != x.shape[-2]:
+        raise ValueError(
+            f"The input to schur must be a square matrix. Got shape {x.shape[-2:]}.")
+    out = ShapedArray(x.shape, x.dtype)
+    return [out, out] if compute_schur_vectors else [out]
+
+
+@def_shape_rule(ormqr_p)
+def ormqr_shape_rule(a, taus, c, *, left=True, transpose=False):
+    """The shape of `c`: Q (from reflectors `a`, scales `taus`) applied to `c`."""
+    _check_matrix("ormqr", a)
+    _check_matrix("ormqr", c)
+    if taus.ndim < 1 or a.dtype != taus.dtype or a.dtype != c.dtype:
+        raise TypeError("ormqr requires a, taus and c of one dtype and taus of rank >= 1, got "
+                        f"{a.str_short()}, {taus.str_short()} and {c.str_short()}.")
+    m = a.shape[-2]
+    if left and c.shape[-2] != m:
+        raise ValueError(
+            "ormqr with left=True expects c to have the same number of rows as the "
+            f"Householder matrix a. Got a shape {a.shape[-2:]} and c shape {c.shape[-2:]}.")
+    if not left and c.shape[-1] != m:
+        raise ValueError(
+            "ormqr with left=False expects c to have the same number of columns as the "
+            f"Householder matrix a has rows. Got a shape {a.shape[-2:]} and c shape "
+            f"{c.shape[-2:]}.")
+    if taus.shape[-1] > min(a.shape[-2:]) or not (
+            a.shape[:-2] == taus.shape[:-1] == c.shape[:-2]):
+        raise ValueError(
+            "ormqr requires the batch dimensions of a, taus and c to agree and at most "
+            f"min(m, n) reflectors, got {a.shape}, {taus.shape} and {c.shape}.")
+    return ShapedArray(c.shape, c.dtype)
+
+
+# --- Householder products, LU pivots, symmetric products, tridiagonal solves --------------
+
+
+@def_shape_rule(householder_product_p)
+def householder_product_shape_rule(a, taus):
+    """The first n columns of the product of the reflectors in `a` (``[..., m, n]``, m >= n)
+    scaled by `taus` (``[..., k]``, k <= n): the shape of `a`."""
+    _check_matrix("householder_product", a)
+    m, n = a.shape[-2:]
+    if m < n:
+        raise ValueError("The first argument to householder_product must have at least as "
+                         f"many rows as columns, got shape {a.shape[-2:]}")
+    if taus.ndim < 1 or taus.shape[:-1] != a.shape[:-2] or taus.dtype != a.dtype:
+        raise ValueError("householder_product requires taus of shape "
+                         f"{a.shape[:-2] + ('k',)} and dtype {a.dtype.name}, got "
+                         f"{taus.str_short()}")
+    if taus.shape[-1] > min(m, n):
+        raise ValueError(
+            "The second argument to householder_product must not have more rows than the "
+            "minimum of the first argument's rows and columns.")
+    return ShapedArray(a.shape, a.dtype)
+
+
+@def_shape_rule(lu_pivots_to_permutation_p)
+def lu_pivots_to_permutation_shape_rule(pivots, *, permutation_size):
+    """int32 ``[..., permutation_size]``: the row swaps `pivots` applied to an iota."""
+    if pivots.ndim < 1 or pivots.dtype != np.int32:
+        raise ValueError("Argument to lu_pivots_to_permutation must have rank >= 1 and "
+                         f"integer dtype. Got shape={pivots.shape} and dtype={pivots.dtype}")
+    if not permutation_size >= pivots.shape[-1]:
+        raise ValueError(
+            f"Output permutation size {permutation_size} has to exceed the trailing "
+            f"dimension of the pivots. Got pivots size {pivots.shape[-1]}")
+    return ShapedArray(pivots.shape[:-1] + (int(permutation_size),), np.dtype(np.int32))
+
+
+@def_shape_rule(symmetric_product_p)
+def symmetric_product_shape_rule(a, c, *, alpha=1.0, beta=0.0):
+    """``alpha a a^T + beta c`` for `a` ``[..., m, n]`` and `c` ``[..., m, m]``."""
+    if a.ndim < 2 or c.ndim < 2 or a.shape[-2] != c.shape[-1] or c.shape[-2] != c.shape[-1]:
+        raise ValueError(
+            "symmetric_update expects a rectangular matrix of shape (m, n) and a square "
+            f"matrix of shape (n, n). Got shapes {a.shape[-2:]} and {c.shape[-2:]}.")
+    if a.dtype != c.dtype or not dtypes.is_float(a.dtype):
+        raise TypeError("symmetric_product requires two floating matrices of one dtype, got "
+                        f"{a.dtype.name} and {c.dtype.name}.")
+    return ShapedArray(c.shape, c.dtype)
+
+
+@def_shape_rule(tridiagonal_solve_p)
+def tridiagonal_solve_shape_rule(dl, d, du, b, *, perturb_singular=False):
+    """X (the shape of `b`, ``[..., m, n]``) with ``A X = b`` for the tridiagonal A of
+    sub-diagonal `dl`, diagonal `d` and super-diagonal `du` (each ``[..., m]``)."""
+    if dl.shape != d.shape or dl.shape != du.shape:
+        raise TypeError("tridiagonal_solve requires that all diagonal arguments have the same "
+                        "shape.")
+    if b.ndim < 2 or dl.shape != b.shape[:-1]:
+        raise TypeError("tridiagonal_solve requires that the leading ndim-1 dimensions of b "
+                        "equal the dimensions of the diagonal arguments.")
+    if not (dl.dtype == d.dtype == du.dtype == b.dtype) or not dtypes.is_inexact(b.dtype):
+        raise TypeError("tridiagonal_solve requires floating or complex operands of one "
+                        f"dtype, got {dl.dtype.name}, {d.dtype.name}, {du.dtype.name} and "
+                        f"{b.dtype.name}.")
+    return ShapedArray(b.shape, b.dtype)

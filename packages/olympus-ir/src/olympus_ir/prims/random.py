@@ -10,7 +10,7 @@ from ..avals import ShapedArray, canonicalize_shape
 from ..core import def_shape_rule, new_primitive
 from ..pretty import def_pp_params
 
-__all__ = ["RandomAlgorithm", "rng_bit_generator_p", "threefry2x32_p"]
+__all__ = ["RandomAlgorithm", "rng_bit_generator_p", "threefry2x32_p", "rng_uniform_p"]
 
 
 class RandomAlgorithm(enum.IntEnum):
@@ -73,3 +73,19 @@ def threefry2x32_shape_rule(k1, k2, x1, x2):
                             f"shape {x1.shape}, got {k.shape}.")
     out = ShapedArray(x1.shape, dtypes.uint32)
     return [out, out]
+
+
+#: XLA's stateful uniform generator (``stablehlo.rng``, distribution UNIFORM): values in
+#: ``[a, b)`` of the scalars' dtype; experimental in JAX, without derivative or batching.
+rng_uniform_p = new_primitive("rng_uniform")
+
+
+@def_shape_rule(rng_uniform_p)
+def rng_uniform_shape_rule(a, b, *, shape):
+    if a.dtype != b.dtype:
+        raise ValueError(f"Arguments to rng_uniform must have identical dtypes, got {a.dtype} "
+                         f"and {b.dtype}.")
+    if a.shape != () or b.shape != ():
+        raise ValueError("Arguments to rng_uniform must be scalars; got shapes "
+                         f"{a.shape} and {b.shape}.")
+    return ShapedArray(canonicalize_shape(shape), a.dtype, a.weak_type and b.weak_type)

@@ -59,9 +59,9 @@ def _default_fill_value(dt):
     if dtypes.is_inexact(dt):
         return np.nan
     if dtypes.is_signed_int(dt):
-        return np.iinfo(dt).min
+        return dtypes.iinfo(dt).min
     if dtypes.is_unsigned_int(dt):
-        return np.iinfo(dt).max
+        return dtypes.iinfo(dt).max
     return True
 
 

@@ -402,3 +402,152 @@ def _top_k_lowering(ctx, x, *, k):
     op = chlo.TopKOp(x, int(k), results=[mu.aval_to_ir_type(v_aval),
                                          mu.aval_to_ir_type(i_aval)])
     return list(op.results)
+
+
+# --- hessenberg, tridiagonal, schur, ormqr ----------------------------------------------------
+
+
+def _i32_attr(v: int) -> ir.IntegerAttr:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(32), int(v))
+
+
+@register_lowering("hessenberg")
+def _hessenberg_lowering(ctx, x):
+    """gehrd over the whole matrix (``low = 1``, ``high = n``, 1-based as LAPACK counts)."""
+    aval = ctx.avals_in[0]
+    a_aval, taus_aval = ctx.avals_out
+    batch = aval.shape[:-2]
+    if aval.size == 0:
+        return [x, mu.zeros_like(taus_aval)]
+    a, taus, info = ffi_call(
+        lapack_target("gehrd", aval.dtype), [x], [aval], [a_aval, taus_aval, _i32(batch)],
+        matrix_operands=[True], matrix_results=[True, False, False], aliases=[(0, 0)],
+        attrs={"low": _i32_attr(1), "high": _i32_attr(aval.shape[-1])})
+    ok = _info_ok(info, batch)
+    return [_nan_where_not_ok(a, a_aval, ok, len(batch)),
+            _nan_where_not_ok(taus, taus_aval, ok, len(batch))]
+
+
+@register_lowering("tridiagonal")
+def _tridiagonal_lowering(ctx, x, *, lower=True):
+    """sytrd (hetrd for complex) on the `lower` (or upper) triangle."""
+    aval = ctx.avals_in[0]
+    outs_avals = ctx.avals_out
+    batch = aval.shape[:-2]
+    if aval.size == 0:
+        return [x] + [mu.zeros_like(a) for a in outs_avals[1:]]
+    routine = "hetrd" if dtypes.is_complex(aval.dtype) else "sytrd"
+    *outs, info = ffi_call(
+        lapack_target(routine, aval.dtype), [x], [aval], [*outs_avals, _i32(batch)],
+        matrix_operands=[True], matrix_results=[True, False, False, False, False],
+        aliases=[(0, 0)], attrs={"uplo": _u8("L" if lower else "U")})
+    ok = _info_ok(info, batch)
+    return [_nan_where_not_ok(o, a, ok, len(batch)) for o, a in zip(outs, outs_avals,
+                                                                     strict=True)]
+
+
+@register_lowering("schur")
+def _schur_lowering(ctx, x, *, compute_schur_vectors=True, sort_eig_vals=False,
+                    select_callable=None):
+    """gees without sorting; the real kernel also returns the eigenvalues' real and imaginary
+    parts, the complex one the eigenvalues (both dropped here, as in JAX)."""
+    if sort_eig_vals:
+        raise NotImplementedError(
+            "The sort feature of LAPACK's gees routine is not implemented.")
+    aval = ctx.avals_in[0]
+    batch = aval.shape[:-2]
+    if aval.size == 0:
+        return [x, x] if compute_schur_vectors else [x]
+    w_aval = ShapedArray(aval.shape[:-1], aval.dtype)
+    eig_avals = [w_aval] if dtypes.is_complex(aval.dtype) else [w_aval, w_aval]
+    t, vs, *_, info = ffi_call(
+        lapack_target("gees", aval.dtype), [x], [aval],
+        [aval, aval, *eig_avals, _i32(batch), _i32(batch)],
+        matrix_operands=[True], matrix_results=[True, True] + [False] * (len(eig_avals) + 2),
+        aliases=[(0, 0)], attrs={"mode": _u8("V" if compute_schur_vectors else "N"),
+                                 "sort": _u8("N")})
+    ok = _info_ok(info, batch)
+    outs = [_nan_where_not_ok(t, aval, ok, len(batch))]
+    if compute_schur_vectors:
+        outs.append(_nan_where_not_ok(vs, aval, ok, len(batch)))
+    return outs
+
+
+@register_lowering("ormqr")
+def _ormqr_lowering(ctx, a, taus, c, *, left=True, transpose=False):
+    """ormqr (unmqr for complex, where `transpose` is the conjugate transpose), updating
+    `c` in place."""
+    a_aval, taus_aval, c_aval = ctx.avals_in
+    if c_aval.size == 0 or taus_aval.shape[-1] == 0:
+        return [c]
+    routine = "unmqr" if dtypes.is_complex(a_aval.dtype) else "ormqr"
+    (out,) = ffi_call(
+        lapack_target(routine, a_aval.dtype), [a, taus, c], [a_aval, taus_aval, c_aval],
+        [c_aval], matrix_operands=[True, False, True], matrix_results=[True],
+        aliases=[(0, 2)], attrs={"left": ir.BoolAttr.get(bool(left)),
+                                 "transpose": ir.BoolAttr.get(bool(transpose))})
+    return [out]
+
+
+# --- householder_product, lu_pivots_to_permutation, symmetric_product, tridiagonal_solve ------
+
+
+@register_lowering("householder_product")
+def _householder_product_lowering(ctx, a, taus):
+    """orgqr (ungqr for complex) on the reflectors, updated in place."""
+    a_aval, taus_aval = ctx.avals_in
+    if a_aval.size == 0:
+        return [a]
+    if taus_aval.shape[-1] == 0:  # no reflectors: the first n columns of the identity
+        return [_eye(a_aval.shape, a_aval.dtype)]
+    routine = "ungqr" if dtypes.is_complex(a_aval.dtype) else "orgqr"
+    (q,) = ffi_call(lapack_target(routine, a_aval.dtype), [a, taus], [a_aval, taus_aval],
+                    [a_aval], matrix_operands=[True, False], matrix_results=[True],
+                    aliases=[(0, 0)])
+    return [q]
+
+
+@register_lowering("lu_pivots_to_permutation")
+def _lu_pivots_to_permutation_lowering(ctx, pivots, *, permutation_size):
+    """The row swaps applied in order to an iota, by a ``stablehlo.while`` (as for lu)."""
+    aval = ctx.avals_in[0]
+    return [_pivots_to_permutation(pivots, aval.shape[:-1], aval.shape[-1],
+                                   int(permutation_size))]
+
+
+@register_lowering("symmetric_product")
+def _symmetric_product_lowering(ctx, a, c, *, alpha=1.0, beta=0.0):
+    """``alpha a a^T + beta c`` with a batched ``dot_general`` at HIGHEST precision (JAX
+    lowers it so on CPU; the syrk kernel it calls on GPU fills only the lower triangle)."""
+    from .linalg import _dnums
+
+    a_aval, c_aval = ctx.avals_in
+    nd = a_aval.ndim
+    batch = list(range(nd - 2))
+    prod = hlo.dot_general(
+        mu.aval_to_ir_type(c_aval), a, a, _dnums([nd - 1], [nd - 1], batch, batch),
+        precision_config=ir.ArrayAttr.get([hlo.PrecisionAttr.get("HIGHEST")] * 2))
+    dt = c_aval.dtype
+    return [hlo.add(hlo.multiply(mu.full(c_aval.shape, alpha, dt), prod),
+                    hlo.multiply(mu.full(c_aval.shape, beta, dt), c))]
+
+
+@register_lowering("tridiagonal_solve")
+def _tridiagonal_solve_lowering(ctx, dl, d, du, b, *, perturb_singular=False):
+    """gtsv (Gaussian elimination with partial pivoting; NaN where the matrix is singular),
+    or jaxlib's ``tridiagonal_solve_perturbed_ffi`` with `perturb_singular` (tiny pivots
+    replaced by a small perturbation, as JAX does on CPU)."""
+    dl_aval, d_aval, du_aval, b_aval = ctx.avals_in
+    batch = b_aval.shape[:-2]
+    if b_aval.size == 0:
+        return [b]
+    vec = [False, False, False, True]
+    if perturb_singular:
+        (x,) = ffi_call("tridiagonal_solve_perturbed_ffi", [dl, d, du, b], ctx.avals_in,
+                        [b_aval], matrix_operands=vec, matrix_results=[True])
+        return [x]
+    *_, x, info = ffi_call(
+        lapack_target("gtsv", b_aval.dtype), [dl, d, du, b], ctx.avals_in,
+        [dl_aval, d_aval, du_aval, b_aval, _i32(batch)], matrix_operands=vec,
+        matrix_results=vec + [False], aliases=[(0, 0), (1, 1), (2, 2), (3, 3)])
+    return [_nan_where_not_ok(x, b_aval, _info_ok(info, batch), len(batch))]

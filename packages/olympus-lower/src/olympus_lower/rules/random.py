@@ -126,3 +126,11 @@ def _threefry2x32_lowering(ctx, k1, k2, x1, x2):
     shape = ctx.avals_out[0].shape
     args = mu.broadcast_scalar_operands([k1, k2, x1, x2], ctx.avals_in, shape)
     return list(threefry2x32_rolled(*args, shape))
+
+
+@register_lowering("rng_uniform")
+def _rng_uniform_lowering(ctx, a, b, *, shape):
+    """``stablehlo.rng`` with distribution UNIFORM and the shape as an i64 constant."""
+    (aval_out,) = ctx.avals_out
+    dims = mu.ir_constant(np.asarray(aval_out.shape, np.int64))
+    return [hlo.rng(a, b, dims, hlo.RngDistributionAttr.get("UNIFORM"))]

@@ -53,7 +53,7 @@ def _all_ones(dt):
     dt = np.dtype(dt)
     if dt == np.bool_:
         return True
-    return np.array(-1).astype(dt) if dtypes.is_signed_int(dt) else np.iinfo(dt).max
+    return np.array(-1).astype(dt) if dtypes.is_signed_int(dt) else dtypes.iinfo(dt).max
 
 
 _monoid("reduce_sum", lambda dt: hlo.add, lambda dt: 0)

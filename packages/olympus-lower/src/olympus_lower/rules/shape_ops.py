@@ -5,7 +5,11 @@ real_dynamic_slice) with shape operands computed from the dimension variables.""
 
 from __future__ import annotations
 
+import numpy as np
+from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
+
+from olympus_ir import dtypes
 
 from .. import dynamic_shapes as ds
 from .. import mlir_utils as mu
@@ -49,9 +53,25 @@ register_lowering("squeeze")(_reshape_to_out)
 register_lowering("expand_dims")(_reshape_to_out)
 
 
+#: XLA's CPU backend aborts the process emitting a concatenate of 2-bit integers that it
+#: does not fuse (reference JAX 0.10.2 does too, e.g. on an eager ``lax.concatenate``);
+#: they are concatenated as 8-bit integers instead, exactly.
+_WIDENED_FOR_CONCATENATE = {dtypes.int2: np.dtype(np.int8), dtypes.uint2: np.dtype(np.uint8)}
+
+
+def concatenate(xs, dimension: int, dtype) -> ir.Value:
+    """``stablehlo.concatenate``, through 8-bit integers for the 2-bit ones."""
+    wide = _WIDENED_FOR_CONCATENATE.get(np.dtype(dtype))
+    if wide is None:
+        return hlo.concatenate(list(xs), int(dimension))
+    wide_xs = [hlo.convert(mu.tensor_type(mu.value_shape(x), wide), x) for x in xs]
+    out = hlo.concatenate(wide_xs, int(dimension))
+    return hlo.convert(mu.tensor_type(mu.value_shape(out), dtype), out)
+
+
 @register_lowering("concatenate")
 def _concatenate_lowering(ctx, *xs, dimension):
-    return [hlo.concatenate(list(xs), int(dimension))]
+    return [concatenate(xs, dimension, ctx.avals_out[0].dtype)]
 
 
 @register_lowering("pad")
@@ -123,7 +143,7 @@ def _stack_lowering(ctx, *xs, axis):
     shape = list(ctx.avals_in[0].shape)
     shape.insert(axis, 1)
     typ = mu.tensor_type(shape, ctx.avals_in[0].dtype)
-    return [hlo.concatenate([hlo.reshape(typ, x) for x in xs], int(axis))]
+    return [concatenate([hlo.reshape(typ, x) for x in xs], int(axis), ctx.avals_out[0].dtype)]
 
 
 @register_lowering("unstack")

@@ -463,3 +463,67 @@ def _top_k_jvp(primals, tangents, *, k):
 
 
 jvp_rules[P.top_k_p] = _top_k_jvp
+
+
+# --- tridiagonal_solve ------------------------------------------------------------------------
+
+
+def _tridiagonal_product(dl, d, du, x):
+    """``A @ x`` for the tridiagonal A of (`dl`, `d`, `du`) and `x` ``[..., m, n]``."""
+    xa = get_aval(x)
+    nd, m, n = xa.ndim, xa.shape[-2], xa.shape[-1]
+
+    def col(v):  # [..., m] -> [..., m, n]
+        return lax.broadcast_in_dim(v, xa.shape, tuple(range(nd - 1)))
+
+    y = lax.mul(col(d), x)
+    if m > 1:
+        lead = xa.shape[:-2]
+        zero_row = lax.broadcast_in_dim(np.zeros((), xa.dtype), lead + (1, n), ())
+        start, stop = (0,) * (nd - 2), tuple(lead)
+        above = lax.slice(x, start + (0, 0), stop + (m - 1, n))  # x[i-1] for rows 1..m-1
+        below = lax.slice(x, start + (1, 0), stop + (m, n))  # x[i+1] for rows 0..m-2
+        y = lax.add(y, lax.mul(col(dl), lax.concatenate([zero_row, above], nd - 2)))
+        y = lax.add(y, lax.mul(col(du), lax.concatenate([below, zero_row], nd - 2)))
+    return y
+
+
+def _tridiagonal_solve_jvp(primals, tangents, *, perturb_singular=False):
+    """``X' = A^-1 (b' - A' X)``: A' is tridiagonal in the diagonals' tangents."""
+    dl, d, du, b = primals
+    *tdiags, tb = tangents
+    x = bind(P.tridiagonal_solve_p, dl, d, du, b, perturb_singular=perturb_singular)
+    if all(isinstance(t, Zero) for t in tdiags):
+        if isinstance(tb, Zero):
+            return x, _zero_like_out(x)
+        rhs = tb
+    else:
+        zero = lax.broadcast_in_dim(np.zeros((), get_aval(d).dtype), get_aval(d).shape, ())
+        tdl, td, tdu = (zero if isinstance(t, Zero) else t for t in tdiags)
+        rhs = lax.neg(_tridiagonal_product(tdl, td, tdu, x))
+        if not isinstance(tb, Zero):
+            rhs = lax.add(tb, rhs)
+    return x, bind(P.tridiagonal_solve_p, dl, d, du, rhs, perturb_singular=perturb_singular)
+
+
+def _tridiagonal_solve_transpose(ct, dl, d, du, b, *, perturb_singular=False):
+    """Linear in b: the solve with A^T, whose sub-diagonal is `du` shifted down one row and
+    super-diagonal `dl` shifted up one row."""
+    if isinstance(ct, Zero):
+        return [None, None, None, Zero(b.aval)]
+    da = get_aval(dl)
+    nd, m = da.ndim, da.shape[-1]
+    lead = da.shape[:-1]
+    zero = lax.broadcast_in_dim(np.zeros((), da.dtype), lead + (1,), ())
+    start = (0,) * (nd - 1)
+    if m > 1:
+        dl_t = lax.concatenate([zero, lax.slice(du, start + (0,), lead + (m - 1,))], nd - 1)
+        du_t = lax.concatenate([lax.slice(dl, start + (1,), lead + (m,)), zero], nd - 1)
+    else:
+        dl_t = du_t = zero
+    out = bind(P.tridiagonal_solve_p, dl_t, d, du_t, ct, perturb_singular=perturb_singular)
+    return [None, None, None, out]
+
+
+jvp_rules[P.tridiagonal_solve_p] = _tridiagonal_solve_jvp
+transpose_rules[P.tridiagonal_solve_p] = _tridiagonal_solve_transpose

@@ -65,8 +65,26 @@ def _triangular_solve_rule(axis_data, vals, dims, *, left_side=False, **params):
     return bind(P.triangular_solve_p, a, b, left_side=left_side, **params), target
 
 
-for _p in (P.cholesky_p, P.lu_p, P.qr_p, P.eigh_p, P.svd_p, P.eig_p):
+def _front_batcher(prim):
+    """For primitives of several operands sharing their leading (batch) dimensions: each
+    operand's batch dimension moved (or broadcast) to the front."""
+
+    def rule(axis_data, vals, dims, **params):
+        vals = [matchaxis(axis_data.size, d, 0, v) for v, d in zip(vals, dims, strict=True)]
+        return bind(prim, *vals, **params), 0
+
+    rule.__name__ = f"_{prim.name}_batch_rule"
+    return rule
+
+
+for _p in (P.cholesky_p, P.lu_p, P.qr_p, P.eigh_p, P.svd_p, P.eig_p, P.hessenberg_p,
+           P.tridiagonal_p, P.schur_p):
     batching_rules[_p] = _trailing_batcher(_p, 2)
 batching_rules[P.triangular_solve_p] = _triangular_solve_rule
+for _p in (P.ormqr_p, P.householder_product_p, P.symmetric_product_p,
+           P.tridiagonal_solve_p):
+    batching_rules[_p] = _front_batcher(_p)
+batching_rules[P.lu_pivots_to_permutation_p] = _trailing_batcher(
+    P.lu_pivots_to_permutation_p, 1)
 batching_rules[P.fft_p] = _trailing_batcher(P.fft_p, lambda params: len(params["fft_lengths"]))
 batching_rules[P.top_k_p] = _trailing_batcher(P.top_k_p, 1)

@@ -33,7 +33,7 @@ from .elementwise import add, mul
 
 __all__ = ["psum", "pmean", "pmax", "pmin", "all_gather", "axis_index", "axis_size",
            "check_axis_name", "ppermute", "psum_scatter", "all_to_all", "pbroadcast", "pcast",
-           "pvary", "bound_mesh_axes"]
+           "pvary", "bound_mesh_axes", "pshuffle", "pswapaxes"]
 
 
 # --- finding the transformation that binds an axis name -------------------------------------
@@ -246,3 +246,18 @@ def pbroadcast(x, axis_name, source: int):
         return psum(select_n(mine, zero, v), axis_name)
 
     return tree_util.tree_map(one, x)
+
+
+def pshuffle(x, axis_name, perm):
+    """`ppermute` with the permutation given by sources: member i gets member ``perm[i]``'s
+    `x` (a pytree). `perm` must hold each of ``0 .. len(perm) - 1`` once."""
+    perm = list(perm)
+    if set(perm) != set(range(len(perm))):
+        raise ValueError(f"`perm` does not represent a permutation: {perm}")
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)), strict=True)))
+
+
+def pswapaxes(x, axis_name, axis: int, *, axis_index_groups=None):
+    """Swap the mapped axis `axis_name` with the unmapped axis `axis` of `x` (a pytree),
+    whose size must be the axis size: ``all_to_all(x, axis_name, axis, axis)``."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)

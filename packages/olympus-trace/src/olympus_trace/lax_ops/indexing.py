@@ -103,9 +103,9 @@ def default_fill(dt: np.dtype) -> Any:
     if dtypes.is_inexact(dt):
         return np.nan
     if dtypes.is_signed_int(dt):
-        return int(np.iinfo(dt).min)
+        return int(dtypes.iinfo(dt).min)
     if dtypes.is_unsigned_int(dt):
-        return int(np.iinfo(dt).max)
+        return int(dtypes.iinfo(dt).max)
     return True
 
 

@@ -19,7 +19,9 @@ from .elementwise import add, conj, div, select
 from .shape_ops import broadcast_in_dim, transpose
 
 __all__ = ["cholesky", "triangular_solve", "lu", "qr", "eigh", "eig", "svd", "symmetrize",
-           "fft", "FftType", "top_k"]
+           "fft", "FftType", "top_k", "hessenberg", "tridiagonal", "schur", "ormqr",
+           "householder_product", "lu_pivots_to_permutation", "symmetric_product",
+           "tridiagonal_solve"]
 
 
 def _H(x):
@@ -133,3 +135,60 @@ def top_k(operand, k: int):
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     return list(bind(P.top_k_p, operand, k=k))
+
+
+def hessenberg(a):
+    """Reduce square matrices to upper Hessenberg form (LAPACK's gehrd): ``(a, taus)``,
+    the Hessenberg matrix in the upper triangle and first subdiagonal of ``a`` with the
+    Householder reflectors below it, and the reflectors' scales ``taus``."""
+    return tuple(bind(P.hessenberg_p, a))
+
+
+def tridiagonal(a, *, lower: bool = True):
+    """Reduce symmetric (Hermitian) matrices to tridiagonal form (LAPACK's sytrd/hetrd),
+    reading only the `lower` (or upper) triangle: ``(a, d, e, taus)``, the packed form with
+    the reflectors beyond the first off-diagonal, the diagonal, the off-diagonal and the
+    reflectors' scales."""
+    return tuple(bind(P.tridiagonal_p, a, lower=bool(lower)))
+
+
+def schur(x, *, compute_schur_vectors: bool = True, sort_eig_vals: bool = False,
+          select_callable=None):
+    """The Schur decomposition ``x = q t q^H`` of square matrices (LAPACK's gees): ``(t,
+    q)``, or ``t`` alone without `compute_schur_vectors`. `t` is quasi-upper-triangular
+    (2x2 blocks for complex pairs) for real `x`. `sort_eig_vals` and `select_callable`
+    are unused, as in JAX."""
+    outs = bind(P.schur_p, x, compute_schur_vectors=bool(compute_schur_vectors),
+                sort_eig_vals=bool(sort_eig_vals), select_callable=select_callable)
+    return tuple(outs) if compute_schur_vectors else outs[0]
+
+
+def ormqr(a, taus, c, *, left: bool = True, transpose: bool = False):
+    """Multiply `c` by Q of a QR factorization without forming Q (LAPACK's ormqr/unmqr):
+    ``Q @ c``, ``Q^H @ c`` (`transpose`), ``c @ Q`` (not `left`) or ``c @ Q^H``, with Q
+    the product of the Householder reflectors in the lower triangle of `a` (as geqrf
+    leaves them) scaled by `taus`."""
+    return bind(P.ormqr_p, a, taus, c, left=bool(left), transpose=bool(transpose))
+
+
+def householder_product(a, taus):
+    """The first n columns of ``H_0 H_1 ... H_{k-1}``, ``H_i = I - taus[i] v_i v_i^H`` with
+    v_i column i of `a` below the diagonal and a unit i-th entry (LAPACK's orgqr/ungqr)."""
+    return bind(P.householder_product_p, a, taus)
+
+
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+    """The permutation the row swaps `pivots` (row i with row ``pivots[i]``, in order)
+    apply to ``0 .. permutation_size - 1``."""
+    return bind(P.lu_pivots_to_permutation_p, pivots, permutation_size=int(permutation_size))
+
+
+def symmetric_product(a, c, *, alpha: float = 1.0, beta: float = 0.0):
+    """``alpha * a @ a^T + beta * c``."""
+    return bind(P.symmetric_product_p, a, c, alpha=alpha, beta=beta)
+
+
+def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
+    """X with ``A @ X = b`` for the tridiagonal A of sub-diagonal `dl`, diagonal `d` and
+    super-diagonal `du`."""
+    return bind(P.tridiagonal_solve_p, dl, d, du, b, perturb_singular=bool(perturb_singular))

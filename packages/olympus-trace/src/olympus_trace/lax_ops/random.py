@@ -12,7 +12,7 @@ from olympus_ir.prims.random import RandomAlgorithm
 
 from ..core import bind
 
-__all__ = ["RandomAlgorithm", "rng_bit_generator", "threefry2x32"]
+__all__ = ["RandomAlgorithm", "rng_bit_generator", "threefry2x32", "rng_uniform"]
 
 
 def threefry2x32(k1, k2, x1, x2):
@@ -31,3 +31,11 @@ def rng_bit_generator(key, shape, dtype=np.uint32, algorithm=None, *, out_shardi
         raise TypeError(f"rng_bit_generator: unsupported dtype {np.dtype(dtype)}")  # JAX's
     return bind(P.rng_bit_generator_p, key, shape=canonicalize_shape(shape),
                 dtype=dtypes.dtype(dtype), algorithm=algorithm, out_sharding=out_sharding)
+
+
+def rng_uniform(a, b, shape):
+    """Values drawn uniformly from ``[a, b)`` (scalars of one dtype) by XLA's stateful
+    generator, of shape `shape`. Experimental, as in JAX: not reproducible across
+    backends or compilations, and neither differentiable nor batchable; prefer
+    `olympus.random`."""
+    return bind(P.rng_uniform_p, a, b, shape=tuple(int(d) for d in shape))

@@ -1,7 +1,8 @@
-"""The ``jax.lax.linalg`` functions Olympus computes as compositions of other lax
-operations (JAX has a primitive for each, lowered to LAPACK on CPU): the permutation of
-LU pivots, the symmetric product, tridiagonal solves, rank-1 Cholesky updates and
-products of Householder reflectors. Values agree with LAPACK's to rounding."""
+"""The ``jax.lax.linalg`` functions beside the decompositions: the permutation of LU
+pivots, the symmetric product, tridiagonal solves and products of Householder reflectors
+(argument checks here, each binding its primitive), and rank-1 Cholesky updates (a
+composition of other lax operations; JAX has a primitive for it). Values agree with
+LAPACK's to rounding."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from olympus_ir import dtypes
 from olympus_trace import lax_ops as lax
 from olympus_trace.core import get_aval
 
-from .control_flow import fori_loop, scan
+from .control_flow import fori_loop
 
 __all__ = ["EigImplementation", "EighImplementation", "SvdAlgorithm",
            "lu_pivots_to_permutation", "symmetric_product", "tridiagonal_solve",
@@ -47,16 +48,6 @@ class SvdAlgorithm(enum.Enum):
     DIVIDE_AND_CONQUER = "divide_and_conquer"
 
 
-def _vmap_leading(f, x, *rest, core_rank):
-    """`f` applied over the leading (batch) dimensions of `x` (and of `rest`, which share
-    them), the trailing `core_rank` dimensions being the operand of `f`."""
-    from .._src.api import vmap
-
-    for _ in range(get_aval(x).ndim - core_rank):
-        f = vmap(f)
-    return f(x, *rest)
-
-
 def lu_pivots_to_permutation(pivots, permutation_size: int):
     """The permutation (int32, ``[..., permutation_size]``) that the row swaps `pivots`
     (``[..., k]``, k <= permutation_size: row i swapped with row pivots[i], in order)
@@ -75,17 +66,7 @@ def lu_pivots_to_permutation(pivots, permutation_size: int):
         raise ValueError(f"Output permutation size {n} has to exceed the trailing dimension "
                          f"of the pivots. Got pivots size {k}")
 
-    def one(piv):
-        def swap(i, perm):
-            j = lax.dynamic_slice(piv, (i,), (1,))
-            pi = lax.dynamic_slice(perm, (i,), (1,))
-            pj = lax.dynamic_slice(perm, (lax.reshape(j, ()),), (1,))
-            perm = lax.dynamic_update_slice(perm, pj, (i,))
-            return lax.dynamic_update_slice(perm, pi, (lax.reshape(j, ()),))
-
-        return fori_loop(0, k, swap, lax.iota(np.int32, n))
-
-    return _vmap_leading(one, pivots, core_rank=1)
+    return lax.lu_pivots_to_permutation(pivots, n)
 
 
 def _mT(x):
@@ -99,10 +80,7 @@ def symmetric_product(a_matrix, c_matrix, *, alpha: float = 1.0, beta: float = 0
     transpose of the lower one."""
     a = get_aval(a_matrix)
     nd = a.ndim
-    batch = tuple(range(nd - 2))
-    prod = lax.dot_general(a_matrix, a_matrix, (((nd - 1,), (nd - 1,)), (batch, batch)))
-    dt = a.dtype
-    out = lax.add(lax.mul(np.array(alpha, dt), prod), lax.mul(np.array(beta, dt), c_matrix))
+    out = lax.symmetric_product(a_matrix, c_matrix, alpha=alpha, beta=beta)
     if symmetrize_output:
         m = get_aval(out).shape[-1]
         lower = np.tril(np.ones((m, m), bool))
@@ -114,13 +92,12 @@ def symmetric_product(a_matrix, c_matrix, *, alpha: float = 1.0, beta: float = 0
 def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
     """X with ``A @ X = b`` for the tridiagonal A with sub-diagonal `dl` (``dl[..., 0]``
     unused), diagonal `d` and super-diagonal `du` (``du[..., m-1]`` unused); `b` is
-    ``[..., m, n]``. The Thomas algorithm (forward elimination, back substitution)."""
+    ``[..., m, n]``. LAPACK's gtsv (Gaussian elimination with partial pivoting)."""
     avals = [get_aval(v) for v in (dl, d, du)]
     ba = get_aval(b)
     if ba.ndim < 2:
         raise ValueError("tridiagonal_solve requires b to have rank >= 2, got shape "
                          f"{ba.shape}")
-    m = ba.shape[-2]
     for name, v in zip(("dl", "d", "du"), avals):
         if v.shape != ba.shape[:-1]:
             raise ValueError(f"tridiagonal_solve requires that {name} has shape "
@@ -131,32 +108,7 @@ def tridiagonal_solve(dl, d, du, b, *, perturb_singular: bool = False):
     if not dtypes.is_inexact(ba.dtype):
         raise ValueError(f"tridiagonal_solve requires a floating or complex dtype, got "
                          f"{ba.dtype}")
-
-    def one(dl, d, du, b):
-        if m == 0:
-            return b
-        zero_row = lax.broadcast_in_dim(np.zeros((), ba.dtype), (ba.shape[-1],), ())
-
-        def forward(carry, row):
-            c_prev, b_prev = carry
-            l_i, d_i, u_i, b_i = row
-            denom = lax.sub(d_i, lax.mul(l_i, c_prev))
-            c_i = lax.div(u_i, denom)
-            b_new = lax.div(lax.sub(b_i, lax.mul(l_i, b_prev)), denom)
-            return (c_i, b_new), (c_i, b_new)
-
-        zero = np.zeros((), ba.dtype)
-        _, (c, bp) = scan(forward, (zero, zero_row), (dl, d, du, b))
-
-        def backward(x_next, row):
-            c_i, b_i = row
-            x_i = lax.sub(b_i, lax.mul(c_i, x_next))
-            return x_i, x_i
-
-        _, x = scan(backward, zero_row, (c, bp), reverse=True)
-        return x
-
-    return _vmap_leading(one, dl, d, du, b, core_rank=1)
+    return lax.tridiagonal_solve(dl, d, du, b, perturb_singular=perturb_singular)
 
 
 def cholesky_update(r_matrix, w_vector):
@@ -209,21 +161,5 @@ def householder_product(a, taus):
         raise ValueError("Householder product taus must have shape "
                          f"{aa.shape[:-2] + ('k',)} with k <= {n}, got {ta.shape}")
 
-    def one(a, taus):
-        dt = aa.dtype
-        q = np.eye(m, n, dtype=dt)
-        rows = np.arange(m)
-        for i in reversed(range(k)):
-            col = lax.reshape(lax.slice(a, (0, i), (m, i + 1)), (m,))
-            v = lax.select(np.asarray(rows > i), col,
-                           np.asarray(rows == i).astype(dt))
-            # q <- q - tau v (v^H q)
-            vh_q = lax.dot_general(lax.conj(v) if dtypes.is_complex(dt) else v, q,
-                                   (((0,), (0,)), ((), ())))
-            tau = lax.reshape(lax.slice(taus, (i,), (i + 1,)), ())
-            upd = lax.mul(lax.broadcast_in_dim(v, (m, n), (0,)),
-                          lax.broadcast_in_dim(vh_q, (m, n), (1,)))
-            q = lax.sub(q, lax.mul(tau, upd))
-        return q
+    return lax.householder_product(a, taus)
 
-    return _vmap_leading(one, a, taus, core_rank=2)

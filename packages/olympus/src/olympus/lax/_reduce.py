@@ -48,7 +48,7 @@ def _extreme(dt, low):
         return np.array(not low)
     if dtypes.is_inexact(dt):
         return np.array(-np.inf if low else np.inf, dt)
-    info = np.iinfo(dt)
+    info = dtypes.iinfo(dt)
     return np.array(info.min if low else info.max, dt)
 
 

@@ -56,7 +56,7 @@ def _python_default(arr: np.ndarray) -> np.dtype:
     if kind in "iu":
         dt = dtypes.default_int()
         if arr.size:
-            info = np.iinfo(dt)
+            info = dtypes.iinfo(dt)
             lo, hi = int(arr.min()), int(arr.max())
             if lo < info.min or hi > info.max:
                 bad = hi if hi > info.max else lo
@@ -125,7 +125,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):  #
     elif isinstance(object, (np.ndarray, np.generic)):
         arr = np.asarray(object)
         if dt is None:
-            if arr.dtype.kind not in "biufc" and arr.dtype != dtypes.bfloat16:
+            if not dtypes.is_supported(arr.dtype):
                 raise TypeError(f"Cannot convert an array of dtype {arr.dtype} to an "
                                 "OLYMPUS array: unsupported element type.")
             dt = dtypes.canonicalize_dtype(arr.dtype)
@@ -142,7 +142,7 @@ def array(object, dtype=None, copy=True, order="K", ndmin=0, *, device=None):  #
                 arr = np.asarray(object)
             except ValueError as e:
                 raise ValueError(f"olympus.numpy.array: {e}") from None
-            if arr.dtype.kind not in "biufc" and arr.dtype != dtypes.bfloat16:
+            if not dtypes.is_supported(arr.dtype):
                 raise TypeError(f"Cannot convert {type(object).__name__} {object!r} to an "
                                 "array: unsupported element types.")
             if dt is None:

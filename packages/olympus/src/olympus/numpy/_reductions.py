@@ -69,7 +69,7 @@ def _lowest(dt):
         return np.array(-np.inf, dt)[()]
     if dt == dtypes.bool_:
         return np.bool_(False)
-    return np.array(np.iinfo(dt).min, dt)[()]
+    return np.array(dtypes.iinfo(dt).min, dt)[()]
 
 
 def _highest(dt):
@@ -77,7 +77,7 @@ def _highest(dt):
         return np.array(np.inf, dt)[()]
     if dt == dtypes.bool_:
         return np.bool_(True)
-    return np.array(np.iinfo(dt).max, dt)[()]
+    return np.array(dtypes.iinfo(dt).max, dt)[()]
 
 
 def _where_mask(name, where, shape):

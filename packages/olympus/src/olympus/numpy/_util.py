@@ -150,7 +150,7 @@ def as_output(x):
     if t is tuple or t is list:
         return t(as_output(v) for v in x)
     if isinstance(x, (np.ndarray, np.generic)):
-        if x.dtype.kind not in "biufc" and x.dtype != dtypes.bfloat16:
+        if not dtypes.is_supported(x.dtype):
             return x
         return rt.device_put(np.asarray(x, dtypes.canonicalize_dtype(x.dtype)))
     if t in _PY_SCALARS:

@@ -12,6 +12,7 @@ import numpy as np
 import olympus
 import olympus.numpy as jnp
 from olympus import lax
+from olympus.lax._qdwh import qdwh
 
 from ._linalg_decompositions import rsf2csf, schur, solve_triangular
 from ._util import is_complex, promote_dtypes_inexact
@@ -209,67 +210,9 @@ def sqrtm(A, blocksize: int = 1):
 # --- polar decomposition ------------------------------------------------------------------
 
 
-def _qdwh_weights(l0, max_iterations):
-    """The dynamically weighted Halley parameters (a, b, c) of each QDWH iteration, from
-    the lower bound `l0` on the smallest singular value of the scaled matrix."""
-    weights = []
-    l, tol_l = l0, 5 * l0
-    while l + tol_l < 1 and len(weights) < max_iterations:
-        l2 = l * l
-        dd = (4 * (1 / l2 - 1) / l2) ** (1 / 3)
-        sqd = (1 + dd) ** 0.5
-        a = sqd + (2 - dd + 2 * (2 - l2) / (l2 * sqd)) ** 0.5
-        b = (a - 1) ** 2 / 4
-        c = a + b - 1
-        l = l * (a + b * l2) / (1 + c * l2)
-        weights.append((a, b, c))
-    return weights
-
-
-def _qdwh_step(u, a, b, c):
-    """u <- (b/c) u + (a - b/c) u (I + c u^H u)^-1: by a QR factorization of
-    [sqrt(c) u; I] while c is large, by a Cholesky factorization once it is moderate."""
-    n = u.shape[1]
-    eye = jnp.eye(n, dtype=u.dtype)
-    e = b / c
-    if c > 100:
-        q, _ = lax.linalg.qr(jnp.concatenate([np.sqrt(c) * u, eye]), full_matrices=False)
-        q1, q2 = q[:u.shape[0]], q[u.shape[0]:]
-        return e * u + ((a - e) / np.sqrt(c)) * (q1 @ jnp.conj(q2.T))
-    chol = lax.linalg.cholesky(c * (jnp.conj(u.T) @ u) + eye, symmetrize_input=False)
-    # z = u (chol chol^H)^-1 by two triangular solves on u^H.
-    w = lax.linalg.triangular_solve(chol, jnp.conj(u.T), left_side=True, lower=True)
-    w = lax.linalg.triangular_solve(chol, w, left_side=True, lower=True, transpose_a=True,
-                                    conjugate_a=True)
-    return e * u + (a - e) * jnp.conj(w.T)
-
-
-def _qdwh(x, eps, max_iterations=10):
-    """The unitary polar factor u and Hermitian h = u^H x of an m x n matrix (m >= n) by
-    QR-based dynamically weighted Halley iterations (Nakatsukasa, Bai and Gygi 2010)."""
-    eps = float(np.finfo(jnp.real(x).dtype).eps) if eps is None else float(eps)
-    one = jnp.max(jnp.sum(jnp.abs(x), axis=0))
-    inf = jnp.max(jnp.sum(jnp.abs(x), axis=1))
-    scale = jnp.where(one == 0, 1.0, lax.rsqrt(one) * lax.rsqrt(inf))
-    u = x * scale.astype(x.dtype)
-    weights = _qdwh_weights(eps, max_iterations)
-    for a, b, c in weights:
-        u = _qdwh_step(u, a, b, c)
-    tol = (5 * eps) ** (1 / 3)
-
-    def cond(state):
-        k, _, moving = state
-        return moving & (k < max_iterations)
-
-    def body(state):
-        k, u, _ = state
-        nxt = _qdwh_step(u, 3.0, 1.0, 3.0)
-        return k + 1, nxt, jnp.linalg.norm(nxt - u) > tol
-
-    _, u, _ = lax.while_loop(cond, body, (len(weights), u, jnp.asarray(True)))
-    u = 1.5 * u - 0.5 * u @ (jnp.conj(u.T) @ u)  # one Newton-Schulz polish
-    h = jnp.conj(u.T) @ x
-    return u, (h + jnp.conj(h.T)) / 2
+def _qdwh(x, eps):
+    u, h, _, _ = qdwh(x, eps=eps)
+    return u, h
 
 
 def _polar_2d(a, side, method, eps):
