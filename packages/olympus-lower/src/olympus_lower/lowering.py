@@ -87,6 +87,12 @@ class LoweringRuleContext:
         platform the module runs on; None otherwise."""
         return self._lowerer.platform_index
 
+    def mark_uses_dim_vars(self) -> None:
+        """Record that the module calls shape-polymorphic code (an `Exported` lowered
+        with symbolic shapes): its shapes must be refined before compiling, and an export
+        of it uses global constants (JAX's ``shape_poly_state.uses_dim_vars``)."""
+        self._lowerer.uses_dim_vars = True
+
     def __init__(self, lowerer: _Lowerer, primitive: Any, avals_in: list[ShapedArray],
                  avals_out: list[ShapedArray], source_info: SourceInfo | None):
         self._lowerer = lowerer
@@ -157,6 +163,7 @@ class _Lowerer:
         self.module: ir.Module | None = None
         self.platforms = platforms
         self.platform_index: ir.Value | None = None
+        self.uses_dim_vars = False
         #: (id of a closed olympuspr, name) -> (symbol name, the olympuspr, kept alive)
         self.functions: dict = {}
         self.symbols: set[str] = {"main"}
@@ -316,12 +323,16 @@ class LoweredModule:
     * ``out_avals``: the avals of the results.
     * ``host_callbacks``: the Python functions the module's host-callback custom calls
       call, by index; pass them to the compiler (``host_callbacks=``).
+    * ``uses_dim_vars``: the module has dimension variables or calls shape-polymorphic
+      code; with static ``@main`` types it must be refined before compiling
+      (`olympus_lower.shape_refinement.refine_static_module`).
     """
 
     def __init__(self, module: ir.Module, *, name: str, in_avals: list[ShapedArray],
                  out_avals: list[ShapedArray], hoisted_consts: tuple,
                  hoisted_const_indices: tuple[int, ...], donated: tuple[bool, ...],
-                 host_callbacks: tuple = (), dim_vars: tuple[str, ...] = ()):
+                 host_callbacks: tuple = (), dim_vars: tuple[str, ...] = (),
+                 uses_dim_vars: bool = False):
         self.module = module
         self.name = name
         self.in_avals = in_avals
@@ -331,6 +342,7 @@ class LoweredModule:
         self.donated = donated
         self.host_callbacks = tuple(host_callbacks)
         self.dim_vars = tuple(dim_vars)
+        self.uses_dim_vars = bool(uses_dim_vars or dim_vars)
 
     @property
     def num_args(self) -> int:
@@ -551,6 +563,7 @@ def lower_olympuspr(
         hoisted_consts=tuple(const_vals[i] for i in hoisted_idx),
         hoisted_const_indices=hoisted_idx, donated=tuple(donation),
         host_callbacks=tuple(lowerer.host_callbacks), dim_vars=dim_vars,
+        uses_dim_vars=lowerer.uses_dim_vars,
     )
 
 

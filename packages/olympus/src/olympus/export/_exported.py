@@ -309,24 +309,57 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     def do_export(*args_specs, **kwargs_specs) -> Exported:
         lowering_platforms = (tuple(platforms) if platforms is not None
                               else (default_export_platform(),))
+        _check_symbolic_scopes(fun_jit, args_specs, kwargs_specs)
         traced = fun_jit.trace(*args_specs, **kwargs_specs)
         return _export_traced(traced._meta, lowering_platforms, tuple(disabled_checks))
 
     return do_export
 
 
+def _check_symbolic_scopes(fun_jit, args_specs, kwargs_specs) -> None:
+    """Every symbolic dimension of the specs must come from one `SymbolicScope` (JAX
+    checks this before tracing, naming the first argument of each scope)."""
+    from olympus_ir.shape_poly import is_symbolic_dim
+
+    from ._calling import _path_str
+
+    first = None
+    leaves = tree_util.tree_flatten_with_path((args_specs, kwargs_specs))[0]
+    for path, spec in leaves:
+        for d in getattr(spec, "shape", ()):
+            if not is_symbolic_dim(d):
+                continue
+            if first is None:
+                first = (d.scope, path)
+                continue
+            name = getattr(fun_jit, "__name__", None) or str(fun_jit)
+            first[0]._check_same_scope(
+                d, when=f"when exporting {name}",
+                self_descr=f"current (from {_path_str(first[1])}) ",
+                other_descr=_path_str(path))
+
+
 def _export_traced(meta, platforms: tuple[str, ...], disabled_checks) -> Exported:
     from ._module import export_module
 
+    from olympus_ir.shape_poly import is_constant_shape
+
+    from ._calling import arg_descriptor
+
     n_in = len(meta.in_avals)
-    kept = tuple(range(n_in)) if meta.kept is None else tuple(sorted(meta.kept))
+    symbolic = not all(is_constant_shape(a.shape) for a in meta.in_avals)
+    # As JAX: with symbolic shapes every argument is kept (the dimension variables are
+    # read from the shapes of all of them).
+    kept = tuple(range(n_in)) if meta.kept is None or symbolic else tuple(sorted(meta.kept))
     p = meta.placement
     if p.arg_attrs is not None or getattr(p, "num_partitions", 1) != 1:
         raise NotImplementedError(
             f"olympus.export of {meta.name!r}: exporting a function with shardings over "
             "several devices is not supported yet")
+    arg_names = [arg_descriptor(meta.in_tree, i, None) for i in kept] if symbolic else None
     artifact, uses_global_constants = export_module(
-        meta, kept=kept, platforms=platforms, disabled_checks=disabled_checks)
+        meta, kept=kept, platforms=platforms, disabled_checks=disabled_checks,
+        arg_names=arg_names)
     in_avals = tuple(meta.in_avals)
     out_avals = tuple(meta.out_avals)
     closed = meta.closed
