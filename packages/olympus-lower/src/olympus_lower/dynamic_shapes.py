@@ -102,9 +102,8 @@ def dim_value(d, env: dict | None = None) -> ir.Value:
     if type(d) is not DimExpr:
         return _const(int(d))
     env = _state.env if env is None else env
-    if env is None:
-        raise ValueError(f"symbolic dimension '{d}' used outside a lowering with symbolic "
-                         "shapes")
+    if env is None:  # no argument has a symbolic shape: JAX's UnexpectedDimVar (no vars)
+        env = {}
     out = shape_poly.evaluate_dim(
         d, env,
         add=lambda a, b: hlo.add(_val(a), _val(b)),
