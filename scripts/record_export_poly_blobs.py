@@ -14,6 +14,7 @@ virtualenv `nox -s export_interop` builds::
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jax
@@ -85,7 +86,48 @@ def main() -> None:
                 raise AssertionError(f"{name}: {what} did not fail")
         expected[name] = rec
         print(name, len(blob), "bytes")
+    expected["modules"] = _modules()
     (OUT / "expected.json").write_text(json.dumps(expected, indent=1) + "\n")
+
+
+def strip_locations(text: str) -> str:
+    """Module text without its location attributes and ``#loc`` lines (the test strips
+    Olympus's text the same way)."""
+    text = re.sub(r" loc\([^()]*(\([^()]*\))?[^()]*\)", "", text)
+    return "\n".join(line for line in text.splitlines() if not line.startswith("#loc"))
+
+
+def _modules() -> dict:
+    """JAX's ``mlir_module()`` text, locations stripped, of a few symbolic exports: the
+    calling convention (dimension arguments, shape assertions, platform index) and, for
+    nested calls, the symbol names."""
+    f32 = np.float32
+
+    def spec(s, **kw):
+        return jax.ShapeDtypeStruct(export.symbolic_shape(s, **kw), f32)
+
+    def sin2(x):
+        return jnp.sin(x) * 2.0
+
+    a, b = export.symbolic_shape("a, b")
+    inner = export.export(jax.jit(sin2))(spec("b, 4"))
+
+    def nested_jit(x):
+        return jax.jit(lambda y: jnp.cos(y) + y.shape[0])(x) * 3.0
+
+    exps = {
+        "sin": export.export(jax.jit(sin2))(spec("b, 4")),
+        "multi_platform": export.export(jax.jit(sin2), platforms=("cpu", "cuda"))(
+            spec("b, 4")),
+        "two_args": export.export(jax.jit(lambda x, y: (x @ y, x.T)))(
+            jax.ShapeDtypeStruct((a, b), f32), jax.ShapeDtypeStruct((b,), f32)),
+        "unused_arg": export.export(jax.jit(lambda x, y: x))(
+            spec("b"), jax.ShapeDtypeStruct((3,), f32)),
+        "nested_export": export.export(jax.jit(lambda y: inner.call(y).sum(axis=0)))(
+            spec("c, 4")),
+        "nested_jit": export.export(jax.jit(nested_jit))(spec("b, 4")),
+    }
+    return {k: strip_locations(e.mlir_module()) for k, e in exps.items()}
 
 
 if __name__ == "__main__":

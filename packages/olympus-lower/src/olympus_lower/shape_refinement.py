@@ -41,6 +41,16 @@ def _find_func(module: ir.Module, name: str):
     raise ValueError(f"module has no function @{name}")
 
 
+def _fresh_name(module: ir.Module, base: str) -> str:
+    """`base`, or ``base_0``, ``base_1``... the first not already a symbol of `module`."""
+    taken = {ir.StringAttr(op.attributes["sym_name"]).value
+             for op in module.body.operations if "sym_name" in op.attributes}
+    name, k = base, 0
+    while name in taken:
+        name, k = f"{base}_{k}", k + 1
+    return name
+
+
 def _compare(a, b, direction: str):
     return hlo.compare(a, b, hlo.ComparisonDirectionAttr.get(direction),
                        compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
@@ -65,7 +75,8 @@ def export_main(lowered: LoweredModule, in_avals: Sequence,
     with get_context(), ir.Location.unknown():
         module = ir.Module.parse(_bytecode(lowered.module if module is None else module))
         inner = _find_func(module, "main")
-        inner.attributes["sym_name"] = ir.StringAttr.get(WRAPPED_MAIN)
+        wrapped = _fresh_name(module, WRAPPED_MAIN)  # an inlined Exported may have one
+        inner.attributes["sym_name"] = ir.StringAttr.get(wrapped)
         inner.attributes["sym_visibility"] = ir.StringAttr.get("private")
         ftype = ir.FunctionType(ir.TypeAttr(inner.attributes["function_type"]).value)
         n_platform = len(ftype.inputs) - n_dims - len(in_avals)
@@ -106,7 +117,7 @@ def export_main(lowered: LoweredModule, in_avals: Sequence,
                                          ir.IntegerType.get_signless(32), 2))
                 op.operation.attributes["error_message"] = ir.StringAttr.get(msg)
             dims = [ds.dim_value(sol.solution[v], env) for v in lowered.dim_vars]
-            call = func.CallOp(res_types, ir.FlatSymbolRefAttr.get(WRAPPED_MAIN),
+            call = func.CallOp(res_types, ir.FlatSymbolRefAttr.get(wrapped),
                                platform_args + dims + args)
             func.ReturnOp(list(call.results))
         module.operation.verify()

@@ -151,9 +151,10 @@ def _fresh_symbol(base: str, taken: set[str]) -> str:
 
 
 def _inline_module(module: ir.Module, submodule: ir.Module, main_name: str) -> str:
-    """Move every symbol of `submodule` into `module`, renamed so none clashes with a
-    symbol already there (the references inside `submodule` are renamed with them), all
-    private. Returns the new name of `submodule`'s ``@main``."""
+    """Move every symbol of `submodule` into `module`, all private: its ``@main`` renamed
+    `main_name` (made fresh), any other symbol keeping its name unless that clashes with
+    one already there (as JAX merges modules; the references inside `submodule` are
+    renamed with them). Returns the new name of `submodule`'s ``@main``."""
     taken = {ir.StringAttr(op.attributes["sym_name"]).value
              for op in module.body.operations if "sym_name" in op.attributes}
     sub_ops = [op for op in submodule.body.operations]
@@ -165,14 +166,17 @@ def _inline_module(module: ir.Module, submodule: ir.Module, main_name: str) -> s
         if "sym_name" not in op.attributes:
             continue
         old = ir.StringAttr(op.attributes["sym_name"]).value
-        base = main_name if old == "main" else f"{main_name}__{old}"
-        renames[old] = _fresh_symbol(base, taken_all)
+        if old != "main" and old not in taken:
+            renames[old] = old
+            continue
+        renames[old] = _fresh_symbol(main_name if old == "main" else old, taken_all)
     for op in sub_ops:
         if "sym_name" not in op.attributes:
             continue
         old = ir.StringAttr(op.attributes["sym_name"]).value
-        ir.SymbolTable.replace_all_symbol_uses(old, renames[old], submodule.operation)
-        ir.SymbolTable.set_symbol_name(op, renames[old])
+        if renames[old] != old:
+            ir.SymbolTable.replace_all_symbol_uses(old, renames[old], submodule.operation)
+            ir.SymbolTable.set_symbol_name(op, renames[old])
         if op.operation.name == "func.func":
             op.attributes["sym_visibility"] = ir.StringAttr.get("private")
     for op in sub_ops:
