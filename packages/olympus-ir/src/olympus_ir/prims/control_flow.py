@@ -194,13 +194,11 @@ def call_exported_shape_rule(*args, exported):
         # Shape polymorphism: the dimension variables are solved from the actual shapes
         # and every constraint is checked now (JAX's errors), then the result shapes are
         # evaluated with their values.
-        from ..shape_poly import evaluate_dim
-        from ..shape_poly_solve import call_dim_values
+        from ..shape_poly_solve import call_out_shapes
 
-        env = call_dim_values([a.shape for a in exported.in_avals], [a.shape for a in args],
-                              [exported._arg_descriptor(i, None)
-                               for i in range(len(args))])
-        out_shapes = [tuple(evaluate_dim(d, env) for d in s) for s in out_shapes]
+        out_shapes = call_out_shapes(
+            [a.shape for a in exported.in_avals], [a.shape for a in args],
+            [exported._arg_descriptor(i, None) for i in range(len(args))], out_shapes)
     return [ShapedArray(s, dtypes.bool_ if a.dtype == dtypes.float0 else a.dtype,
                         a.weak_type) for s, a in zip(out_shapes, exported.out_avals)]
 
