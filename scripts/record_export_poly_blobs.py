@@ -70,7 +70,7 @@ def main() -> None:
         for n, args in calls.items():
             call = {"args": _tolist(args), "outputs": _tolist(loaded.call(*args))}
             if vjp_order:
-                def loss(a0, args=args):
+                def loss(a0, args=args, loaded=loaded):
                     outs = jax.tree_util.tree_leaves(loaded.call(a0, *args[1:]))
                     return sum(o.sum() for o in outs)
 

@@ -9,8 +9,10 @@ arguments dropped (``module_kept_var_idx``), no constants hoisted into arguments
 VHLO artifact at the StableHLO version of jaxlib's WEEK_4 compatibility requirement (as
 jax.export picks it).
 
-Dimensions in `in_avals`/`out_avals` are kept as given; serialization writes ``str(d)``
-and reads through one `_serialization._parse_dim`, so symbolic dimensions can flow in.
+Dimensions in `in_avals`/`out_avals` may be symbolic: the module then has JAX's wrapper
+for dimension variables (`olympus_lower.shape_refinement.export_main`), and serialization
+writes ``str(d)`` and reads shapes back with the shape-polymorphism parser
+(`_serialization._parse_shape`).
 """
 
 from __future__ import annotations
@@ -340,11 +342,10 @@ def _check_symbolic_scopes(fun_jit, args_specs, kwargs_specs) -> None:
 
 
 def _export_traced(meta, platforms: tuple[str, ...], disabled_checks) -> Exported:
-    from ._module import export_module
-
     from olympus_ir.shape_poly import is_constant_shape
 
     from ._calling import arg_descriptor
+    from ._module import export_module
 
     n_in = len(meta.in_avals)
     symbolic = not all(is_constant_shape(a.shape) for a in meta.in_avals)
