@@ -126,6 +126,11 @@ def _modules() -> dict:
         "nested_export": export.export(jax.jit(lambda y: inner.call(y).sum(axis=0)))(
             spec("c, 4")),
         "nested_jit": export.export(jax.jit(nested_jit))(spec("b, 4")),
+        "nested_jit_multi_platform": export.export(
+            jax.jit(nested_jit), platforms=("cpu", "cuda"))(spec("b, 4")),
+        "nested_jit_static_multi_platform": export.export(
+            jax.jit(nested_jit), platforms=("cpu", "cuda"))(
+                jax.ShapeDtypeStruct((2, 4), f32)),
     }
     return {k: strip_locations(e.mlir_module()) for k, e in exps.items()}
 

@@ -54,17 +54,24 @@ def test_avals_are_symbolic_and_print_as_jax():
     assert repr(exp.out_avals) == "(ShapedArray(float32[2*b*c - 1]),)"
 
 
+def nested_jit(x):
+    return olympus.jit(lambda y: jnp.cos(y) + y.shape[0])(x) * 3.0
+
+
 @pytest.mark.parametrize("name", ["sin", "multi_platform", "two_args", "unused_arg",
-                                  "nested_export"])
+                                  "nested_export", "nested_jit", "nested_jit_multi_platform",
+                                  "nested_jit_static_multi_platform"])
 def test_module_is_jaxs(name):
     """The exported module, locations aside, is the one JAX 0.10.2 writes (recorded):
     ``@main`` takes the arrays (and the platform index), computes each dimension variable
     with ``get_dimension_size``, checks the constraints with ``shape_assertion`` (JAX's
     messages, ``{i}`` standing for its operands), and calls
-    ``@_wrapped_jax_export_main`` with the dimension values first."""
+    ``@_wrapped_jax_export_main`` with the dimension values first; a nested jit is a
+    private function taking the platform index and the dimension variables first."""
     f32 = F32
     a, b = export.symbolic_shape("a, b")
     inner = export.export(olympus.jit(sin2))(_spec("b, 4"))
+    two = ("cpu", "cuda")
     make = {
         "sin": lambda: export.export(olympus.jit(sin2))(_spec("b, 4")),
         "multi_platform": lambda: export.export(olympus.jit(sin2),
@@ -75,9 +82,28 @@ def test_module_is_jaxs(name):
             _spec("b"), olympus.ShapeDtypeStruct((3,), f32)),
         "nested_export": lambda: export.export(
             olympus.jit(lambda y: inner.call(y).sum(axis=0)))(_spec("c, 4")),
+        "nested_jit": lambda: export.export(olympus.jit(nested_jit))(_spec("b, 4")),
+        "nested_jit_multi_platform": lambda: export.export(
+            olympus.jit(nested_jit), platforms=two)(_spec("b, 4")),
+        "nested_jit_static_multi_platform": lambda: export.export(
+            olympus.jit(nested_jit), platforms=two)(olympus.ShapeDtypeStruct((2, 4), f32)),
     }
     text = strip_locations(make[name]().mlir_module())
     assert text == MODULES[name]
+
+
+def test_nested_jit_takes_the_dimension_variables():
+    """A nested jit under symbolic shapes is one private function (not inlined), called
+    with the dimension values; it computes with them at every size."""
+    exp = export.export(olympus.jit(nested_jit))(_spec("b, 4"))
+    text = exp.mlir_module()
+    assert text.count("func.func private @\"<lambda>\"(%arg0: tensor<i32> "
+                      "{jax.global_constant = \"b\"}") == 1
+    for n in (1, 5):
+        x = np.linspace(0, 1, 4 * n, dtype=F32).reshape(n, 4)
+        np.testing.assert_allclose(exp.call(x), (np.cos(x) + n) * 3, rtol=1e-6)
+    lowered = olympus.jit(nested_jit).trace(_spec("b, 4")).lower().as_text()
+    assert "call @\"<lambda>\"(%arg0, %arg1)" in lowered
 
 
 def test_every_argument_is_kept_with_symbolic_shapes():

@@ -23,8 +23,8 @@ from olympus_ir import shape_poly
 from olympus_ir.shape_poly import DimExpr
 
 __all__ = [
-    "is_static", "ir_shape", "dim_env", "dim_value", "shape_value", "floor_divide",
-    "remainder",
+    "is_static", "ir_shape", "dim_env", "current_dim_env", "dim_value", "shape_value",
+    "floor_divide", "remainder",
 ]
 
 
@@ -44,6 +44,12 @@ def ir_shape(shape: Sequence) -> list[int]:
     """The shape for an MLIR tensor type: ``?`` (the dynamic size) for symbolic dims."""
     dyn = ir.ShapedType.get_dynamic_size()
     return [dyn if type(d) is DimExpr else int(d) for d in shape]
+
+
+def current_dim_env() -> dict:
+    """The dimension variables' values where the lowering is now (empty outside a
+    lowering with symbolic shapes)."""
+    return _state.env or {}
 
 
 @contextmanager

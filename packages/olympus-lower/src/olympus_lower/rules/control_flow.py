@@ -274,19 +274,7 @@ def _to_dynamic_type(x: ir.Value, t: ir.Type) -> ir.Value:
 
 @register_lowering("jit")
 def _jit_lowering(ctx, *args, olympuspr, name, **_params):
-    if _has_symbolic_shapes(olympuspr):
-        # The dimension values live in @main; a private function cannot see them (JAX
-        # passes them as leading arguments), so a shape-polymorphic callee is inlined.
-        return ctx.lower_sub(olympuspr, list(args))
     return ctx.call_function(name, olympuspr, args)
-
-
-def _has_symbolic_shapes(closed) -> bool:
-    from olympus_ir.shape_poly import is_constant_shape
-
-    avals = [*closed.in_avals, *closed.out_avals]
-    avals += [v.aval for e in closed.olympuspr.eqns for v in e.outvars]
-    return not all(is_constant_shape(getattr(a, "shape", ())) for a in avals)
 
 
 @register_lowering("optimization_barrier")
