@@ -111,6 +111,11 @@ def cases() -> dict[str, Case]:
             lambda ns: lambda x, y: (x @ y, ns.numpy.max(x, axis=1)),
             lambda r, n: ((_f32(r, n, n + 1), _f32(r, n + 1)), {}), grad=True,
             poly=("b, c", "c"), sizes=(2, 4)),
+        "poly_integers": Case(
+            lambda ns: lambda x, k: (x * k.astype(ns.numpy.float32), k + 1,
+                                     ns.numpy.argmax(x)),
+            lambda r, n: ((_f32(r, n), r.integers(-5, 5, (n,)).astype(np.int32)), {}),
+            grad=True, poly=("b", "b"), sizes=(2, 6)),
         "poly_multi_platform": Case(
             lambda ns: lambda x: ns.numpy.cos(x).sum(axis=-1) + 1.0,
             lambda r, n: ((_f32(r, 2, n),), {}), platforms=("cpu", "cuda", "tpu"),

@@ -303,6 +303,23 @@ def test_grad_through_symbolic_vjp():
     assert [str(a) for a in exp.vjp().in_avals] == ["float32[b,4]", "float32[b]"]
 
 
+def test_grad_with_integer_inputs_and_outputs():
+    """The exported VJP of a symbolic function with integer values: their cotangents are
+    float0 in the signature, bool arrays (of the symbolic shape) in the module."""
+    b, = export.symbolic_shape("b")
+    exp = export.export(olympus.jit(lambda x, k: (x * k.astype(F32), k + 1, jnp.argmax(x))))(
+        olympus.ShapeDtypeStruct((b,), F32), olympus.ShapeDtypeStruct((b,), np.int32))
+    d = export.deserialize(exp.serialize(vjp_order=1))
+    assert [str(a) for a in d.vjp().in_avals] == [
+        "float32[b]", "int32[b]", "float32[b]", "float0[b]", "float0[]"]
+    assert [str(a) for a in d.vjp().out_avals] == ["float32[b]", "float0[b]"]
+    for n in (2, 5):
+        x = np.linspace(-1, 1, n, dtype=F32)
+        k = np.arange(n, dtype=np.int32) - 1
+        g = olympus.grad(lambda v: d.call(v, k)[0].sum())(x)
+        np.testing.assert_array_equal(g, k.astype(F32))
+
+
 def test_call_inside_another_polymorphic_export():
     inner = export.export(olympus.jit(sin2))(_spec("b, 4"))
     outer = export.export(olympus.jit(lambda y: inner.call(y).sum(axis=0)))(_spec("c, 4"))

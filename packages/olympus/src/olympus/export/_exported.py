@@ -402,24 +402,32 @@ def _export_vjp(closed, primal: Exported) -> Exported:
     in, the flat input cotangents out (JAX's convention for ``Exported.vjp()``). The
     cotangents of integer values are float0 in the signature and bool in the module."""
     import olympus
+    import olympus.numpy as jnp
     from olympus_ir import dtypes
     from olympus_trace.olympuspr_utils import eval_olympuspr
 
     n_in = len(primal.in_avals)
     in_avals = (*primal.in_avals, *map(_tangent_aval, primal.out_avals))
     out_avals = tuple(_tangent_aval(a).update(weak_type=False) for a in primal.in_avals)
-
-    def primal_flat(*xs):
-        return list(eval_olympuspr(closed.olympuspr, closed.consts, *xs))
+    # Integer values have no cotangent: the pullback is of the float outputs with respect
+    # to the float inputs only (the float0 cotangents, bool arrays in the module, are not
+    # read; those of integer inputs are bool zeros, of a shape that may be symbolic).
+    diff_out = [i for i, a in enumerate(in_avals[n_in:]) if a.dtype != dtypes.float0]
+    diff_in = [i for i, a in enumerate(out_avals) if a.dtype != dtypes.float0]
 
     def fun_vjp(*args_and_cts):
-        xs, cts = args_and_cts[:n_in], args_and_cts[n_in:]
-        cts = [np.zeros(a.shape, dtypes.float0) if a.dtype == dtypes.float0 else c
-               for c, a in zip(cts, in_avals[n_in:])]
-        _, pullback = olympus.vjp(primal_flat, *xs)
-        outs = pullback(cts)
-        return tuple(np.zeros(a.shape, np.bool_) if a.dtype == dtypes.float0 else o
-                     for o, a in zip(outs, out_avals))
+        xs, cts = list(args_and_cts[:n_in]), args_and_cts[n_in:]
+
+        def primal_diff(*dxs):
+            for i, v in zip(diff_in, dxs):
+                xs[i] = v
+            outs = eval_olympuspr(closed.olympuspr, closed.consts, *xs)
+            return [outs[i] for i in diff_out]
+
+        _, pullback = olympus.vjp(primal_diff, *[xs[i] for i in diff_in])
+        grads = dict(zip(diff_in, pullback([cts[i] for i in diff_out])))
+        return tuple(grads[i] if i in grads else jnp.zeros(a.shape, np.bool_)
+                     for i, a in enumerate(out_avals))
 
     fun_vjp.__name__ = "fun_vjp_jax"  # the name JAX's exported VJPs carry
     exp = export(olympus.jit(fun_vjp), platforms=primal.platforms,
