@@ -316,7 +316,7 @@ def test_grad_with_integer_inputs_and_outputs():
     for n in (2, 5):
         x = np.linspace(-1, 1, n, dtype=F32)
         k = np.arange(n, dtype=np.int32) - 1
-        g = olympus.grad(lambda v: d.call(v, k)[0].sum())(x)
+        g = olympus.grad(lambda v, k=k: d.call(v, k)[0].sum())(x)
         np.testing.assert_array_equal(g, k.astype(F32))
 
 
