@@ -121,6 +121,8 @@ def _modules() -> dict:
             spec("b, 4")),
         "two_args": export.export(jax.jit(lambda x, y: (x @ y, x.T)))(
             jax.ShapeDtypeStruct((a, b), f32), jax.ShapeDtypeStruct((b,), f32)),
+        "constraints": export.export(jax.jit(lambda x: x.sum()))(
+            spec("b, 4*b, c", constraints=["b >= 16", "c <= b"])),
         "unused_arg": export.export(jax.jit(lambda x, y: x))(
             spec("b"), jax.ShapeDtypeStruct((3,), f32)),
         "nested_export": export.export(jax.jit(lambda y: inner.call(y).sum(axis=0)))(

@@ -58,7 +58,8 @@ def nested_jit(x):
     return olympus.jit(lambda y: jnp.cos(y) + y.shape[0])(x) * 3.0
 
 
-@pytest.mark.parametrize("name", ["sin", "multi_platform", "two_args", "unused_arg",
+@pytest.mark.parametrize("name", ["sin", "multi_platform", "two_args", "constraints",
+                                  "unused_arg",
                                   "nested_export", "nested_jit", "nested_jit_multi_platform",
                                   "nested_jit_static_multi_platform"])
 def test_module_is_jaxs(name):
@@ -78,6 +79,8 @@ def test_module_is_jaxs(name):
                                                 platforms=("cpu", "cuda"))(_spec("b, 4")),
         "two_args": lambda: export.export(olympus.jit(lambda x, y: (x @ y, x.T)))(
             olympus.ShapeDtypeStruct((a, b), f32), olympus.ShapeDtypeStruct((b,), f32)),
+        "constraints": lambda: export.export(olympus.jit(lambda x: x.sum()))(
+            _spec("b, 4*b, c", constraints=["b >= 16", "c <= b"])),
         "unused_arg": lambda: export.export(olympus.jit(lambda x, y: x))(
             _spec("b"), olympus.ShapeDtypeStruct((3,), f32)),
         "nested_export": lambda: export.export(

@@ -51,6 +51,27 @@ def _fresh_name(module: ir.Module, base: str) -> str:
     return name
 
 
+class _Converted(dict):
+    """Dimension values read through a (no-op) ``stablehlo.convert`` each time, as JAX's
+    evaluation of a dimension expression converts each variable it reads."""
+
+    def __getitem__(self, name):
+        v = super().__getitem__(name)
+        return hlo.convert(v.type, v)
+
+
+def _evaluator(env: dict):
+    """The ``tensor<i32>`` value of a dimension expression over `env`, with JAX's ops: a
+    bare variable is its value, a variable inside arithmetic is read through a convert."""
+    converted = _Converted(env)
+
+    def value(e):
+        bare = not shape_poly.is_symbolic_dim(e) or e.to_var() is not None
+        return ds.dim_value(e, env if bare else converted)
+
+    return value
+
+
 def _compare(a, b, direction: str):
     return hlo.compare(a, b, hlo.ComparisonDirectionAttr.get(direction),
                        compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
@@ -103,20 +124,21 @@ def export_main(lowered: LoweredModule, in_avals: Sequence,
             offset = len(args) - len(in_avals)
             env = {name: hlo.get_dimension_size(args[offset + i], j)
                    for name, i, j in sol.synthetic}
+            value = _evaluator(env)
             for c in sol.constraints:
                 left, right = c.left, c.right
                 if shape_poly.is_constant_dim(left) and shape_poly.is_constant_dim(right):
                     if not (left == right if c.cmp == shape_poly.EQ else left >= right):
                         raise c.error({})
                     continue
-                ok = _compare(ds.dim_value(left, env), ds.dim_value(right, env),
+                ok = _compare(value(left), value(right),
                               "EQ" if c.cmp == shape_poly.EQ else "GE")
-                msg, inputs = c.message_and_inputs(lambda e: ds.dim_value(e, env))
+                msg, inputs = c.message_and_inputs(value)
                 op = hlo.custom_call([], [ok, *inputs], "shape_assertion", has_side_effect=True,
                                      api_version=ir.IntegerAttr.get(
                                          ir.IntegerType.get_signless(32), 2))
                 op.operation.attributes["error_message"] = ir.StringAttr.get(msg)
-            dims = [ds.dim_value(sol.solution[v], env) for v in lowered.dim_vars]
+            dims = [value(sol.solution[v]) for v in lowered.dim_vars]
             call = func.CallOp(res_types, ir.FlatSymbolRefAttr.get(wrapped),
                                platform_args + dims + args)
             func.ReturnOp(list(call.results))
