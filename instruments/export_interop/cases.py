@@ -21,9 +21,15 @@ PAIR_NAME = "export_interop.Pair"
 
 class Case(NamedTuple):
     fun: Any  # ns -> the Python function (to be jitted)
-    args: Any  # rng -> (args tuple, kwargs dict) of numpy values
+    args: Any  # rng -> (args tuple, kwargs dict) of numpy values; rng, n -> with poly
     platforms: tuple | None = None
     grad: bool = False  # also exchange d(sum of float outputs)/d(first argument)
+    #: Shape polymorphism: the ``shapes_specs`` of ``export.symbolic_args_specs`` (one
+    #: string per positional argument, ``None`` for a static one) and `constraints`; the
+    #: function is exported once and called with the arguments of every size in `sizes`.
+    poly: tuple | None = None
+    constraints: tuple = ()
+    sizes: tuple = ()
 
 
 def _f32(rng, *shape):
@@ -87,6 +93,33 @@ def cases() -> dict[str, Case]:
         "cholesky_solve": Case(
             lambda ns: lambda a, b: ns.numpy.linalg.solve(a, b) + ns.numpy.linalg.cholesky(a)[0],
             lambda r: ((_spd(r, 4), _f32(r, 4)), {})),
+        "poly_sin": Case(
+            lambda ns: lambda x: ns.numpy.sin(x) * 2.0,
+            lambda r, n: ((_f32(r, n, 4),), {}), grad=True, poly=("b, 4",), sizes=(3, 7)),
+        "poly_mlp": Case(
+            lambda ns: lambda p, x: ns.numpy.tanh(x @ p["w"] + p["b"]) @ p["v"],
+            lambda r, n: (({"w": _f32(r, 5, 8), "b": _f32(r, 8), "v": _f32(r, 8, 2)},
+                           _f32(r, n, 5)), {}),
+            grad=True, poly=(None, "batch, 5"), sizes=(1, 6)),
+        "poly_shape_ops": Case(
+            lambda ns: lambda x: (ns.numpy.concatenate([x, 2.0 * x]).reshape(-1),
+                                  x.sum(axis=0), x[:2] * x.shape[0],
+                                  ns.numpy.arange(x.shape[0], dtype=ns.numpy.int32)),
+            lambda r, n: ((_f32(r, n, 3),), {}), poly=("b, ...",),
+            constraints=("b >= 2",), sizes=(2, 5)),
+        "poly_two_dims": Case(
+            lambda ns: lambda x, y: (x @ y, ns.numpy.max(x, axis=1)),
+            lambda r, n: ((_f32(r, n, n + 1), _f32(r, n + 1)), {}), grad=True,
+            poly=("b, c", "c"), sizes=(2, 4)),
+        "poly_integers": Case(
+            lambda ns: lambda x, k: (x * k.astype(ns.numpy.float32), k + 1,
+                                     ns.numpy.argmax(x)),
+            lambda r, n: ((_f32(r, n), r.integers(-5, 5, (n,)).astype(np.int32)), {}),
+            grad=True, poly=("b", "b"), sizes=(2, 6)),
+        "poly_multi_platform": Case(
+            lambda ns: lambda x: ns.numpy.cos(x).sum(axis=-1) + 1.0,
+            lambda r, n: ((_f32(r, 2, n),), {}), platforms=("cpu", "cuda", "tpu"),
+            poly=("2, n",), sizes=(1, 5)),
         "matmul_transcendental": Case(
             lambda ns: lambda x, y: ns.numpy.exp(x @ y) / (1.0 + ns.numpy.log1p(x @ y * x @ y)),
             lambda r: ((0.3 * _f32(r, 3, 3), 0.3 * _f32(r, 3, 3)), {}), grad=True),

@@ -50,18 +50,35 @@ def _grad(ns, exp, args, kwargs):
     return ns.grad(loss)(args[0])
 
 
+def _calls(case, name: str) -> list[tuple[str, tuple, dict]]:
+    """(prefix of the recorded arrays, args, kwargs) of each call the exchange compares:
+    one, or one per size of a shape-polymorphic case."""
+    if case.poly is None:
+        return [("", *case.args(_rng(name)))]
+    return [(f"n{n}_", *case.args(_rng(f"{name}/{n}"), n)) for n in case.sizes]
+
+
 def export(ns, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for name, case in cases().items():
-        args, kwargs = case.args(_rng(name))
-        exp = ns.export.export(ns.jit(case.fun(ns)), platforms=case.platforms)(*args, **kwargs)
+        calls = _calls(case, name)
+        args, kwargs = calls[0][1:]
+        specs = args
+        if case.poly is not None:
+            specs = ns.export.symbolic_args_specs(args, list(case.poly),
+                                                  constraints=case.constraints)
+        exp = ns.export.export(ns.jit(case.fun(ns)), platforms=case.platforms)(*specs, **kwargs)
         (out / f"{name}.bin").write_bytes(bytes(exp.serialize(vjp_order=1 if case.grad else 0)))
-        arrays = {f"out{i}": x for i, x in enumerate(_leaves(ns, exp.call(*args, **kwargs)))}
-        if case.grad:
-            arrays.update({f"grad{i}": g
-                           for i, g in enumerate(_leaves(ns, _grad(ns, exp, args, kwargs)))})
+        arrays = {}
+        for prefix, args, kwargs in calls:
+            arrays.update({f"{prefix}out{i}": x
+                           for i, x in enumerate(_leaves(ns, exp.call(*args, **kwargs)))})
+            if case.grad:
+                arrays.update({f"{prefix}grad{i}": g for i, g in
+                               enumerate(_leaves(ns, _grad(ns, exp, args, kwargs)))})
         np.savez(out / f"{name}.npz", **arrays)
-        print(json.dumps({"case": name, "exported": True}), flush=True)
+        print(json.dumps({"case": name, "exported": True,
+                          "in_avals": [str(a) for a in exp.in_avals]}), flush=True)
 
 
 def _compare(got: list[np.ndarray], want: list[np.ndarray], what: str) -> None:
@@ -89,15 +106,19 @@ def check(ns, src: Path) -> int:
             case = table[name]
             blob = path.read_bytes()
             exp = ns.export.deserialize(bytearray(blob))
-            args, kwargs = case.args(_rng(name))
-            if exp.in_tree != ns.tree_util.tree_structure((args, kwargs)):
-                raise AssertionError(f"in_tree {exp.in_tree} does not match the arguments")
             recorded = np.load(src / f"{name}.npz")
-            outs = _leaves(ns, exp.call(*args, **kwargs))
-            _compare(outs, [recorded[f"out{i}"] for i in range(len(outs))], "outputs")
-            if case.grad:
-                grads = _leaves(ns, _grad(ns, exp, args, kwargs))
-                _compare(grads, [recorded[f"grad{i}"] for i in range(len(grads))], "grad")
+            for prefix, args, kwargs in _calls(case, name):
+                if exp.in_tree != ns.tree_util.tree_structure((args, kwargs)):
+                    raise AssertionError(f"in_tree {exp.in_tree} does not match the arguments")
+                outs = _leaves(ns, exp.call(*args, **kwargs))
+                _compare(outs, [recorded[f"{prefix}out{i}"] for i in range(len(outs))],
+                         f"{prefix}outputs")
+                if case.grad:
+                    grads = _leaves(ns, _grad(ns, exp, args, kwargs))
+                    _compare(grads, [recorded[f"{prefix}grad{i}"] for i in range(len(grads))],
+                             f"{prefix}grad")
+            if case.poly is not None:
+                record["in_avals"] = [str(a) for a in exp.in_avals]
             again = bytes(exp.serialize(vjp_order=1 if case.grad else 0))
             record["same_bytes"] = again == blob
             if not record["same_bytes"]:

@@ -105,6 +105,7 @@ class FakeExported:
     module_kept_var_idx: tuple | None = None
     nr_devices: int = 1
     disabled_safety_checks: tuple = ()
+    uses_global_constants: bool = False
 
     def _arg_descriptor(self, i, dim):
         return f"args[{i}]" + ("" if dim is None else f".shape[{dim}]")

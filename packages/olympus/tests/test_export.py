@@ -400,27 +400,6 @@ def test_dtypes_round_trip(dtype):
     assert d.in_avals[0].dtype == olympus.dtypes.canonicalize_dtype(dtype)
 
 
-def test_symbolic_dimension_is_refused_naming_it():
-    """A dimension is written as ``str(d)``; reading goes through one parser, which
-    accepts integers only until shape polymorphism lands."""
-    import dataclasses
-
-    from olympus.export import _serialization
-
-    class Dim:
-        def __str__(self):
-            return "2*b + 1"
-
-    exp = _exp2()
-    fake = dataclasses.replace(exp, in_avals=(
-        type("A", (), {"shape": (Dim(), 3), "dtype": np.dtype(F32), "weak_type": False})(),
-        exp.in_avals[1]))
-    blob = fake.serialize()
-    with pytest.raises(NotImplementedError, match=re.escape("symbolic dimension '2*b + 1'")):
-        export.deserialize(blob)
-    assert _serialization._parse_dim("17") == 17
-
-
 # -- pytree serialization registry -----------------------------------------------------
 
 Point = collections.namedtuple("Point", ["x", "y"])

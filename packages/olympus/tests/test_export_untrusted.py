@@ -189,3 +189,86 @@ def test_shared_subtrees_are_bounded():
     assert len(buf) < 1000
     with pytest.raises(ValueError, match="too many nested tables"):
         _serialization._read_treedef(root_table(buf, "PyTreeDef"), itertools.repeat(0.0))
+
+
+# -- symbolic dimensions: mutated dimension texts ----------------------------------------
+
+SYMBOLIC_SCRIPT = textwrap.dedent("""
+    import dataclasses, json, sys, types
+    import numpy as np
+    import olympus, olympus.numpy as jnp
+    from olympus import export
+    exp = export.export(olympus.jit(lambda x: jnp.sin(x) * 2))(
+        olympus.ShapeDtypeStruct(export.symbolic_shape("b, 4"), np.float32))
+    f32 = np.dtype(np.float32)
+    results = []
+    for where, text in json.loads(sys.argv[1]):
+        aval = types.SimpleNamespace(shape=(text, 4), dtype=f32, weak_type=False)
+        fake = dataclasses.replace(exp, **{where: (aval,)})
+        outs = []
+        try:
+            d = export.deserialize(fake.serialize())
+            for n in (3, 6):
+                x = np.linspace(-1, 1, 4 * n, dtype=np.float32).reshape(n, 4)
+                try:
+                    y = np.asarray(d.call(x))
+                    outs.append(["ok", bool(y.shape == x.shape and
+                                            np.allclose(y, np.sin(x) * 2, rtol=1e-6))])
+                except Exception as e:
+                    outs.append([type(e).__name__, str(e)[:200]])
+        except Exception as e:
+            outs.append([type(e).__name__, str(e)[:200]])
+        results.append(outs)
+    print(json.dumps(results))
+""")
+
+_CLEAN = {"ValueError", "TypeError", "NotImplementedError", "InconclusiveDimensionOperation",
+          "UnexpectedDimVar", "FlatbufferError"}
+
+
+def _mutated_dims(rng, n: int) -> list[str]:
+    base = ["b", "2*b", "b + 15", "mod(b, 3)", "max(b, 4)", "floordiv(b, 2)", "b^2",
+            "b - 1", "3*b*c"]
+    alphabet = list("bc0123456789+-*^(),_. ") + ["mod", "max", "min", "floordiv", "..."]
+    fixed = ["", "   ", "-1", "9" * 30, "b^99999", "2^4000", "b,b", "...", "_", "é", "\x00b",
+             "(" * 300 + "b" + ")" * 300, "max(" * 100 + "b" + ", 1)" * 100,
+             "mod(b, 0)", "floordiv(b, 0)", "b - 2^62", "0*b", "b^0", "2^62*b"]
+    out = list(fixed)
+    while len(out) < n:
+        s = list(base[int(rng.integers(len(base)))])
+        for _ in range(int(rng.integers(1, 4))):
+            i = int(rng.integers(len(s) + 1))
+            op = int(rng.integers(3))
+            tok = alphabet[int(rng.integers(len(alphabet)))]
+            if op == 0 and s:
+                del s[min(i, len(s) - 1)]
+            elif op == 1:
+                s.insert(i, tok)
+            elif s:
+                s[min(i, len(s) - 1)] = tok
+        out.append("".join(s))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_mutated_symbolic_dimensions_fail_cleanly(seed):
+    """Serialized exports whose dimension texts (of the argument or of the result) are
+    mutated: each deserializes and computes the right values, or ends in a Python
+    exception of the expected kinds (never a crash, a hang, another exception type or a
+    wrong answer)."""
+    rng = np.random.default_rng(100 + seed)
+    texts = _mutated_dims(rng, 60)
+    cases = [["in_avals" if i % 2 == 0 else "out_avals", t] for i, t in enumerate(texts)]
+    proc = _run(SYMBOLIC_SCRIPT, json.dumps(cases))
+    assert proc.returncode == 0, f"process died ({proc.returncode}): {proc.stderr[-3000:]}"
+    results = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert len(results) == len(cases)
+    for (where, text), outs in zip(cases, results):
+        for status, detail in outs:
+            if status == "ok":
+                assert detail is True, f"{where} {text!r}: a wrong answer"
+            else:
+                assert status in _CLEAN, f"{where} {text!r}: {status}: {detail}"
+    # The unmutated text and plain variants call; the nonsense is refused.
+    assert any(s == "ok" for outs in results for s, _ in outs)
+    assert any(s != "ok" for outs in results for s, _ in outs)

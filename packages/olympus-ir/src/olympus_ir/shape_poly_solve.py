@@ -12,19 +12,22 @@ JAX's message before running) or on IR values (shape assertions in a module).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from .shape_poly import (
     EQ,
     GEQ,
     DimExpr,
+    InconclusiveDimensionOperation,
     UnexpectedDimVar,
     dim_vars,
     evaluate_dim,
     is_symbolic_dim,
 )
 
-__all__ = ["ShapeConstraint", "DimSolution", "solve_dim_vars", "dim_values_for_shapes"]
+__all__ = ["ShapeConstraint", "DimSolution", "solve_dim_vars", "dim_values_for_shapes",
+           "call_dim_values", "call_out_shapes"]
 
 _HELP = (". Please see https://docs.jax.dev/en/latest/export/shape_poly.html"
          "#shape-assertion-errors for more details.")
@@ -179,3 +182,56 @@ def dim_values_for_shapes(avals: Sequence, shapes: Sequence[Sequence[int]],
         if not c.holds(synth):
             raise c.error(synth)
     return {v: int(evaluate_dim(e, synth)) for v, e in sol.solution.items()}
+
+
+@functools.lru_cache(256)
+def _solve_cached(shapes: tuple, arg_names: tuple) -> DimSolution:
+    class _A:  # what solve_dim_vars reads of an aval
+        __slots__ = ("shape",)
+
+        def __init__(self, shape):
+            self.shape = shape
+
+    return solve_dim_vars([_A(s) for s in shapes], arg_names)
+
+
+def call_dim_values(exported_shapes: Sequence[tuple], shapes: Sequence[tuple],
+                    arg_names: Sequence[str]) -> dict:
+    """The values of the dimension variables of a function exported with symbolic
+    `exported_shapes` when called with arguments of `shapes` (integers, or symbolic
+    dimensions when the call is itself traced with symbolic shapes), after checking every
+    constraint statically, as JAX's call of an exported function does: a constraint that
+    fails, or that cannot be decided for symbolic sizes, raises ValueError with its
+    message."""
+    sol = _solve_cached(tuple(tuple(s) for s in exported_shapes), tuple(arg_names))
+    synth = {name: shapes[i][j] for name, i, j in sol.synthetic}
+    try:
+        for c in sol.constraints:
+            left, right = evaluate_dim(c.left, synth), evaluate_dim(c.right, synth)
+            try:
+                ok = left == right if c.cmp == EQ else left >= right
+            except InconclusiveDimensionOperation as e:
+                raise c.error(synth) from e
+            if not ok:
+                raise c.error(synth)
+        return {v: evaluate_dim(e, synth) for v, e in sol.solution.items()}
+    except ZeroDivisionError:
+        raise ValueError(
+            f"Cannot solve the dimension variables of the shapes "
+            f"{[tuple(s) for s in exported_shapes]} for arguments of shapes "
+            f"{[tuple(s) for s in shapes]}: division by zero") from None
+
+
+def call_out_shapes(exported_shapes: Sequence[tuple], shapes: Sequence[tuple],
+                    arg_names: Sequence[str], out_shapes: Sequence[tuple]) -> list[tuple]:
+    """`out_shapes` (of a function exported with symbolic `exported_shapes`) evaluated for
+    a call with arguments of `shapes` (see `call_dim_values`). A dimension that cannot be
+    evaluated (e.g. ``mod(b, 0)`` in a deserialized, untrusted signature) raises
+    ValueError."""
+    env = call_dim_values(exported_shapes, shapes, arg_names)
+    try:
+        return [tuple(evaluate_dim(d, env) for d in s) for s in out_shapes]
+    except ZeroDivisionError:
+        raise ValueError(
+            f"Cannot evaluate the result shapes {[tuple(s) for s in out_shapes]} for "
+            f"dimension variables {env}: division by zero") from None

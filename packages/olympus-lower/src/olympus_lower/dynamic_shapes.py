@@ -23,8 +23,8 @@ from olympus_ir import shape_poly
 from olympus_ir.shape_poly import DimExpr
 
 __all__ = [
-    "is_static", "ir_shape", "dim_env", "dim_value", "shape_value", "floor_divide",
-    "remainder",
+    "is_static", "ir_shape", "dim_env", "current_dim_env", "dim_value", "shape_value",
+    "floor_divide", "remainder",
 ]
 
 
@@ -44,6 +44,12 @@ def ir_shape(shape: Sequence) -> list[int]:
     """The shape for an MLIR tensor type: ``?`` (the dynamic size) for symbolic dims."""
     dyn = ir.ShapedType.get_dynamic_size()
     return [dyn if type(d) is DimExpr else int(d) for d in shape]
+
+
+def current_dim_env() -> dict:
+    """The dimension variables' values where the lowering is now (empty outside a
+    lowering with symbolic shapes)."""
+    return _state.env or {}
 
 
 @contextmanager
@@ -102,9 +108,8 @@ def dim_value(d, env: dict | None = None) -> ir.Value:
     if type(d) is not DimExpr:
         return _const(int(d))
     env = _state.env if env is None else env
-    if env is None:
-        raise ValueError(f"symbolic dimension '{d}' used outside a lowering with symbolic "
-                         "shapes")
+    if env is None:  # no argument has a symbolic shape: JAX's UnexpectedDimVar (no vars)
+        env = {}
     out = shape_poly.evaluate_dim(
         d, env,
         add=lambda a, b: hlo.add(_val(a), _val(b)),

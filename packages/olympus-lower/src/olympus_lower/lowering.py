@@ -14,6 +14,7 @@ in argument order, so the caller can pass them first.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 from collections.abc import Sequence
@@ -87,6 +88,12 @@ class LoweringRuleContext:
         platform the module runs on; None otherwise."""
         return self._lowerer.platform_index
 
+    def mark_uses_dim_vars(self) -> None:
+        """Record that the module calls shape-polymorphic code (an `Exported` lowered
+        with symbolic shapes): its shapes must be refined before compiling, and an export
+        of it uses global constants (JAX's ``shape_poly_state.uses_dim_vars``)."""
+        self._lowerer.uses_dim_vars = True
+
     def __init__(self, lowerer: _Lowerer, primitive: Any, avals_in: list[ShapedArray],
                  avals_out: list[ShapedArray], source_info: SourceInfo | None):
         self._lowerer = lowerer
@@ -116,7 +123,8 @@ class LoweringRuleContext:
                       operands: Sequence[ir.Value]) -> list[ir.Value]:
         """``func.call`` of a private ``func.func @name`` holding `closed` (a nested jit):
         one function per distinct (olympuspr, name), a name taken already getting the
-        module's next ``_<n>`` suffix, as JAX names them."""
+        module's next ``_<n>`` suffix, as JAX names them. As in JAX, the platform index
+        and the dimension variables of the module come first (see `define_function`)."""
         lw = self._lowerer
         key = (id(closed), name)
         entry = lw.functions.get(key)
@@ -124,7 +132,8 @@ class LoweringRuleContext:
             entry = lw.functions[key] = (lw.define_function(name, closed), closed)
         fn = entry[0]
         out_types = [aval_to_ir_type(a) for a in closed.out_avals]
-        call = func.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn), list(operands))
+        call = func.CallOp(out_types, ir.FlatSymbolRefAttr.get(fn),
+                           lw.global_constant_values() + list(operands))
         return list(call.results)
 
     def next_channel(self) -> int:
@@ -157,6 +166,9 @@ class _Lowerer:
         self.module: ir.Module | None = None
         self.platforms = platforms
         self.platform_index: ir.Value | None = None
+        #: the module's dimension variables (their values: `dynamic_shapes.dim_env`)
+        self.dim_vars: tuple[str, ...] = ()
+        self.uses_dim_vars = False
         #: (id of a closed olympuspr, name) -> (symbol name, the olympuspr, kept alive)
         self.functions: dict = {}
         self.symbols: set[str] = {"main"}
@@ -174,18 +186,49 @@ class _Lowerer:
             self._suffix += 1
         self.symbols.add(symbol)
         jpr = closed.olympuspr
-        in_types = [aval_to_ir_type(a) for a in closed.in_avals]
+        names = self.global_constant_names()
+        i32 = ir.RankedTensorType.get([], ir.IntegerType.get_signless(32))
+        in_types = [i32] * len(names) + [aval_to_ir_type(a) for a in closed.in_avals]
         out_types = [aval_to_ir_type(a) for a in closed.out_avals]
         with ir.InsertionPoint(self.module.body), ir.Location.unknown():
             fn = func.FuncOp(symbol, ir.FunctionType.get(in_types, out_types))
             fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
+            if names:
+                fn.arg_attrs = ir.ArrayAttr.get(
+                    [ir.DictAttr.get({"jax.global_constant": ir.StringAttr.get(n)})
+                     for n in names] + [ir.DictAttr.get({}) for _ in closed.in_avals])
             block = fn.add_entry_block()
-            with ir.InsertionPoint(block):
-                consts = [ir_constant(np.asarray(c, v.aval.dtype))
-                          for v, c in zip(jpr.constvars, closed.consts, strict=True)]
-                outs = self.lower_body(jpr, consts, list(block.arguments))
-                func.ReturnOp(outs)
+            args = list(block.arguments)
+            lead, args = args[:len(names)], args[len(names):]
+            saved = self.platform_index
+            if saved is not None:
+                self.platform_index = lead.pop(0)
+            dims = (dim_env(dict(zip(self.dim_vars, lead))) if self.dim_vars
+                    else contextlib.nullcontext())
+            try:
+                with ir.InsertionPoint(block), dims:
+                    consts = [ir_constant(np.asarray(c, v.aval.dtype))
+                              for v, c in zip(jpr.constvars, closed.consts, strict=True)]
+                    outs = self.lower_body(jpr, consts, args)
+                    func.ReturnOp(outs)
+            finally:
+                self.platform_index = saved
         return symbol
+
+    def global_constant_names(self) -> list[str]:
+        """The leading arguments of every function of the module, as JAX lowers them:
+        ``_platform_index`` (lowered for several platforms), then the dimension
+        variables."""
+        return (["_platform_index"] if self.platform_index is not None else []) + list(
+            self.dim_vars)
+
+    def global_constant_values(self) -> list[ir.Value]:
+        """The values of `global_constant_names` where the lowering is now."""
+        from .dynamic_shapes import current_dim_env
+
+        env = current_dim_env() if self.dim_vars else {}
+        return ([self.platform_index] if self.platform_index is not None else []) + [
+            env[v] for v in self.dim_vars]
 
     def lower_body(self, jpr: Olympuspr, const_vals: Sequence[ir.Value],
                    arg_vals: Sequence[ir.Value]) -> list[ir.Value]:
@@ -316,12 +359,16 @@ class LoweredModule:
     * ``out_avals``: the avals of the results.
     * ``host_callbacks``: the Python functions the module's host-callback custom calls
       call, by index; pass them to the compiler (``host_callbacks=``).
+    * ``uses_dim_vars``: the module has dimension variables or calls shape-polymorphic
+      code; with static ``@main`` types it must be refined before compiling
+      (`olympus_lower.shape_refinement.refine_static_module`).
     """
 
     def __init__(self, module: ir.Module, *, name: str, in_avals: list[ShapedArray],
                  out_avals: list[ShapedArray], hoisted_consts: tuple,
                  hoisted_const_indices: tuple[int, ...], donated: tuple[bool, ...],
-                 host_callbacks: tuple = (), dim_vars: tuple[str, ...] = ()):
+                 host_callbacks: tuple = (), dim_vars: tuple[str, ...] = (),
+                 uses_dim_vars: bool = False):
         self.module = module
         self.name = name
         self.in_avals = in_avals
@@ -331,6 +378,7 @@ class LoweredModule:
         self.donated = donated
         self.host_callbacks = tuple(host_callbacks)
         self.dim_vars = tuple(dim_vars)
+        self.uses_dim_vars = bool(uses_dim_vars or dim_vars)
 
     @property
     def num_args(self) -> int:
@@ -439,6 +487,7 @@ def lower_olympuspr(
     n_platform_args = 1 if len(platforms) > 1 else 0
     ctx = get_context()
     lowerer = _Lowerer(name, platforms)
+    lowerer.dim_vars = dim_vars
     with ctx, ir.Location.unknown():
         module = ir.Module.create()
         lowerer.module = module
@@ -551,6 +600,7 @@ def lower_olympuspr(
         hoisted_consts=tuple(const_vals[i] for i in hoisted_idx),
         hoisted_const_indices=hoisted_idx, donated=tuple(donation),
         host_callbacks=tuple(lowerer.host_callbacks), dim_vars=dim_vars,
+        uses_dim_vars=lowerer.uses_dim_vars,
     )
 
 

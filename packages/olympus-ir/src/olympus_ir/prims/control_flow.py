@@ -185,12 +185,22 @@ def call_exported_shape_rule(*args, exported):
             raise ValueError(f"Dtype mismatch for {exported._arg_descriptor(i, None)}: "
                              f"expected {want.dtype} and called with {got.dtype}")
         for d, (w, g) in enumerate(zip(want.shape, got.shape)):
-            if w != g:
+            if not is_symbolic_dim(w) and (is_symbolic_dim(g) or w != g):
                 raise ValueError(
                     f"Shape mismatch for {exported._arg_descriptor(i, d)} (expected same "
                     f"constant): expected {want.shape} and called with {got.shape}")
-    return [ShapedArray(a.shape, dtypes.bool_ if a.dtype == dtypes.float0 else a.dtype,
-                        a.weak_type) for a in exported.out_avals]
+    out_shapes = [a.shape for a in exported.out_avals]
+    if any(is_symbolic_dim(d) for a in exported.in_avals for d in a.shape):
+        # Shape polymorphism: the dimension variables are solved from the actual shapes
+        # and every constraint is checked now (JAX's errors), then the result shapes are
+        # evaluated with their values.
+        from ..shape_poly_solve import call_out_shapes
+
+        out_shapes = call_out_shapes(
+            [a.shape for a in exported.in_avals], [a.shape for a in args],
+            [exported._arg_descriptor(i, None) for i in range(len(args))], out_shapes)
+    return [ShapedArray(s, dtypes.bool_ if a.dtype == dtypes.float0 else a.dtype,
+                        a.weak_type) for s, a in zip(out_shapes, exported.out_avals)]
 
 # --- jit: a nested jitted call ------------------------------------------------------------
 

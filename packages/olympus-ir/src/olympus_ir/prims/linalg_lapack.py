@@ -32,6 +32,7 @@ from .. import dtypes
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
 from ..pretty import def_pp_params
+from ..shape_poly import is_symbolic_dim
 
 __all__ = ["cholesky_p", "triangular_solve_p", "lu_p", "qr_p", "eigh_p", "svd_p", "eig_p",
            "fft_p", "hessenberg_p", "tridiagonal_p", "schur_p", "ormqr_p",
@@ -262,14 +263,15 @@ def _fft_printed(eqn):
 
 @def_shape_rule(top_k_p)
 def top_k_shape_rule(x, *, k):
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+    symbolic = is_symbolic_dim(k)  # shape polymorphism: k a dimension expression
+    if not symbolic and (isinstance(k, bool) or not isinstance(k, (int, np.integer))):
         raise TypeError(f"top_k k must be an int, got {k!r}.")
     if x.ndim < 1:
         raise ValueError("top_k requires an operand of rank >= 1, got a scalar.")
-    if not 0 <= k <= x.shape[-1]:
+    if not (k >= 0 and x.shape[-1] >= k):
         raise ValueError(f"top_k k={k} must be in range [0, {x.shape[-1]}] for an operand of "
                          f"shape {x.shape}.")
-    shape = x.shape[:-1] + (int(k),)
+    shape = x.shape[:-1] + (k if symbolic else int(k),)
     return [ShapedArray(shape, x.dtype), ShapedArray(shape, np.dtype(np.int32))]
 
 

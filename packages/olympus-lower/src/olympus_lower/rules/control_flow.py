@@ -151,9 +151,10 @@ def _fresh_symbol(base: str, taken: set[str]) -> str:
 
 
 def _inline_module(module: ir.Module, submodule: ir.Module, main_name: str) -> str:
-    """Move every symbol of `submodule` into `module`, renamed so none clashes with a
-    symbol already there (the references inside `submodule` are renamed with them), all
-    private. Returns the new name of `submodule`'s ``@main``."""
+    """Move every symbol of `submodule` into `module`, all private: its ``@main`` renamed
+    `main_name` (made fresh), any other symbol keeping its name unless that clashes with
+    one already there (as JAX merges modules; the references inside `submodule` are
+    renamed with them). Returns the new name of `submodule`'s ``@main``."""
     taken = {ir.StringAttr(op.attributes["sym_name"]).value
              for op in module.body.operations if "sym_name" in op.attributes}
     sub_ops = [op for op in submodule.body.operations]
@@ -165,14 +166,17 @@ def _inline_module(module: ir.Module, submodule: ir.Module, main_name: str) -> s
         if "sym_name" not in op.attributes:
             continue
         old = ir.StringAttr(op.attributes["sym_name"]).value
-        base = main_name if old == "main" else f"{main_name}__{old}"
-        renames[old] = _fresh_symbol(base, taken_all)
+        if old != "main" and old not in taken:
+            renames[old] = old
+            continue
+        renames[old] = _fresh_symbol(main_name if old == "main" else old, taken_all)
     for op in sub_ops:
         if "sym_name" not in op.attributes:
             continue
         old = ir.StringAttr(op.attributes["sym_name"]).value
-        ir.SymbolTable.replace_all_symbol_uses(old, renames[old], submodule.operation)
-        ir.SymbolTable.set_symbol_name(op, renames[old])
+        if renames[old] != old:
+            ir.SymbolTable.replace_all_symbol_uses(old, renames[old], submodule.operation)
+            ir.SymbolTable.set_symbol_name(op, renames[old])
         if op.operation.name == "func.func":
             op.attributes["sym_visibility"] = ir.StringAttr.get("private")
     for op in sub_ops:
@@ -203,10 +207,8 @@ def _call_exported_lowering(ctx, *args, exported):
         raise ValueError(
             f"Function {exported.fun_name} was exported for {exported.nr_devices} devices "
             "and is called in a context with 1 devices, which is not allowed.")
-    if any(not isinstance(d, int) for a in exported.in_avals for d in a.shape):
-        raise NotImplementedError(
-            f"Calling the shape-polymorphic exported function '{exported.fun_name}' is not "
-            "supported yet.")
+    if exported.uses_global_constants:
+        ctx.mark_uses_dim_vars()  # the module's shapes are refined before compiling
     try:
         submodule = _jax.mlir.deserialize_portable_artifact(exported.mlir_module_serialized)
     except Exception as e:
@@ -237,8 +239,12 @@ def _call_exported_lowering(ctx, *args, exported):
             index = hlo.convert(callee_type.inputs[0], index)
         call_args.append(index)
     kept = set(exported.module_kept_var_idx)
-    call_args += [a for i, a in enumerate(args) if i in kept]
+    # Exported with symbolic shapes, called with more refined ones: a convert to the
+    # callee's (dynamic) type, which shape refinement then makes static (as JAX does).
     expected_types = list(callee_type.inputs)
+    kept_args = [a for i, a in enumerate(args) if i in kept]
+    call_args += [_to_dynamic_type(a, t) for a, t in
+                  zip(kept_args, expected_types[len(call_args):])]
     if [a.type for a in call_args] != expected_types:
         raise ValueError(
             f"The module of the exported function '{exported.fun_name}' takes "
@@ -250,23 +256,25 @@ def _call_exported_lowering(ctx, *args, exported):
         raise ValueError(
             f"The module of the exported function '{exported.fun_name}' returns "
             f"{len(results)} results, its signature {len(ctx.avals_out)}")
-    return results
+    out_types = [mu.aval_to_ir_type(a) for a in ctx.avals_out]
+    return [r if r.type == t else hlo.convert(t, r) for r, t in zip(results, out_types)]
+
+def _to_dynamic_type(x: ir.Value, t: ir.Type) -> ir.Value:
+    """`x` converted to `t` when `t` is the same tensor type with some dimensions dynamic
+    (a callee lowered with symbolic shapes); otherwise `x` itself."""
+    if x.type == t or not isinstance(t, ir.RankedTensorType):
+        return x
+    xt, tt = ir.RankedTensorType(x.type), ir.RankedTensorType(t)
+    if xt.element_type != tt.element_type or xt.rank != tt.rank or any(
+            not tt.is_dynamic_dim(i) and tt.get_dim_size(i) != xt.get_dim_size(i)
+            for i in range(tt.rank)):
+        return x  # reported by the caller's signature check
+    return hlo.convert(t, x)
+
 
 @register_lowering("jit")
 def _jit_lowering(ctx, *args, olympuspr, name, **_params):
-    if _has_symbolic_shapes(olympuspr):
-        # The dimension values live in @main; a private function cannot see them (JAX
-        # passes them as leading arguments), so a shape-polymorphic callee is inlined.
-        return ctx.lower_sub(olympuspr, list(args))
     return ctx.call_function(name, olympuspr, args)
-
-
-def _has_symbolic_shapes(closed) -> bool:
-    from olympus_ir.shape_poly import is_constant_shape
-
-    avals = [*closed.in_avals, *closed.out_avals]
-    avals += [v.aval for e in closed.olympuspr.eqns for v in e.outvars]
-    return not all(is_constant_shape(getattr(a, "shape", ())) for a in avals)
 
 
 @register_lowering("optimization_barrier")

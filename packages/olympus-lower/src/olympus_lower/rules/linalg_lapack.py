@@ -34,7 +34,9 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from olympus_ir import ShapedArray, dtypes
 from olympus_ir.prims.linalg_lapack import FftType
+from olympus_ir.shape_poly import is_symbolic_dim
 
+from .. import dynamic_shapes as ds
 from .. import mlir_utils as mu
 from ._registry import register_lowering
 from .reductions import reduce_values
@@ -399,6 +401,9 @@ def _top_k_lowering(ctx, x, *, k):
         return [mu.zeros_like(v_aval), mu.zeros_like(i_aval)]
     from jaxlib.mlir.dialects import chlo  # imported on first use (see elementwise.py)
 
+    if is_symbolic_dim(k):  # as JAX: refinement turns it into a top_k of the static k
+        return list(hlo.custom_call([mu.aval_to_ir_type(v_aval), mu.aval_to_ir_type(i_aval)],
+                                    [x, ds.dim_value(k)], "stablehlo.dynamic_top_k"))
     op = chlo.TopKOp(x, int(k), results=[mu.aval_to_ir_type(v_aval),
                                          mu.aval_to_ir_type(i_aval)])
     return list(op.results)

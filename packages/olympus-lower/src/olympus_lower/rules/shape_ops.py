@@ -77,6 +77,10 @@ def _concatenate_lowering(ctx, *xs, dimension):
 @register_lowering("pad")
 def _pad_lowering(ctx, x, padding_value, *, padding_config):
     lo, hi, interior = zip(*padding_config, strict=True) if padding_config else ((), (), ())
+    if not (ds.is_static(lo) and ds.is_static(hi)):  # symbolic amounts (e.g. a slice's VJP)
+        return [hlo.dynamic_pad(mu.aval_to_ir_type(ctx.avals_out[0]), x, padding_value,
+                                ds.shape_value(lo), ds.shape_value(hi),
+                                ds.shape_value(interior))]
     return [hlo.pad(x, padding_value, [int(v) for v in lo], [int(v) for v in hi],
                     [int(v) for v in interior])]
 

@@ -12,6 +12,7 @@ import numpy as np
 from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.prims.linalg_lapack import FftType
+from olympus_ir.shape_poly import is_symbolic_dim
 
 from ..core import bind, get_aval
 from ..promotion import broadcast_shapes, broadcast_to
@@ -131,7 +132,7 @@ def fft(x, fft_type: Any, fft_lengths: Sequence[int]):
 
 def top_k(operand, k: int):
     """The `k` largest entries along the last axis (descending) and their int32 indices."""
-    k = int(k)
+    k = k if is_symbolic_dim(k) else int(k)  # a symbolic k: shape polymorphism
     if k < 0:
         raise ValueError(f"k argument to top_k must be nonnegative, got {k}")
     return list(bind(P.top_k_p, operand, k=k))

@@ -87,7 +87,8 @@ def concatenate(operands, dimension):
 def pad(x, padding_value, padding_config):
     """Pad `x` with `padding_value` by `(low, high, interior)` per dimension; negative low/high
     amounts remove elements."""
-    config = tuple(tuple(int(v) for v in c) for c in padding_config)
+    config = tuple(tuple(v if shape_poly.is_symbolic_dim(v) else int(v) for v in c)
+                   for c in padding_config)  # symbolic amounts: shape polymorphism
     shape = get_aval(x).shape
     if len(config) == len(shape) and all(len(c) == 3 for c in config):  # JAX's ValueErrors
         if any(c[2] < 0 for c in config):

@@ -299,6 +299,11 @@ class SpecializedCall:
                     f"(dimension variables {', '.join(lowered.dim_vars)}), whose values are "
                     "arguments of @main: it can be compiled only after refinement to concrete "
                     "shapes (see olympus_lower.shape_refinement).")
+            module = lowered.module
+            if getattr(lowered, "uses_dim_vars", False):  # calls a shape-polymorphic Exported
+                from olympus_lower.shape_refinement import refine_static_module
+
+                module = refine_static_module(module)
             counters["compile"] += 1
             donated = tuple(i for i, d in enumerate(self._kept(self.donated_mask)) if d)
             hoisted = lowered.hoisted_consts
@@ -310,7 +315,7 @@ class SpecializedCall:
             with debugging.Stage(monitoring.COMPILE_EVENT, self.name, debugging.dispatch_logger,
                                  "Finished XLA compilation of jit(%s) in %.9f sec"):
                 exe = rt.compile(
-                    lowered.module,
+                    module,
                     in_avals=lowered.in_avals,  # the hoisted constants', then the kept args'
                     out_avals=list(self.out_avals),
                     donated_args=tuple(len(hoisted) + i for i in donated),

@@ -5,9 +5,10 @@ and call it later, in another process, or from JAX, in JAX 0.10.2's format.
     blob = exp.serialize()
     export.deserialize(blob).call(x)
 
-Symbolic shapes (`symbolic_shape`, `symbolic_args_specs`, `SymbolicScope`,
-`is_symbolic_dim`) trace and lower through `jit(f).trace`/`.lower`; exporting with them
-is not wired yet: a serialized symbolic dimension is refused with an error naming it.
+With symbolic shapes (`symbolic_shape`, `symbolic_args_specs`, `SymbolicScope`,
+`is_symbolic_dim`) one export serves every size: ``export.export(olympus.jit(f))(
+olympus.ShapeDtypeStruct(export.symbolic_shape("b, 4"), np.float32))`` is called with any
+``b >= 1``, its module taking JAX's calling convention for dimension variables.
 """
 
 from olympus_ir.shape_poly import SymbolicScope, is_symbolic_dim, symbolic_shape

@@ -99,6 +99,14 @@ def _check_tree(exported, in_tree) -> None:
     raise ValueError(msg)
 
 
+def _bool_zeros(shape):
+    if all(isinstance(d, (int, np.integer)) for d in shape):
+        return np.zeros(shape, np.bool_)
+    import olympus.numpy as jnp  # a symbolic shape (under a shape-polymorphic trace)
+
+    return jnp.zeros(shape, np.bool_)
+
+
 def call_exported(exported) -> Any:
     """A function that calls `exported` with its ``(args, kwargs)`` structure."""
     from olympus._src.custom_derivatives import custom_vjp
@@ -119,8 +127,9 @@ def call_exported(exported) -> Any:
     def f_flat_bwd(args_flat, cts_out):
         exp_vjp = exported.vjp()
         want = exp_vjp.in_avals[len(args_flat):]
-        # float0 cotangents (of integer outputs) travel as bool arrays, as in the module.
-        cts = [np.zeros(a.shape, np.bool_) if a.dtype == dtypes.float0 else c
+        # float0 cotangents (of integer outputs) travel as bool arrays, as in the module,
+        # of the actual shape (the exported one may be symbolic).
+        cts = [_bool_zeros(np.shape(c)) if a.dtype == dtypes.float0 else c
                for c, a in zip(cts_out, want)]
         in_cts = call_exported(exp_vjp)._flat(*args_flat, *cts)
         return tuple(None if a.dtype == dtypes.float0 else c

@@ -9,8 +9,10 @@ arguments dropped (``module_kept_var_idx``), no constants hoisted into arguments
 VHLO artifact at the StableHLO version of jaxlib's WEEK_4 compatibility requirement (as
 jax.export picks it).
 
-Dimensions in `in_avals`/`out_avals` are kept as given; serialization writes ``str(d)``
-and reads through one `_serialization._parse_dim`, so symbolic dimensions can flow in.
+Dimensions in `in_avals`/`out_avals` may be symbolic: the module then has JAX's wrapper
+for dimension variables (`olympus_lower.shape_refinement.export_main`), and serialization
+writes ``str(d)`` and reads shapes back with the shape-polymorphism parser
+(`_serialization._parse_shape`).
 """
 
 from __future__ import annotations
@@ -309,24 +311,56 @@ def export(fun_jit, *, platforms: Sequence[str] | None = None,
     def do_export(*args_specs, **kwargs_specs) -> Exported:
         lowering_platforms = (tuple(platforms) if platforms is not None
                               else (default_export_platform(),))
+        _check_symbolic_scopes(fun_jit, args_specs, kwargs_specs)
         traced = fun_jit.trace(*args_specs, **kwargs_specs)
         return _export_traced(traced._meta, lowering_platforms, tuple(disabled_checks))
 
     return do_export
 
 
+def _check_symbolic_scopes(fun_jit, args_specs, kwargs_specs) -> None:
+    """Every symbolic dimension of the specs must come from one `SymbolicScope` (JAX
+    checks this before tracing, naming the first argument of each scope)."""
+    from olympus_ir.shape_poly import is_symbolic_dim
+
+    from ._calling import _path_str
+
+    first = None
+    leaves = tree_util.tree_flatten_with_path((args_specs, kwargs_specs))[0]
+    for path, spec in leaves:
+        for d in getattr(spec, "shape", ()):
+            if not is_symbolic_dim(d):
+                continue
+            if first is None:
+                first = (d.scope, path)
+                continue
+            name = getattr(fun_jit, "__name__", None) or str(fun_jit)
+            first[0]._check_same_scope(
+                d, when=f"when exporting {name}",
+                self_descr=f"current (from {_path_str(first[1])}) ",
+                other_descr=_path_str(path))
+
+
 def _export_traced(meta, platforms: tuple[str, ...], disabled_checks) -> Exported:
+    from olympus_ir.shape_poly import is_constant_shape
+
+    from ._calling import arg_descriptor
     from ._module import export_module
 
     n_in = len(meta.in_avals)
-    kept = tuple(range(n_in)) if meta.kept is None else tuple(sorted(meta.kept))
+    symbolic = not all(is_constant_shape(a.shape) for a in meta.in_avals)
+    # As JAX: with symbolic shapes every argument is kept (the dimension variables are
+    # read from the shapes of all of them).
+    kept = tuple(range(n_in)) if meta.kept is None or symbolic else tuple(sorted(meta.kept))
     p = meta.placement
     if p.arg_attrs is not None or getattr(p, "num_partitions", 1) != 1:
         raise NotImplementedError(
             f"olympus.export of {meta.name!r}: exporting a function with shardings over "
             "several devices is not supported yet")
+    arg_names = [arg_descriptor(meta.in_tree, i, None) for i in kept] if symbolic else None
     artifact, uses_global_constants = export_module(
-        meta, kept=kept, platforms=platforms, disabled_checks=disabled_checks)
+        meta, kept=kept, platforms=platforms, disabled_checks=disabled_checks,
+        arg_names=arg_names)
     in_avals = tuple(meta.in_avals)
     out_avals = tuple(meta.out_avals)
     closed = meta.closed
@@ -368,24 +402,32 @@ def _export_vjp(closed, primal: Exported) -> Exported:
     in, the flat input cotangents out (JAX's convention for ``Exported.vjp()``). The
     cotangents of integer values are float0 in the signature and bool in the module."""
     import olympus
+    import olympus.numpy as jnp
     from olympus_ir import dtypes
     from olympus_trace.olympuspr_utils import eval_olympuspr
 
     n_in = len(primal.in_avals)
     in_avals = (*primal.in_avals, *map(_tangent_aval, primal.out_avals))
     out_avals = tuple(_tangent_aval(a).update(weak_type=False) for a in primal.in_avals)
-
-    def primal_flat(*xs):
-        return list(eval_olympuspr(closed.olympuspr, closed.consts, *xs))
+    # Integer values have no cotangent: the pullback is of the float outputs with respect
+    # to the float inputs only (the float0 cotangents, bool arrays in the module, are not
+    # read; those of integer inputs are bool zeros, of a shape that may be symbolic).
+    diff_out = [i for i, a in enumerate(in_avals[n_in:]) if a.dtype != dtypes.float0]
+    diff_in = [i for i, a in enumerate(out_avals) if a.dtype != dtypes.float0]
 
     def fun_vjp(*args_and_cts):
-        xs, cts = args_and_cts[:n_in], args_and_cts[n_in:]
-        cts = [np.zeros(a.shape, dtypes.float0) if a.dtype == dtypes.float0 else c
-               for c, a in zip(cts, in_avals[n_in:])]
-        _, pullback = olympus.vjp(primal_flat, *xs)
-        outs = pullback(cts)
-        return tuple(np.zeros(a.shape, np.bool_) if a.dtype == dtypes.float0 else o
-                     for o, a in zip(outs, out_avals))
+        xs, cts = list(args_and_cts[:n_in]), args_and_cts[n_in:]
+
+        def primal_diff(*dxs):
+            for i, v in zip(diff_in, dxs):
+                xs[i] = v
+            outs = eval_olympuspr(closed.olympuspr, closed.consts, *xs)
+            return [outs[i] for i in diff_out]
+
+        _, pullback = olympus.vjp(primal_diff, *[xs[i] for i in diff_in])
+        grads = dict(zip(diff_in, pullback([cts[i] for i in diff_out])))
+        return tuple(grads[i] if i in grads else jnp.zeros(a.shape, np.bool_)
+                     for i, a in enumerate(out_avals))
 
     fun_vjp.__name__ = "fun_vjp_jax"  # the name JAX's exported VJPs carry
     exp = export(olympus.jit(fun_vjp), platforms=primal.platforms,

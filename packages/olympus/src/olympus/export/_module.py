@@ -43,7 +43,7 @@ _CPU_ONLY_PREFIX = "lapack_"
 def _lower(meta, kept, platforms):
     from olympus._src.lowering import lower_olympuspr
 
-    closed = meta._pruned if meta.kept is not None else meta.closed
+    closed = meta._pruned if len(kept) != len(meta.in_avals) else meta.closed
     arg_names = [meta.arg_names[i] for i in kept]
     donated = tuple(j for j, i in enumerate(kept) if meta.donated_mask[i])
     return lower_olympuspr(closed, name=meta.name, arg_names=arg_names, donated=donated,
@@ -94,44 +94,62 @@ def _check_module(module, name: str, platforms, disabled_checks) -> None:
             "'cpu'.")
 
 
-def _jax_conventions(lowered, uses_shape_polymorphism: bool):
-    """A copy of the lowered module with JAX's attribute names (``jax.result_info``) and
-    the ``jax.uses_shape_polymorphism`` module attribute."""
+def _jax_conventions(module, uses_shape_polymorphism: bool):
+    """A copy of `module` with JAX's attribute names (``jax.result_info`` on the results
+    of every function) and the ``jax.uses_shape_polymorphism`` module attribute."""
     from jaxlib.mlir import ir
 
     from olympus_lower.context import get_context
 
     with get_context(), ir.Location.unknown():
-        module = ir.Module.parse(lowered.to_bytecode())
+        module = ir.Module.parse(_bytecode(module))
         attrs = module.operation.attributes
         attrs["jax.uses_shape_polymorphism"] = ir.BoolAttr.get(uses_shape_polymorphism)
-        main = ir.SymbolTable(module.operation)["main"]
-        if "res_attrs" in main.attributes:
+        for fn in module.body.operations:
+            if fn.operation.name != "func.func" or "res_attrs" not in fn.attributes:
+                continue
             new = []
-            for d in ir.ArrayAttr(main.attributes["res_attrs"]):
+            for d in ir.ArrayAttr(fn.attributes["res_attrs"]):
                 entries = {}
                 for named in ir.DictAttr(d):
                     key = "jax.result_info" if named.name == "olympus.result_info" else named.name
                     entries[key] = named.attr
                 new.append(ir.DictAttr.get(entries))
-            main.attributes["res_attrs"] = ir.ArrayAttr.get(new)
+            fn.attributes["res_attrs"] = ir.ArrayAttr.get(new)
     return module
 
 
-def export_module(meta, *, kept, platforms, disabled_checks) -> tuple[bytes, bool]:
-    """(the VHLO portable artifact, uses_global_constants) of a traced jit signature."""
-    from olympus_lower.lowering import portable_artifact_target
-
-    lowered = _lower(meta, kept, platforms)
-    if lowered.host_callbacks:
-        raise NotImplementedError("serialization of host_callbacks is not yet implemented")
-    uses_global_constants = len(platforms) > 1
-    module = _jax_conventions(lowered, uses_global_constants)
-    _check_module(module, meta.name, platforms, disabled_checks)
+def _bytecode(module) -> bytes:
     import io
 
     buf = io.BytesIO()
     module.operation.write_bytecode(file=buf)
-    artifact = _jax.mlir.serialize_portable_artifact(buf.getvalue(),
+    return buf.getvalue()
+
+
+def export_module(meta, *, kept, platforms, disabled_checks,
+                  arg_names=None) -> tuple[bytes, bool]:
+    """(the VHLO portable artifact, uses_global_constants) of a traced jit signature.
+
+    With symbolic shapes the lowered ``@main`` takes the dimension variables first; it is
+    wrapped as JAX's export does (`olympus_lower.shape_refinement.export_main`): the new
+    ``@main`` takes only the arrays, derives the dimension values from their shapes and
+    checks the shape constraints; `arg_names` (``args[0]``...) name the arguments in the
+    shape assertions' messages."""
+    from olympus_lower.lowering import portable_artifact_target
+    from olympus_lower.shape_refinement import export_main
+
+    lowered = _lower(meta, kept, platforms)
+    if lowered.host_callbacks:
+        raise NotImplementedError("serialization of host_callbacks is not yet implemented")
+    uses_global_constants = len(platforms) > 1 or bool(lowered.dim_vars) \
+        or getattr(lowered, "uses_dim_vars", False)
+    module = lowered.module
+    if lowered.dim_vars:
+        in_avals = [meta.in_avals[i] for i in kept]
+        module = export_main(lowered, in_avals, arg_names, module=module)
+    module = _jax_conventions(module, uses_global_constants)
+    _check_module(module, meta.name, platforms, disabled_checks)
+    artifact = _jax.mlir.serialize_portable_artifact(_bytecode(module),
                                                      portable_artifact_target())
     return bytes(artifact), uses_global_constants

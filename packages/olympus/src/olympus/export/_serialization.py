@@ -28,6 +28,7 @@ Schema facts the code relies on (slot = the field's index in its table):
 
 from __future__ import annotations
 
+import re
 import types
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
@@ -115,16 +116,40 @@ class NamedShardingRecord(NamedTuple):
 # Dimensions
 # ------------------------------------------------------------------------------------
 
-def _parse_dim(text: str) -> int:
-    """One serialized dimension back to a dimension. Today only integer sizes: a symbolic
-    dimension (JAX's shape polymorphism, e.g. ``"b"`` or ``"2*b + 1"``) raises, naming it.
-    The shape-polymorphism support connects here."""
-    s = text.strip()
-    if s.isdigit():
-        return int(s)
-    raise NotImplementedError(
-        f"Cannot deserialize the symbolic dimension {text!r}: this Exported uses shape "
-        "polymorphism, which olympus.export does not support yet (only integer dimensions).")
+#: Bounds on a serialized dimension (untrusted text): its length, and an exponent
+#: (``b^k``, ``2^k``) small enough that evaluating it cannot stall.
+_MAX_DIM_TEXT = 1000
+_MAX_EXPONENT_DIGITS = 3
+_EXPONENT = re.compile(r"\^\s*(\d+)")
+
+
+def _parse_shape(texts: Sequence[str], scope, what: str) -> tuple:
+    """A serialized shape back to dimensions: integers, or symbolic dimensions parsed
+    (all of the shape at once, as JAX does) in `scope`, the one scope of an Exported's
+    avals. Untrusted text fails with ValueError naming `what`."""
+    if all(t.isdigit() and len(t) < 19 for t in texts):  # the common, static case
+        return tuple(int(t) for t in texts)
+    from olympus_ir.shape_poly import is_constant_dim, symbolic_shape
+
+    for t in texts:
+        if len(t) > _MAX_DIM_TEXT or any(len(k) > _MAX_EXPONENT_DIGITS
+                                         for k in _EXPONENT.findall(t)):
+            raise ValueError(f"Cannot deserialize {what}: the dimension {t[:80]!r} is too "
+                             "large")
+    spec = ", ".join(texts)
+    try:
+        dims = symbolic_shape(spec, scope=scope)
+    except (ValueError, TypeError, ArithmeticError, RecursionError) as e:
+        raise ValueError(f"Cannot deserialize {what}: the shape ({spec}) is not a valid "
+                         f"symbolic shape: {e}") from None
+    except Exception as e:  # noqa: BLE001 - e.g. InconclusiveDimensionOperation
+        raise ValueError(f"Cannot deserialize {what}: the shape ({spec}) is not a valid "
+                         f"symbolic shape: {type(e).__name__}: {e}") from None
+    if len(dims) != len(texts) or any(
+            is_constant_dim(d) and not 0 <= int(d) < 2**63 for d in dims):
+        raise ValueError(f"Cannot deserialize {what}: the shape ({spec}) has "
+                         f"{len(dims)} dimensions, or a negative or too large one")
+    return tuple(dims)
 
 
 def _dim_text(d: Any) -> str:
@@ -433,7 +458,7 @@ def serialize(exp, vjp_order: int = 0) -> bytearray:
 # Reading
 # ------------------------------------------------------------------------------------
 
-def _read_aval(t: Table) -> ShapedArray:
+def _read_aval(t: Table, scope) -> ShapedArray:
     if t.scalar(0, "int8") != 0:
         raise FlatbufferError(f"{t.what}: unknown abstract value kind {t.scalar(0, 'int8')}")
     code = t.scalar(2, "int8")
@@ -448,7 +473,7 @@ def _read_aval(t: Table) -> ShapedArray:
     mem = t.scalar(3, "int8")
     if mem not in _MEM_SPACES:
         raise FlatbufferError(f"{t.what}: unknown memory space {mem}")
-    shape = tuple(_parse_dim(s) for s in t.strings(1, f"{t.what}.shape"))
+    shape = _parse_shape(t.strings(1, f"{t.what}.shape"), scope, f"{t.what}.shape")
     return ShapedArray(shape, dtype)
 
 
@@ -609,7 +634,12 @@ def _read_exported(t: Table, depth: int):
     if fun_name is None:
         raise FlatbufferError("Exported.function_name: missing")
 
-    unique_avals = [_read_aval(a) for a in t.tables(19, "Exported.unique_avals")]
+    from olympus_ir.shape_poly import SymbolicScope
+
+    # As JAX: one scope for every aval, without the export's constraints (they are not
+    # serialized; the module's shape assertions still check them when it is called).
+    scope = SymbolicScope(())
+    unique_avals = [_read_aval(a, scope) for a in t.tables(19, "Exported.unique_avals")]
     meshes = [_read_abstract_mesh(m) for m in t.tables(20, "Exported.unique_abstract_meshes")]
     unique_shardings = [_read_named_sharding(s, meshes)
                         for s in t.tables(21, "Exported.unique_named_shardings")]
@@ -639,7 +669,7 @@ def _read_exported(t: Table, depth: int):
         idxs = t.scalars(idx_slot, "uint32")
         if idxs:
             return _by_index(unique_avals, idxs, what)
-        return tuple(_read_aval(a) for a in t.tables(slot, what))
+        return tuple(_read_aval(a, scope) for a in t.tables(slot, what))
 
     in_avals = avals(22, 3, "Exported.in_avals")
     out_avals = avals(23, 5, "Exported.out_avals")

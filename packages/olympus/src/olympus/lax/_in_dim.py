@@ -8,6 +8,7 @@ import operator
 
 import numpy as np
 
+from olympus_ir.shape_poly import is_symbolic_dim
 from olympus_trace import lax_ops as lax
 from olympus_trace.core import get_aval
 
@@ -21,6 +22,11 @@ def _shape(x):
     return get_aval(x).shape
 
 
+def _bound(v):
+    """A static slice bound: an integer, or a dimension expression (shape polymorphism)."""
+    return v if is_symbolic_dim(v) else operator.index(v)
+
+
 def slice_in_dim(operand, start_index: int | None, limit_index: int | None,
                  stride: int = 1, axis: int = 0):
     """``operand[..., start_index:limit_index:stride]`` along `axis` (static bounds;
@@ -28,8 +34,8 @@ def slice_in_dim(operand, start_index: int | None, limit_index: int | None,
     shape = _shape(operand)
     axis = int(axis)
     n = shape[axis]
-    start = 0 if start_index is None else operator.index(start_index)
-    limit = n if limit_index is None else operator.index(limit_index)
+    start = 0 if start_index is None else _bound(start_index)
+    limit = n if limit_index is None else _bound(limit_index)
     start = start + n if start < 0 else start
     limit = limit + n if limit < 0 else limit
     starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
