@@ -49,6 +49,18 @@ def _shard_map_lowering(ctx, *xs, olympuspr, mesh, in_specs, out_specs, manual_a
     from ..mlir_utils import aval_to_ir_type
 
     partial = len(manual_axes) < len(mesh.axis_names)
+    if all(mesh.shape[a] == 1 for a in manual_axes):
+        # Every manual axis has size 1: each device's block is the whole value, so the body
+        # is lowered inline (as JAX does), with no manual computation (whose mesh a module
+        # on one device does not declare).
+        manual_mesh.append((tuple(mesh.axis_names),
+                            tuple(mesh.shape[a] for a in mesh.axis_names)))
+        free_axes.append(tuple(a for a in mesh.axis_names if a not in manual_axes))
+        try:
+            return list(ctx.lower_sub(olympuspr, list(xs)))
+        finally:
+            manual_mesh.pop()
+            free_axes.pop()
 
     def per_value(specs, avals):
         return ir.Attribute.parse("#sdy.sharding_per_value<[" + ", ".join(
