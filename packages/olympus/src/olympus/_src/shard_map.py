@@ -77,6 +77,33 @@ def _check_manual(manual: frozenset, spec: PartitionSpec, what: str) -> None:
                 "passed to shard_map.")
 
 
+def _normalized(spec: PartitionSpec, ndim: int) -> PartitionSpec:
+    """`spec` with one entry per dimension (a one-name tuple as the name; ``()`` as None)."""
+    entries = [None if e == () else e[0] if isinstance(e, tuple) and len(e) == 1 else e
+               for e in spec]
+    return PartitionSpec(*entries, *([None] * (ndim - len(entries))))
+
+
+def _check_explicit_args(leaves: list, specs: list) -> None:
+    """Over a mesh whose axes are all ``Explicit`` (and all manual), each argument's type
+    already says how it is split: an in_spec that says otherwise is JAX's error (the
+    caller reshards)."""
+    from .sharding import typeof
+
+    for x, s in zip(leaves, specs, strict=True):
+        ty = typeof(x)
+        want = _normalized(s, ty.ndim)
+        have = ty.sharding.spec if ty.sharding is not None else PartitionSpec()
+        have = _normalized(have, ty.ndim)
+        if tuple(have) != tuple(want):
+            raise ValueError(
+                f"in_specs passed to shard_map: {want} does not match the specs of the "
+                f"input: {have} for arg: {ty}. `in_specs` is an optional argument so you can "
+                "omit specifying it and shard_map will infer the in_specs from the "
+                "arguments. If you want to reshard your inputs, you can use "
+                "`olympus.reshard` on the arguments and then pass those args to shard_map.")
+
+
 def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = None,
               mesh: Mesh | AbstractMesh | None = None, axis_names: Any = frozenset(),
               check_vma: bool = True):
@@ -124,6 +151,9 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
         for s in flat_in:
             _check_spec(m, s, "in_specs", fname)
             _check_manual(names, s, "in_specs")
+        if in_specs is not None and len(manual) == len(m.axis_names) and \
+                set(m.explicit_axes) == set(manual):
+            _check_explicit_args(leaves, flat_in)
         avals = [abstractify(x) for x in leaves]
         local = []
         for i, (a, s) in enumerate(zip(avals, flat_in, strict=True)):
