@@ -82,6 +82,16 @@ class LoweringRuleContext:
         return self._lowerer.platforms
 
     @property
+    def num_partitions(self) -> int:
+        """The number of devices the module is partitioned over (1: not partitioned)."""
+        return self._lowerer.num_partitions
+
+    def keep_alive(self, obj: Any) -> None:
+        """Keep `obj` alive as long as the lowered module (something the compiler calls
+        back into by address, e.g. an ``InspectSharding`` callback)."""
+        self._lowerer.keepalive.append(obj)
+
+    @property
     def platform_index(self) -> ir.Value | None:
         """With several `platforms`: ``@main``'s leading i32 argument, the index of the
         platform the module runs on; None otherwise."""
@@ -153,6 +163,8 @@ class _Lowerer:
     def __init__(self, name: str, platforms: tuple[str, ...] = ("cpu",)):
         self.name = name
         self.host_callbacks: list = []
+        self.keepalive: list = []
+        self.num_partitions = 1
         self.channels = 0
         self.module: ir.Module | None = None
         self.platforms = platforms
@@ -316,12 +328,14 @@ class LoweredModule:
     * ``out_avals``: the avals of the results.
     * ``host_callbacks``: the Python functions the module's host-callback custom calls
       call, by index; pass them to the compiler (``host_callbacks=``).
+    * ``keepalive``: objects the compiler calls back into while compiling the module.
     """
 
     def __init__(self, module: ir.Module, *, name: str, in_avals: list[ShapedArray],
                  out_avals: list[ShapedArray], hoisted_consts: tuple,
                  hoisted_const_indices: tuple[int, ...], donated: tuple[bool, ...],
-                 host_callbacks: tuple = (), dim_vars: tuple[str, ...] = ()):
+                 host_callbacks: tuple = (), dim_vars: tuple[str, ...] = (),
+                 keepalive: tuple = ()):
         self.module = module
         self.name = name
         self.in_avals = in_avals
@@ -331,6 +345,7 @@ class LoweredModule:
         self.donated = donated
         self.host_callbacks = tuple(host_callbacks)
         self.dim_vars = tuple(dim_vars)
+        self.keepalive = keepalive
 
     @property
     def num_args(self) -> int:
@@ -439,6 +454,7 @@ def lower_olympuspr(
     n_platform_args = 1 if len(platforms) > 1 else 0
     ctx = get_context()
     lowerer = _Lowerer(name, platforms)
+    lowerer.num_partitions = num_partitions
     with ctx, ir.Location.unknown():
         module = ir.Module.create()
         lowerer.module = module
@@ -551,6 +567,7 @@ def lower_olympuspr(
         hoisted_consts=tuple(const_vals[i] for i in hoisted_idx),
         hoisted_const_indices=hoisted_idx, donated=tuple(donation),
         host_callbacks=tuple(lowerer.host_callbacks), dim_vars=dim_vars,
+        keepalive=tuple(lowerer.keepalive),
     )
 
 

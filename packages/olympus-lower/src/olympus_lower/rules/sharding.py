@@ -2,13 +2,14 @@
 device) and ``shard_map`` (``sdy.manual_computation`` over its manual axes), on the
 module's mesh ``@mesh``, which the caller declares with ``lower_olympuspr(meshes=...)``.
 While a shard_map body is lowered, `manual_mesh` says which mesh the collectives in it
-run over (`olympus_lower.rules.collectives`)."""
+run over (`olympus_lower.rules.collectives`). ``inspect_sharding`` is a custom call
+``InspectSharding`` that XLA's partitioner calls back with the value's ``HloSharding``."""
 
 from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from olympus_ir.prims.sharding import shard_map_p, sharding_constraint_p
+from olympus_ir.prims.sharding import inspect_sharding_p, shard_map_p, sharding_constraint_p
 
 from ._registry import register_lowering
 
@@ -104,3 +105,27 @@ def all_manual(result_type, build):
     with ir.InsertionPoint(block):
         sdy.ReturnOp([build()])
     return op.results[0]
+
+
+@register_lowering(inspect_sharding_p)
+def _inspect_sharding_lowering(ctx, x, *, callback):
+    from jaxlib.mlir.dialects import stablehlo as hlo
+
+    from jaxlib import xla_client as xc
+
+    if ctx.num_partitions == 1:
+        # One device: the value is whole on it; reported now, as JAX does.
+        callback(xc.HloSharding.replicate())
+        return []
+
+    # jaxlib's partitioner for the ``InspectSharding`` custom call calls the function the
+    # backend config encodes (by address: it must outlive the compilation).
+    ctx.keep_alive(callback)
+    i32 = ir.IntegerType.get_signless(32)
+    hlo.CustomCallOp([x.type], [x], call_target_name=ir.StringAttr.get("InspectSharding"),
+                     has_side_effect=ir.BoolAttr.get(True),
+                     api_version=ir.IntegerAttr.get(i32, 1),
+                     called_computations=ir.ArrayAttr.get([]),
+                     backend_config=ir.StringAttr.get(xc.encode_inspect_sharding_callback(callback)),
+                     operand_layouts=None, result_layouts=None)
+    return []

@@ -27,6 +27,18 @@ jvp_rules[sharding_constraint_p] = _constraint_jvp
 transpose_rules[sharding_constraint_p] = _constraint_transpose
 
 
+# --- inspect_sharding: reports the primal's layout; no results, so no tangents ----------------
+
+from olympus_ir.prims.sharding import inspect_sharding_p  # noqa: E402
+
+
+def _inspect_sharding_jvp(primals, tangents, *, callback):
+    return bind(inspect_sharding_p, *primals, callback=callback), []
+
+
+jvp_rules[inspect_sharding_p] = _inspect_sharding_jvp
+
+
 # --- shard_map ---------------------------------------------------------------------------------
 #
 # The body is differentiated like closed_call's (its JVP traced, its transpose traced with

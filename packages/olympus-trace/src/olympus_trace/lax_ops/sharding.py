@@ -6,15 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from olympus_ir.prims.sharding import sharding_constraint_p
+from olympus_ir.prims.sharding import inspect_sharding_p, sharding_constraint_p
 
 from ..core import bind
 
-__all__ = ["sharding_constraint", "shard_map", "annotate_vma", "spec_vma"]
+__all__ = ["sharding_constraint", "inspect_sharding", "shard_map", "annotate_vma", "spec_vma"]
 
 
 def sharding_constraint(x: Any, sharding: Any) -> Any:
     return bind(sharding_constraint_p, x, sharding=sharding)
+
+
+def inspect_sharding(x: Any, callback: Any) -> None:
+    """Have `callback` called with the ``HloSharding`` XLA gives the traced value `x`."""
+    bind(inspect_sharding_p, x, callback=callback)
 
 
 # --- shard_map ---------------------------------------------------------------------------------
