@@ -173,7 +173,7 @@ def test_replication_check_errors_as_jax_words_them(mesh):
     assert str(e.value) == (
         "shard_map applied to the function '<lambda>' was given out_specs which require "
         "replication which can't be statically inferred given the mesh:\n\nThe mesh given has "
-        "shape (4,) with corresponding axis names ('x',).\n\nout_specs[0] is P() which implies "
+        "shape (4,) with corresponding axis names ('x',).\n\nout_specs is P() which implies "
         "that the corresponding output value is replicated across mesh axis 'x', but could not "
         "infer replication over any axes\n\nCheck if these output values are meant to be "
         "replicated over those mesh axes. If not, consider revising the corresponding "

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import olympus
+from olympus import lax
 from olympus.sharding import AxisType, NamedSharding
 from olympus.sharding import PartitionSpec as P
 
@@ -56,6 +57,12 @@ def test_matching_in_specs_on_explicit_mesh_run(explicit_mesh):
                               out_specs=P("x"))
         np.testing.assert_allclose(np.asarray(f(xs)), X * 2)
         np.testing.assert_allclose(np.asarray(olympus.jit(f)(xs)), X * 2)
+    # Under grad (eager and jitted) the differentiated argument keeps its type.
+    f = olympus.shard_map(lambda a: a * a, mesh=explicit_mesh, in_specs=P("x"), out_specs=P("x"))
+    for g in (olympus.grad(lambda a: f(a).sum()), olympus.jit(olympus.grad(lambda a: f(a).sum()))):
+        np.testing.assert_allclose(np.asarray(g(xs)), 2 * X)
+    with pytest.raises(ValueError, match="does not match the specs of the input"):
+        olympus.grad(lambda a: f(a).sum())(X)
     rep = olympus.shard_map(lambda a: a * 2, mesh=explicit_mesh, in_specs=P(), out_specs=P())
     np.testing.assert_allclose(np.asarray(rep(X)), X * 2)
     # Only when every mesh axis is Explicit and manual: a partly manual map is not checked.
@@ -66,3 +73,129 @@ def test_matching_in_specs_on_explicit_mesh_run(explicit_mesh):
     xm = olympus.device_put(X, NamedSharding(mixed, P("x")))
     out = olympus.shard_map(lambda a: a, mesh=mixed, in_specs=P("y"), out_specs=P("y"))(xm)
     np.testing.assert_allclose(np.asarray(out), X)
+
+
+# --- varying manual axes ---------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def mesh():
+    return olympus.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+
+
+X8 = np.arange(8.0, dtype=np.float32)
+
+
+def _types_in_body(mesh, fn, in_specs=P("x"), out_specs=P("x"), check_vma=True):
+    seen = {}
+
+    def body(x):
+        for name, value in fn(x).items():
+            seen[name] = str(olympus.typeof(value))
+        return x
+
+    olympus.jit(olympus.shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+                                  check_vma=check_vma))(X8)
+    return seen
+
+
+def test_typeof_shows_the_varying_manual_axes_as_jax_prints_them(mesh):
+    """Recorded from reference JAX 0.10.2 (``jax.typeof`` inside the same shard_map)."""
+    y = lambda: lax.pcast(olympus.numpy.ones(4), "y", to="varying")  # noqa: E731
+    got = _types_in_body(mesh, lambda x: {
+        "x": x, "psum": lax.psum(x, "x"), "axis_index y": lax.axis_index("y"),
+        "axis_index xy": lax.axis_index(("x", "y")),
+        "all_gather": lax.all_gather(x, "x"), "all_gather tiled": lax.all_gather(x, "x", tiled=True),
+        "psum_scatter": lax.psum_scatter(x, "x", tiled=True),
+        "ppermute": lax.ppermute(x, "x", [(0, 1), (1, 0)]),
+        "all_to_all": lax.all_to_all(x, "x", 0, 0, tiled=True),
+        "pcast y": lax.pcast(x, "y", to="varying"), "pmax": lax.pmax(x, "x"),
+        "pmean": lax.pmean(x, "x"), "const": olympus.numpy.ones(3), "x+1": x + 1.0,
+        "sum": x.sum(), "x+y": x + y(), "all_gather y of pcast": lax.all_gather(y(), "y"),
+    })
+    assert got == {
+        "x": "float32[4]{V:x}", "psum": "float32[4]", "axis_index y": "int32[]{V:y}",
+        "axis_index xy": "int32[]{V:(x,y)}", "all_gather": "float32[2,4]{V:x}",
+        "all_gather tiled": "float32[8]{V:x}", "psum_scatter": "float32[2]{V:x}",
+        "ppermute": "float32[4]{V:x}", "all_to_all": "float32[4]{V:x}",
+        "pcast y": "float32[4]{V:(x,y)}", "pmax": "float32[4]", "pmean": "float32[4]",
+        "const": "float32[3]", "x+1": "float32[4]{V:x}", "sum": "float32[]{V:x}",
+        "x+y": "float32[4]{V:(x,y)}", "all_gather y of pcast": "float32[2,4]{V:y}",
+    }
+    assert repr(olympus.typeof(olympus.numpy.ones(2))) == "ShapedArray(float32[2])"
+
+
+def test_no_varying_axes_without_check_vma(mesh):
+    assert _types_in_body(mesh, lambda x: {"x": x}, check_vma=False) == {"x": "float32[4]"}
+
+
+def test_psum_of_an_invariant_value_sums_its_copies(mesh):
+    """As JAX 0.10.2: psum over an axis the value does not vary along is allowed (the value
+    is made varying first), so it is multiplied by the axis size; pmax leaves it."""
+    f = olympus.shard_map(lambda x: lax.psum(x, "y"), mesh=mesh, in_specs=P("x"),
+                          out_specs=P("x"))
+    np.testing.assert_allclose(np.asarray(f(X8)), 2 * X8)
+    g = olympus.shard_map(lambda x: lax.pmax(x, "y"), mesh=mesh, in_specs=P("x"),
+                          out_specs=P("x"))
+    np.testing.assert_allclose(np.asarray(g(X8)), X8)
+
+
+HEAD = ("shard_map applied to the function '<lambda>' was given out_specs which require "
+        "replication which can't be statically inferred given the mesh:\n\nThe mesh given has "
+        "shape (2, 2) with corresponding axis names ('x', 'y').\n\n")
+TAIL = ("\n\nCheck if these output values are meant to be replicated over those mesh axes. If "
+        "not, consider revising the corresponding out_specs entries. If so, consider disabling "
+        "the check by passing the check_vma=False argument to `olympus.shard_map`.")
+
+
+def _rep_y(path="", spec="P('x',)"):
+    return (f"out_specs{path} is {spec} which implies that the corresponding output value is "
+            "replicated across mesh axis 'y', but could not infer replication over any axes")
+
+
+@pytest.mark.parametrize("fn,out_specs,msg", [
+    (lambda x: lax.all_gather(x, "y"), P("x"), _rep_y()),
+    (lambda x: lax.psum_scatter(x, "y", tiled=True), P("x"), _rep_y()),
+    (lambda x: lax.ppermute(x, "y", [(0, 1), (1, 0)]), P("x"), _rep_y()),
+    (lambda x: lax.all_to_all(x, "y", 0, 0, tiled=True), P("x"), _rep_y()),
+    (lambda x: lax.pcast(x, "y", to="varying"), P("x"), _rep_y()),
+    (lambda x: lax.pcast(x, "y", to="varying"), P(),
+     "out_specs is P() which implies that the corresponding output value is only varying "
+     "across mesh axes {} and not {x,y}, but it was inferred to be possibly varying over "
+     "{x,y}"),
+    (lambda x: (x, lax.pcast(x, "y", to="varying")), (P(), P(None)),
+     "* out_specs[0] is P() which implies that the corresponding output value is only "
+     "varying across mesh axes {} and not {x}, but it was inferred to be possibly varying "
+     "over {x}\n\n* out_specs[1] is P(None,) which implies that the corresponding output "
+     "value is only varying across mesh axes {} and not {x,y}, but it was inferred to be "
+     "possibly varying over {x,y}"),
+])
+def test_out_specs_replication_errors_as_jax_words_them(mesh, fn, out_specs, msg):
+    f = olympus.shard_map(fn, mesh=mesh, in_specs=P("x"), out_specs=out_specs)
+    with pytest.raises(ValueError) as e:
+        olympus.jit(f)(X8)
+    assert str(e.value) == HEAD + msg + TAIL
+    unchecked = olympus.shard_map(fn, mesh=mesh, in_specs=P("x"), out_specs=out_specs,
+                                  check_vma=False)
+    olympus.jit(unchecked)(X8)  # check_vma=False turns the check off
+
+
+def test_pcast_checks_the_current_state(mesh):
+    """Recorded from reference JAX 0.10.2 (its set of states prints in hash order)."""
+    def run(fn):
+        f = olympus.shard_map(fn, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+        with pytest.raises(ValueError) as e:
+            olympus.jit(f)(X8)
+        return str(e.value)
+
+    assert run(lambda x: lax.pcast(x, "x", to="varying")) == (
+        "Unsupported pcast from=varying, to='varying'")
+    assert run(lambda x: lax.pcast(x, ("x", "y"), to="varying")) == (
+        "olympus.lax.pcast can only accept axis_name which corresponds to one of varying, "
+        "unreduced, reduced or invarying state of the input. Got input type: "
+        "float32[4]{V:x}, axes: ('x', 'y') and input state: {'varying', 'invarying'}")
+    assert run(lambda x: lax.pcast(x, "x", to="foo")).startswith(
+        "Got unexpected `to` value. Allowed `to` values are: {")
+    # Without the checks every value is invariant: pcast to varying is always allowed.
+    f = olympus.shard_map(lambda x: lax.pcast(x, "x", to="varying"), mesh=mesh,
+                          in_specs=P("x"), out_specs=P("x"), check_vma=False)
+    np.testing.assert_allclose(np.asarray(olympus.jit(f)(X8)), X8)

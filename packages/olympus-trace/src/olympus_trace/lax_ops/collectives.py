@@ -221,12 +221,49 @@ def pvary(x, axis_name):
     return tree_util.tree_map(lambda v: bind(pvary_p, v, axes=tuple(names)), x)
 
 
+def _pcast_from(v, axes) -> str:
+    """Whether `v` varies over all of `axes` or none of them (JAX's error if mixed)."""
+    from ..vma_types import vma_of
+
+    varying = vma_of(v) or frozenset()
+    states = list(dict.fromkeys("varying" if a in varying else "invarying" for a in axes))
+    if len(states) > 1:
+        from olympus_trace.core import get_aval
+
+        shown = get_aval(v).str_short(short_dtypes=False) + "{V:" + (
+            ",".join(a for a in axes if a in varying)) + "}"
+        raise ValueError(
+            "olympus.lax.pcast can only accept axis_name which corresponds to one of varying, "
+            "unreduced, reduced or invarying state of the input. Got input type: "
+            f"{shown}, axes: {axes} and input state: "
+            "{" + ", ".join(repr(s) for s in states) + "}")
+    return states[0]
+
+
 def pcast(x, axis_name, *, to: str):
-    """``to='varying'``: `pvary`. (The other casts of JAX's type system are not
-    supported.)"""
+    """Change how `x` (a pytree) varies over the manual axes `axis_name`: ``to='varying'``
+    marks an invariant value as varying (`pvary`). (JAX's ``'unreduced'`` / ``'reduced'``
+    states are not supported.)"""
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
+    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not axis_name:
+        return x
+    if to not in ("unreduced", "reduced", "varying"):
+        raise ValueError("Got unexpected `to` value. Allowed `to` values are: "
+                         "{'unreduced', 'reduced', 'varying'}")
     if to != "varying":
         raise NotImplementedError(f"pcast to {to!r} is not supported; only to='varying'")
-    return pvary(x, axis_name)
+    for n in axes:
+        check_axis_name(n)
+
+    def one(v):
+        frm = _pcast_from(v, axes)
+        if frm != "invarying":
+            raise ValueError(f"Unsupported pcast from={frm}, to={to!r}")
+        return bind(pvary_p, v, axes=tuple(axes))
+
+    return tree_util.tree_map(one, x)
 
 
 def pbroadcast(x, axis_name, source: int):
