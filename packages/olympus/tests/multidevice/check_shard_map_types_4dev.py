@@ -85,7 +85,7 @@ def mesh():
 X8 = np.arange(8.0, dtype=np.float32)
 
 
-def _types_in_body(mesh, fn, in_specs=P("x"), out_specs=P("x"), check_vma=True):
+def _types_in_body(mesh, fn, check_vma=True):
     seen = {}
 
     def body(x):
@@ -93,7 +93,7 @@ def _types_in_body(mesh, fn, in_specs=P("x"), out_specs=P("x"), check_vma=True):
             seen[name] = str(olympus.typeof(value))
         return x
 
-    olympus.jit(olympus.shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=out_specs,
+    olympus.jit(olympus.shard_map(body, mesh=mesh, in_specs=P("x"), out_specs=P("x"),
                                   check_vma=check_vma))(X8)
     return seen
 

@@ -109,9 +109,8 @@ def all_manual(result_type, build):
 
 @register_lowering(inspect_sharding_p)
 def _inspect_sharding_lowering(ctx, x, *, callback):
-    from jaxlib.mlir.dialects import stablehlo as hlo
-
     from jaxlib import xla_client as xc
+    from jaxlib.mlir.dialects import stablehlo as hlo
 
     if ctx.num_partitions == 1:
         # One device: the value is whole on it; reported now, as JAX does.

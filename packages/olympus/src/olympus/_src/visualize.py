@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import olympus_runtime as rt
-from olympus_trace import tree_util
 from olympus_runtime import Mesh, NamedSharding, PartitionSpec
+from olympus_trace import tree_util
 from olympus_trace.core import Tracer
 
 __all__ = ["visualize_sharding", "visualize_array_sharding", "inspect_array_sharding",
