@@ -21,7 +21,8 @@ from typing import Any
 
 from olympus_ir import Literal
 
-__all__ = ["eqn_vma", "begin", "vma_of", "ordered_vma", "axis_names_tuple"]
+__all__ = ["eqn_vma", "begin", "vma_of", "ordered_vma", "axis_names_tuple", "body_manual",
+           "olympuspr_out_vma"]
 
 
 def axis_names_tuple(axis_name: Any) -> tuple:
@@ -107,3 +108,28 @@ def ordered_vma(x: Any) -> tuple:
         return ()
     manual = _staging_tracer(x)._trace.body_vma.manual
     return tuple(a for a in manual if a in axes)
+
+
+def body_manual(values: Sequence[Any]) -> tuple | None:
+    """The manual axes of the tracked shard_map body any of `values` was traced in (None:
+    none was)."""
+    for x in values:
+        t = _staging_tracer(x)
+        state = getattr(getattr(t, "_trace", None), "body_vma", None)
+        if state is not None:
+            return state.manual
+    return None
+
+
+def olympuspr_out_vma(closed: Any, in_vmas: Sequence[frozenset], manual: Sequence) -> list:
+    """The axes each output of `closed` (its consts invariant) varies over, given its
+    inputs'."""
+    j = getattr(closed, "olympuspr", closed)
+    empty = frozenset()
+    axes = {id(v): frozenset(m) for v, m in zip(j.invars, in_vmas, strict=True)}
+    for e in j.eqns:
+        vmas = [empty if isinstance(a, Literal) else axes.get(id(a), empty) for a in e.invars]
+        out = eqn_vma(e.primitive, e.params, vmas, manual)
+        for v in e.outvars:
+            axes[id(v)] = out
+    return [empty if isinstance(v, Literal) else axes.get(id(v), empty) for v in j.outvars]

@@ -199,3 +199,83 @@ def test_pcast_checks_the_current_state(mesh):
     f = olympus.shard_map(lambda x: lax.pcast(x, "x", to="varying"), mesh=mesh,
                           in_specs=P("x"), out_specs=P("x"), check_vma=False)
     np.testing.assert_allclose(np.asarray(olympus.jit(f)(X8)), X8)
+
+
+SCAN_ERR = (
+    "scan body function carry input and carry output must have equal types, but they differ:"
+    "\n\nThe input carry c has type float32[4] but the corresponding output carry component "
+    "has type float32[4]{V:x}, so the manual axis types do not match.\n\nThis might be fixed "
+    "by applying `olympus.lax.pcast(..., ('x',), to='varying')`, to the initial carry value "
+    "corresponding to the input carry c.\nSee "
+    "https://docs.jax.dev/en/latest/notebooks/shard_map.html#scan-vma for more information."
+    "\n\nRevise the function so that all output types match the corresponding input types.")
+
+
+def test_scan_carry_must_keep_its_varying_axes(mesh):
+    """JAX 0.10.2's error (recorded) for a carry that starts invariant and comes out varying;
+    with the initial carry made varying (its hint) the loop runs."""
+    def summed(start):
+        def fn(x):
+            def body(c, _):
+                return c + x, None
+            return lax.scan(body, start(), None, length=2)[0]
+        return olympus.shard_map(fn, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+
+    with pytest.raises(TypeError) as e:
+        olympus.jit(summed(lambda: olympus.numpy.zeros(4)))(X8)
+    assert str(e.value) == SCAN_ERR
+    ok = summed(lambda: lax.pcast(olympus.numpy.zeros(4), "x", to="varying"))
+    np.testing.assert_allclose(np.asarray(olympus.jit(ok)(X8)), 2 * X8)
+    # Without the checks the carry is not typed: the loop runs as written.
+    loose = olympus.shard_map(lambda x: lax.scan(lambda c, _: (c + x, None),
+                                                 olympus.numpy.zeros(4), None, length=2)[0],
+                              mesh=mesh, in_specs=P("x"), out_specs=P("x"), check_vma=False)
+    np.testing.assert_allclose(np.asarray(olympus.jit(loose)(X8)), 2 * X8)
+
+
+def test_cond_branches_must_vary_alike(mesh):
+    """JAX 0.10.2's error (recorded; its pcast hint names the axes as "()" here)."""
+    true_fun = lambda x: x  # noqa: E731
+    false_fun = lambda x: olympus.numpy.zeros(4)  # noqa: E731
+
+    def fn(x):
+        return lax.cond(x.sum() > 0, true_fun, false_fun, x)
+
+    f = olympus.shard_map(fn, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    with pytest.raises(TypeError) as e:
+        olympus.jit(f)(X8)
+    src = olympus._src.control_flow_vma.fun_source_info
+    assert str(e.value) == (
+        "cond branches must have equal output types but they differ.\n\n"
+        f"true_fun is {src(true_fun)}\nfalse_fun is {src(false_fun)}\n\n"
+        "The output of true_fun has type float32[4]{V:x} but the corresponding output of "
+        "false_fun has type float32[4], so the manual axis types do not match.\n\n"
+        "This might be fixed by applying `olympus.lax.pcast(..., (), to='varying')` to the "
+        "output of true_fun.\nSee https://docs.jax.dev/en/latest/notebooks/shard_map.html"
+        "#scan-vma for more information.\n\nRevise true_fun and/or false_fun so that all "
+        "output types match.")
+    g = olympus.shard_map(lambda x: lax.cond(x.sum() > 0, lambda v: v, lambda v: v * 0, x),
+                          mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    np.testing.assert_allclose(np.asarray(olympus.jit(g)(X8)), np.where(
+        X8.reshape(2, 4).sum(1, keepdims=True) > 0, X8.reshape(2, 4), 0).ravel())
+
+
+def test_while_loop_carry_must_keep_its_varying_axes(mesh):
+    """JAX 0.10.2's error (recorded), naming the carry component by its path."""
+    def fn(a):
+        def body(c):
+            i, s = c
+            return i + 1, s + a
+        return lax.while_loop(lambda c: c[0] < 3, body, (0, olympus.numpy.zeros(4)))[1]
+
+    with pytest.raises(TypeError) as e:
+        olympus.jit(olympus.shard_map(fn, mesh=mesh, in_specs=P("x"), out_specs=P("x")))(X8)
+    assert str(e.value) == (
+        "while_loop body function carry input and carry output must have equal types, but "
+        "they differ:\n\nThe input carry component c[1] has type float32[4] but the "
+        "corresponding output carry component has type float32[4]{V:x}, so the manual axis "
+        "types do not match.\n\nThis might be fixed by applying `olympus.lax.pcast(..., "
+        "('x',), to='varying')`, to the initial carry value corresponding to the input carry "
+        "component c[1].\nSee https://docs.jax.dev/en/latest/notebooks/shard_map.html"
+        "#scan-vma for more information.\n\nRevise the function so that all output types "
+        "match the corresponding input types.")
