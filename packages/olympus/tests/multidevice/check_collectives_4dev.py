@@ -223,3 +223,27 @@ def test_vmap_of_shard_map_with_linear_collectives(mesh, name, op):
     got = olympus.jit(olympus.vmap(f))(xs)
     want = np.stack([np.asarray(olympus.jit(f)(x)) for x in xs])
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("policy", [None, "no_all_gather"])
+def test_grad_through_remat_inside_shard_map(mesh, policy):
+    """A remat'ed function inside the body (the JVP of a remat has primal and tangent
+    results in one equation, which shard_map's partial evaluation must split): the
+    gradient equals the dense one's."""
+    kw = {} if policy is None else dict(policy=lambda op, *_, **__: str(op) != "all_gather")
+
+    def body(w_frag, xb):
+        w = lax.all_gather(w_frag, "x", tiled=True)
+        h = olympus.remat(lambda a: jnp.sin(a[:4]) * xb, **kw)(w)
+        return lax.psum(jnp.sum(h), "x")
+
+    def dense(w, x):
+        return jnp.sum(jnp.sin(w[:4]) * x.reshape(4, 4, 4).sum(0))
+
+    f = olympus.shard_map(body, mesh=mesh, in_specs=(P("x"), P("x")), out_specs=P())
+    w = np.linspace(-1, 1, 64, dtype=np.float32).reshape(16, 4)
+    xb = X / 64
+    want = np.asarray(olympus.grad(dense)(w, xb))
+    np.testing.assert_allclose(np.asarray(olympus.jit(olympus.grad(f))(w, xb)), want,
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(olympus.grad(f)(w, xb)), want, rtol=1e-5, atol=1e-6)

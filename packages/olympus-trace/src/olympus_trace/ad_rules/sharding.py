@@ -86,15 +86,15 @@ def _shard_map_partial_eval(eqn: Eqn, in_unknown):
 
     p = eqn.params
     body = p["olympuspr"]
-    _, _, out_unk, _ = partial_eval_olympuspr(body.olympuspr, in_unknown)
+    known, _, out_unk, n_res = partial_eval_olympuspr(body.olympuspr, in_unknown)
     if all(out_unk):
         return None
-    # Known: the body's known outputs from the known operands only.
-    j = body.olympuspr
-    known_in = [v for v, u in zip(j.invars, in_unknown, strict=True) if not u]
-    kj = j.replace(invars=known_in,
-                   outvars=[v for v, u in zip(j.outvars, out_unk, strict=True) if not u])
-    kj, _ = dce_olympuspr(kj)
+    # Known: the body's known outputs from the known operands only, as partial evaluation
+    # splits the body (an equation with known and unknown results, e.g. the JVP of a
+    # remat or a loop, is split by its own rule), without the residuals.
+    known_in = list(known.invars)
+    n_known = len(known.outvars) - n_res
+    kj, _ = dce_olympuspr(known.replace(outvars=list(known.outvars[:n_known])))
     kj = kj.replace(invars=known_in)
     k_specs = tuple(s for s, u in zip(p["in_specs"], in_unknown, strict=True) if not u)
     known_eqn = Eqn(shard_map_p, [v for v, u in zip(eqn.invars, in_unknown, strict=True)

@@ -89,16 +89,31 @@ def _normalized(spec: PartitionSpec, ndim: int) -> PartitionSpec:
     return PartitionSpec(*entries, *([None] * (ndim - len(entries))))
 
 
+def _typed(x: Any) -> Any:
+    """``typeof(x)``; under eager grad, of the array being differentiated (which has the
+    type)."""
+    from .sharding import typeof
+
+    while not hasattr(x, "_var") and getattr(x, "primal", None) is not None:
+        x = x.primal
+    return typeof(x)
+
+
+def _type_spec(x: Any) -> PartitionSpec:
+    """The PartitionSpec `x`'s sharding type says (trailing unsplit dimensions dropped)."""
+    ty = _typed(x)
+    entries = list(ty.sharding.spec) if ty.sharding is not None else []
+    while entries and entries[-1] is None:
+        entries.pop()
+    return PartitionSpec(*entries)
+
+
 def _check_explicit_args(leaves: list, specs: list) -> None:
     """Over a mesh whose axes are all ``Explicit`` (and all manual), each argument's type
     already says how it is split: an in_spec that says otherwise is JAX's error (the
     caller reshards)."""
-    from .sharding import typeof
-
     for x, s in zip(leaves, specs, strict=True):
-        while not hasattr(x, "_var") and getattr(x, "primal", None) is not None:
-            x = x.primal  # under eager grad: the array being differentiated has the type
-        ty = typeof(x)
+        ty = _typed(x)
         want = _normalized(s, ty.ndim)
         have = ty.sharding.spec if ty.sharding is not None else PartitionSpec()
         have = _normalized(have, ty.ndim)
@@ -144,7 +159,12 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
                     f"{m.axis_names})")
         manual = tuple(a for a in m.axis_names if a in names)
         leaves, in_tree = tree_util.tree_flatten(args)
-        if in_specs is None:
+        all_explicit = len(manual) == len(m.axis_names) and \
+            set(m.explicit_axes) == set(manual)
+        if in_specs is None and all_explicit:
+            # As JAX: over Explicit axes, each argument's type says how it is split.
+            flat_in = [_type_spec(x) for x in leaves]
+        elif in_specs is None:
             flat_in = []
             for i, x in enumerate(leaves):
                 s = getattr(x, "_sharding", None)
@@ -158,8 +178,7 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
         for s in flat_in:
             _check_spec(m, s, "in_specs", fname)
             _check_manual(names, s, "in_specs")
-        if in_specs is not None and len(manual) == len(m.axis_names) and \
-                set(m.explicit_axes) == set(manual):
+        if in_specs is not None and all_explicit:
             _check_explicit_args(leaves, flat_in)
         avals = [abstractify(x) for x in leaves]
         local = []

@@ -31,6 +31,7 @@ from olympus_runtime import (
     SingleDeviceSharding,
 )
 from olympus_runtime import mesh as _mesh_lib
+from olympus_runtime.mesh import ManualAxisType
 from olympus_trace import sharding_types, tree_util, vma_types
 from olympus_trace.core import Tracer, get_aval
 
@@ -151,6 +152,12 @@ class TypedAval(ShapedArray):
         super().__init__(aval.shape, aval.dtype, aval.weak_type)
         self.sharding = sharding
         self._vma = vma  # inside shard_map: the manual axes the value varies over
+
+    @property
+    def manual_axis_type(self) -> Any:
+        """The manual mesh axes a value inside shard_map varies over (JAX's
+        ``typeof(x).manual_axis_type``; Olympus tracks no unreduced/reduced axes)."""
+        return ManualAxisType(varying=frozenset(self._vma))
 
     def _vma_str(self) -> str:
         """``{V:x}`` / ``{V:(x,y)}``: JAX's suffix for the varying manual axes."""
