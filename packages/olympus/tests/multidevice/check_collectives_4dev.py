@@ -247,3 +247,18 @@ def test_grad_through_remat_inside_shard_map(mesh, policy):
     np.testing.assert_allclose(np.asarray(olympus.jit(olympus.grad(f))(w, xb)), want,
                                rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(np.asarray(olympus.grad(f)(w, xb)), want, rtol=1e-5, atol=1e-6)
+
+
+def test_grad_through_a_remat_whose_primal_the_tangent_reads(mesh):
+    """``remat(f)(w, x) ** 2``: the tangent of the square reads the remat's primal result,
+    which the JVP computes in the same equation as the remat's tangent; the transposed body
+    must recompute it (it is not a cotangent). Against the derivative by hand."""
+    pred = olympus.remat(lambda w, x: x * jnp.sum(w))
+    f = olympus.shard_map(lambda w, x: pred(w, x) ** 2, mesh=mesh, in_specs=(P(), P("x")),
+                          out_specs=P("x"))
+    w = np.arange(3, dtype=np.float32)
+    x = np.arange(8, dtype=np.float32)
+    want = np.full(3, 2 * w.sum() * np.sum(x ** 2), np.float32)
+    for g in (olympus.grad(lambda w, x: f(w, x).sum()),
+              olympus.jit(olympus.grad(lambda w, x: f(w, x).sum()))):
+        np.testing.assert_allclose(np.asarray(g(w, x)), want, rtol=1e-6)
