@@ -71,3 +71,12 @@ def test_grad(mesh):
     np.testing.assert_allclose(np.asarray(gb), A.T @ c, rtol=1e-6)
     gj = olympus.jit(olympus.grad(lambda a, b: jnp.sum(f(a, b) ** 2)))(*_args(mesh))
     np.testing.assert_allclose(np.asarray(gj), c @ B.T, rtol=1e-6)
+
+
+def test_printed_params_as_jax(mesh):
+    """JAX 0.10.2 prints shard_map's manual axes as ``newly_manual_axes=frozenset({'x'})``
+    (recorded), after the mesh."""
+    f = olympus.shard_map(lambda a: a * 2, mesh=mesh, in_specs=P("x"), out_specs=P("x"))
+    text = str(olympus.make_olympuspr(f)(*_args(mesh)[:1]))
+    assert "newly_manual_axes=frozenset({'x'})" in text and " manual_axes=" not in text
+    assert text.index("mesh=") < text.index("newly_manual_axes=") < text.index("out_specs=")

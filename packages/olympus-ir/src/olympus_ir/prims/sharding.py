@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
+from ..pretty import def_pp_params
 from .callbacks import debug_effect, effect_rules
 
 __all__ = ["sharding_constraint_p", "shard_map_p", "inspect_sharding_p", "local_shape",
@@ -80,6 +81,14 @@ def shard_map_shape_rule(*xs, olympuspr, mesh, in_specs, out_specs, manual_axes,
                 f"body's input type {a.str_short()}")
     return [ShapedArray(global_shape(mesh, s, a.shape), a.dtype, a.weak_type)
             for a, s in zip(olympuspr.out_avals, out_specs, strict=True)]
+
+
+@def_pp_params(shard_map_p)
+def _shard_map_printed(eqn):
+    """As JAX prints it: the manual axes as ``newly_manual_axes`` (a frozenset)."""
+    params = dict(eqn.params)
+    params["newly_manual_axes"] = frozenset(params.pop("manual_axes"))
+    return params
 
 
 inspect_sharding_p = new_primitive("inspect_sharding", multiple_results=True)
