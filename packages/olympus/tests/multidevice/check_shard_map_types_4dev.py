@@ -317,3 +317,25 @@ def test_in_specs_inferred_from_explicit_argument_types(explicit_mesh):
     # make_olympuspr types its arguments like jit: the check passes, the spec is inferred.
     closed = olympus.make_olympuspr(f)(params, batch)
     assert "shard_map" in str(closed)
+
+
+def test_psum_over_axes_in_mixed_states_and_pbroadcast_types(mesh):
+    """Recorded from reference JAX 0.10.2: psum (and pmean) over axes the value varies
+    along and axes it does not is an error; pmax/pmin are not checked; pbroadcast keeps
+    the value varying over its axis."""
+    for fn in (lambda x: lax.psum(x, ("x", "y")), lambda x: lax.pmean(x, ("x", "y")),
+               lambda x: lax.psum((x, x.sum()), ("y", "x"))):
+        f = olympus.shard_map(fn, mesh=mesh, in_specs=P("x"), out_specs=P())
+        with pytest.raises(ValueError, match=(
+                r"^olympus.lax.psum can only accept axis_name which corresponds to one of "
+                r"varying, unreduced, reduced or invarying state of the input. Got input type: "
+                r"float32\[4\]\{V:x\}, axes: \('[xy]', '[xy]'\) and input state: \{'")):
+            olympus.jit(f)(X8)
+    for fn in (lambda x: lax.pmax(x, ("x", "y")), lambda x: lax.pmin(x, ("y", "x"))):
+        f = olympus.shard_map(fn, mesh=mesh, in_specs=P("x"), out_specs=P())
+        olympus.jit(f)(X8)
+    got = _types_in_body(mesh, lambda x: {"pbroadcast": lax.pbroadcast(x, "x", 1)})
+    assert got == {"pbroadcast": "float32[4]{V:x}"}
+    f = olympus.shard_map(lambda x: lax.pbroadcast(x, "x", 1), mesh=mesh, in_specs=P("x"),
+                          out_specs=P("x"))
+    np.testing.assert_allclose(np.asarray(olympus.jit(f)(X8)), np.tile(X8[4:], 2))

@@ -106,6 +106,8 @@ def _reducer(prim, what):
             check_axis_name(n)
 
         def one(v):
+            if prim is psum_p and len(names) > 1:
+                _pcast_from(v, names, "olympus.lax.psum")  # JAX's error for mixed states
             for n in names:
                 v = _bind_collective(prim, v, n)
             return v
@@ -221,19 +223,25 @@ def pvary(x, axis_name):
     return tree_util.tree_map(lambda v: bind(pvary_p, v, axes=tuple(names)), x)
 
 
-def _pcast_from(v, axes) -> str:
-    """Whether `v` varies over all of `axes` or none of them (JAX's error if mixed)."""
-    from ..vma_types import vma_of
+def _pcast_from(v, axes, api="olympus.lax.pcast") -> str:
+    """Whether `v` varies over all of `axes` or none of them (JAX's error, naming `api`,
+    if mixed); axes that are not manual axes of an enclosing shard_map do not count."""
+    from ..vma_types import body_manual, vma_of
 
     varying = vma_of(v) or frozenset()
-    states = list(dict.fromkeys("varying" if a in varying else "invarying" for a in axes))
+    manual = body_manual([v]) or ()
+    states = list(dict.fromkeys("varying" if a in varying else "invarying" for a in axes
+                                if a in manual)) or ["invarying"]
     if len(states) > 1:
         from olympus_trace.core import get_aval
 
+        from ..vma_types import ordered_vma
+
+        vs = ordered_vma(v)
         shown = get_aval(v).str_short(short_dtypes=False) + "{V:" + (
-            ",".join(a for a in axes if a in varying)) + "}"
+            str(vs[0]) if len(vs) == 1 else "(" + ",".join(map(str, vs)) + ")") + "}"
         raise ValueError(
-            "olympus.lax.pcast can only accept axis_name which corresponds to one of varying, "
+            f"{api} can only accept axis_name which corresponds to one of varying, "
             "unreduced, reduced or invarying state of the input. Got input type: "
             f"{shown}, axes: {axes} and input state: "
             "{" + ", ".join(repr(s) for s in states) + "}")
@@ -276,10 +284,16 @@ def pbroadcast(x, axis_name, source: int):
     from .shape_ops import broadcast_in_dim
 
     def one(v):
+        from ..vma_types import vma_of
+
         aval = get_aval(v)
         me = axis_index(axis_name)
         mine = broadcast_in_dim(eq(me, np.int32(source)), aval.shape, ())
         zero = broadcast_in_dim(np.zeros((), aval.dtype), aval.shape, ())
-        return psum(select_n(mine, zero, v), axis_name)
+        out = psum(select_n(mine, zero, v), axis_name)
+        # As JAX's pbroadcast: the result keeps varying over the axis the value varied over.
+        if axis_name in (vma_of(v) or ()):
+            out = bind(pvary_p, out, axes=(axis_name,))
+        return out
 
     return tree_util.tree_map(one, x)
