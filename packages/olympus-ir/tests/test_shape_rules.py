@@ -448,6 +448,7 @@ HAPPY = [
     ("psum_invariant", "f32[2]", dict(axes=("i", "j")), "f32[2]"),
     # sharding
     ("sharding_constraint", "f32[4,2]", dict(sharding=_Sharding(_Spec("x"))), "f32[4,2]"),
+    ("inspect_sharding", "f32[4,2]", dict(callback=print), []),
     ("shard_map", "f32[8,3] i32[]",
      dict(olympuspr=fn("f32[2,3] i32[]", "f32[2,3] f32[3]"), mesh=_MESH,
           in_specs=(_Spec("x"), _Spec()), out_specs=(_Spec(None, "x"), _Spec()),
@@ -698,6 +699,7 @@ ERRORS = [
                            donated_invars=(False, False)),
      re.escape("jit donated_invars must have one entry per input (1), got 2.")),
     ("debug_callback", "f32[2]", dict(callback=None, effect=P.debug_effect), "must be callable"),
+    ("inspect_sharding", "f32[2]", dict(callback=None), "must be callable"),
     ("check", "f32[2]", dict(err_tree=_tree_of(2), debug=True),
      "check takes 2 operands for its error, got 1."),
     ("pure_callback", "f32[2]", dict(callback=print, result_avals=(A("f32[]"),),

@@ -355,7 +355,8 @@ SHARDED_OPS = {"psum": "stablehlo.all_reduce", "pmax": "stablehlo.maximum",
                "ppermute": "stablehlo.collective_permute", "all_to_all": "stablehlo.all_to_all",
                "pvary": "sdy.manual_computation", "psum_invariant": "stablehlo.all_reduce",
                "shard_map": "sdy.manual_computation", "axis_index": "stablehlo.partition_id",
-               "sharding_constraint": "sdy.sharding_constraint"}
+               "sharding_constraint": "sdy.sharding_constraint",
+               "inspect_sharding": "stablehlo.custom_call @InspectSharding"}
 
 
 def test_op_table_covers_every_primitive():

@@ -113,6 +113,46 @@ def test_sharding_constraint_lowers_to_shardy():
     assert "sdy" not in lower_olympuspr(single.build([o]), name="one").as_text()
 
 
+def test_inspect_sharding_is_the_partitioner_callback_custom_call():
+    """Partitioned: a side-effecting ``InspectSharding`` custom call whose backend config
+    encodes the callback (jaxlib's partitioner calls it while compiling); on one device
+    the callback is called at lowering time with a replicated HloSharding (as JAX does)."""
+    from jaxlib import xla_client as xc
+
+    seen = []
+    b = Builder()
+    x = b.arg(ShapedArray((8, 4), F32))
+    b.eqn(P.inspect_sharding_p, x, callback=seen.append)
+    lowered = lower_olympuspr(b.build([x]), name="inspect", **SHARDED)
+    text = lowered.as_text()
+    assert "stablehlo.custom_call @InspectSharding(%arg0)" in text
+    assert "has_side_effect = true" in text
+    assert seen == [] and seen.append in lowered.keepalive
+    single = Builder()
+    y = single.arg(ShapedArray((8,), F32))
+    single.eqn(P.inspect_sharding_p, y, callback=seen.append)
+    assert "custom_call" not in lower_olympuspr(single.build([y]), name="one").as_text()
+    assert len(seen) == 1 and seen[0].is_replicated() and isinstance(seen[0], xc.HloSharding)
+
+
+def test_shard_map_with_size_one_manual_axes_is_inlined():
+    """Every manual axis of size 1 (a one-device mesh): no manual computation (whose mesh the
+    module would not declare), the body inline, as JAX lowers it."""
+
+    class OneMesh:
+        axis_names = ("x",)
+        shape = {"x": 1}
+
+    body = closed_fn([ShapedArray((8,), F32)], lambda b, v: [b.eqn(P.psum_p, v, axis_name="x")])
+    b = Builder()
+    x = b.arg(ShapedArray((8,), F32))
+    outs = b.eqn(P.shard_map_p, x, olympuspr=body, mesh=OneMesh(), in_specs=(Spec("x"),),
+                 out_specs=(Spec(),), manual_axes=("x",), check_vma=False)
+    text = lower_olympuspr(b.build(outs), name="one").as_text()
+    assert "sdy." not in text
+    assert "replica_groups = dense<0> : tensor<1x1xi64>" in text
+
+
 def test_collective_outside_shard_map_is_not_lowered():
     b = Builder()
     x = b.arg(ShapedArray((2,), F32))

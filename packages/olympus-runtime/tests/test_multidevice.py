@@ -25,7 +25,8 @@ def split2():
 def test_sharding_interning_and_layout():
     s = split2()
     assert ort.GSPMDSharding(ort.devices(), xc.HloSharding.from_string("{devices=[2]<=[2]}")) is s
-    assert repr(s) == "GSPMDSharding({devices=[2]<=[2]}, devices=[cpu:0, cpu:1])"
+    # JAX 0.10.2's repr (recorded from reference JAX): no device list.
+    assert repr(s) == "GSPMDSharding({devices=[2]<=[2]}, memory_kind=device)"
     assert s.num_devices == 2 and not s.is_fully_replicated and s.device_set == set(ort.devices())
     d0, d1 = ort.devices()
     assert s.devices_indices_map((6,)) == {d0: (slice(0, 3),), d1: (slice(3, 6),)}
@@ -104,7 +105,7 @@ def test_spmd_executable():
     with pytest.raises(ValueError, match=r"argument 0 is on cpu:0, but the executable runs on cpu:0, cpu:1"):
         exe.execute([ort.device_put(x)])
     replicated = ort.device_put(x, ort.GSPMDSharding(ort.devices(), REPLICATED))
-    with pytest.raises(ValueError, match=r"argument 0 \(f32\[8\]\) has sharding GSPMDSharding\(\{replicated\}, devices=\[cpu:0, cpu:1\]\), but the executable expects GSPMDSharding\(\{devices=\[2\]<=\[2\]\}, devices=\[cpu:0, cpu:1\]\)"):
+    with pytest.raises(ValueError, match=r"argument 0 \(f32\[8\]\) has sharding GSPMDSharding\(\{replicated\}, memory_kind=device\), but the executable expects GSPMDSharding\(\{devices=\[2\]<=\[2\]\}, memory_kind=device\)"):
         exe.execute([replicated])
 
 

@@ -440,6 +440,8 @@ case("checkpoint", lambda x, y: olympus.checkpoint(lambda a, b: lax.mul(lax.sin(
      X, Y)
 case("debug_callback", lambda x: (olympus.debug.callback(lambda v: None, x),
                                   lax.mul(x, x))[1], X)
+case("inspect_sharding", lambda x: (olympus.debug.inspect_array_sharding(
+    lax.sin(x), callback=lambda s: None), lax.mul(x, x))[1], X)
 
 CASE_IDS = [c.name for c in CASES]
 assert len(set(CASE_IDS)) == len(CASE_IDS)

@@ -35,3 +35,11 @@ def test_shard_map_collectives_and_pmap_on_4_devices():
 
 def test_explicit_sharding_mode_on_8_devices():
     _run("check_explicit_sharding_8dev.py", 8)
+
+
+def test_shard_map_type_checks_on_4_devices():
+    _run("check_shard_map_types_4dev.py", 4)
+
+
+def test_inspect_array_sharding_inside_jit_on_4_devices():
+    _run("check_inspect_sharding_4dev.py", 4)

@@ -713,6 +713,9 @@ def test_every_primitive_has_a_checked_rule():
                 # with_sharding_constraint (check_sharding_8dev.py)
                 "shard_map", "ppermute", "psum_scatter", "all_to_all", "pvary",
                 "psum_invariant", "sharding_constraint",
+                # vmap of inspect_array_sharding reports the batched value's sharding
+                # (check_inspect_sharding_4dev.py, against JAX's recorded repr)
+                "inspect_sharding",
                 # no operands: vmap of a function using a symbolic size as a value, run
                 # against NumPy (test_shape_poly.py: test_vmap_of_a_dimension_value)
                 "dim_as_value",

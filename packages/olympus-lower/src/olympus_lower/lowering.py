@@ -83,6 +83,16 @@ class LoweringRuleContext:
         return self._lowerer.platforms
 
     @property
+    def num_partitions(self) -> int:
+        """The number of devices the module is partitioned over (1: not partitioned)."""
+        return self._lowerer.num_partitions
+
+    def keep_alive(self, obj: Any) -> None:
+        """Keep `obj` alive as long as the lowered module (something the compiler calls
+        back into by address, e.g. an ``InspectSharding`` callback)."""
+        self._lowerer.keepalive.append(obj)
+
+    @property
     def platform_index(self) -> ir.Value | None:
         """With several `platforms`: ``@main``'s leading i32 argument, the index of the
         platform the module runs on; None otherwise."""
@@ -162,6 +172,8 @@ class _Lowerer:
     def __init__(self, name: str, platforms: tuple[str, ...] = ("cpu",)):
         self.name = name
         self.host_callbacks: list = []
+        self.keepalive: list = []
+        self.num_partitions = 1
         self.channels = 0
         self.module: ir.Module | None = None
         self.platforms = platforms
@@ -362,13 +374,14 @@ class LoweredModule:
     * ``uses_dim_vars``: the module has dimension variables or calls shape-polymorphic
       code; with static ``@main`` types it must be refined before compiling
       (`olympus_lower.shape_refinement.refine_static_module`).
+    * ``keepalive``: objects the compiler calls back into while compiling the module.
     """
 
     def __init__(self, module: ir.Module, *, name: str, in_avals: list[ShapedArray],
                  out_avals: list[ShapedArray], hoisted_consts: tuple,
                  hoisted_const_indices: tuple[int, ...], donated: tuple[bool, ...],
                  host_callbacks: tuple = (), dim_vars: tuple[str, ...] = (),
-                 uses_dim_vars: bool = False):
+                 uses_dim_vars: bool = False, keepalive: tuple = ()):
         self.module = module
         self.name = name
         self.in_avals = in_avals
@@ -379,6 +392,7 @@ class LoweredModule:
         self.host_callbacks = tuple(host_callbacks)
         self.dim_vars = tuple(dim_vars)
         self.uses_dim_vars = bool(uses_dim_vars or dim_vars)
+        self.keepalive = keepalive
 
     @property
     def num_args(self) -> int:
@@ -488,6 +502,7 @@ def lower_olympuspr(
     ctx = get_context()
     lowerer = _Lowerer(name, platforms)
     lowerer.dim_vars = dim_vars
+    lowerer.num_partitions = num_partitions
     with ctx, ir.Location.unknown():
         module = ir.Module.create()
         lowerer.module = module
@@ -601,6 +616,7 @@ def lower_olympuspr(
         hoisted_const_indices=hoisted_idx, donated=tuple(donation),
         host_callbacks=tuple(lowerer.host_callbacks), dim_vars=dim_vars,
         uses_dim_vars=lowerer.uses_dim_vars,
+        keepalive=tuple(lowerer.keepalive),
     )
 
 

@@ -309,8 +309,9 @@ class GSPMDSharding(_jax.GSPMDSharding):
         return self._hlo_sharding.is_replicated()
 
     def __repr__(self) -> str:
-        devs = ", ".join(str(d) for d in self._internal_device_list)
-        return f"GSPMDSharding({self._hlo_sharding}, devices=[{devs}])"
+        """JAX's form: the HloSharding and the memory kind (not the devices)."""
+        mem = "" if self._memory_kind is None else f", memory_kind={self._memory_kind}"
+        return f"GSPMDSharding({self._hlo_sharding!r}{mem})"
 
     def __reduce__(self):
         return (_gspmd_from_ids, (tuple(d.id for d in self._internal_device_list),

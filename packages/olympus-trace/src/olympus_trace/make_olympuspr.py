@@ -110,8 +110,9 @@ def make_olympuspr(fun: Callable, static_argnums: int | Sequence[int] = (),
 
     @functools.wraps(fun)
     def make(*args, **kwargs):
+        # Typed like jit's trace (arguments on Explicit mesh axes keep their sharding).
         closed, out_tree, out_avals = trace_fun(fun, args, kwargs, static_argnums, (),
-                                                "make_olympuspr")
+                                                "make_olympuspr", out_types=[])
         if return_shape:
             from olympus_ir.avals import ShapeDtypeStruct
 

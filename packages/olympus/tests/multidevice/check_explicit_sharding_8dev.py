@@ -314,3 +314,16 @@ def test_manual_axis_type_as_jax():
     with pytest.raises(ValueError, match=r"^varying and reduced cannot have common mesh "
                        r"axes. Got varying=\{'x'\} and reduced=\{'x'\}$"):
         M(varying={"x"}, reduced={"x"})
+
+
+def test_grad_of_a_contraction_over_a_split_batch(mesh):
+    """The weight gradient of a batch-split loss contracts over the split batch dimension:
+    the transpose of dot_general lays it out for the partitioner instead of raising the
+    forward ambiguity error (JAX gives it the weight's sharding; here replicated)."""
+    w = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    x = np.linspace(0, 2, 32, dtype=np.float32).reshape(8, 4)
+    xs = olympus.device_put(x, NamedSharding(mesh, P("X")))
+    ws = olympus.device_put(w, NamedSharding(mesh, P()))
+    g = olympus.jit(olympus.grad(lambda w, x: jnp.sum(jnp.dot(x, w) ** 2)))(ws, xs)
+    np.testing.assert_allclose(np.asarray(g), 2 * x.T @ (x @ w), rtol=1e-5)
+    assert str(olympus.typeof(g)) == "float32[4,3]"

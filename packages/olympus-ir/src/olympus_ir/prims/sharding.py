@@ -9,14 +9,21 @@
   ``out_specs[j]`` (PartitionSpec-like: ``axes_of(dim)``) say which mesh axes split each
   dimension; `mesh` is Mesh-like (``shape``: axis name -> size). Collectives in the body
   name the `manual_axes`.
+* ``inspect_sharding(x; callback)``: no results; once XLA's partitioner has decided how
+  `x` is laid out, `callback` is called with that ``HloSharding`` (at compile time; with a
+  replicated one at lowering time when the program runs on one device). It has the
+  ``Debug`` effect, so it is never removed as dead code.
 """
 
 from __future__ import annotations
 
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
+from ..pretty import def_pp_params
+from .callbacks import debug_effect, effect_rules
 
-__all__ = ["sharding_constraint_p", "shard_map_p", "local_shape", "global_shape"]
+__all__ = ["sharding_constraint_p", "shard_map_p", "inspect_sharding_p", "local_shape",
+           "global_shape"]
 
 sharding_constraint_p = new_primitive("sharding_constraint")
 
@@ -74,3 +81,28 @@ def shard_map_shape_rule(*xs, olympuspr, mesh, in_specs, out_specs, manual_axes,
                 f"body's input type {a.str_short()}")
     return [ShapedArray(global_shape(mesh, s, a.shape), a.dtype, a.weak_type)
             for a, s in zip(olympuspr.out_avals, out_specs, strict=True)]
+
+
+@def_pp_params(shard_map_p)
+def _shard_map_printed(eqn):
+    """As JAX prints it: the manual axes as ``newly_manual_axes`` (a frozenset)."""
+    params = dict(eqn.params)
+    params["newly_manual_axes"] = frozenset(params.pop("manual_axes"))
+    return params
+
+
+inspect_sharding_p = new_primitive("inspect_sharding", multiple_results=True)
+
+
+@def_shape_rule(inspect_sharding_p)
+def inspect_sharding_shape_rule(x, *, callback):
+    if not callable(callback):
+        raise TypeError(f"inspect_sharding callback must be callable, got {callback!r}.")
+    return []
+
+
+def _inspect_sharding_effect(eqn):
+    return debug_effect
+
+
+effect_rules[inspect_sharding_p] = _inspect_sharding_effect

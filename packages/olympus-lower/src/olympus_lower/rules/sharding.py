@@ -2,13 +2,14 @@
 device) and ``shard_map`` (``sdy.manual_computation`` over its manual axes), on the
 module's mesh ``@mesh``, which the caller declares with ``lower_olympuspr(meshes=...)``.
 While a shard_map body is lowered, `manual_mesh` says which mesh the collectives in it
-run over (`olympus_lower.rules.collectives`)."""
+run over (`olympus_lower.rules.collectives`). ``inspect_sharding`` is a custom call
+``InspectSharding`` that XLA's partitioner calls back with the value's ``HloSharding``."""
 
 from __future__ import annotations
 
 from jaxlib.mlir import ir
 
-from olympus_ir.prims.sharding import shard_map_p, sharding_constraint_p
+from olympus_ir.prims.sharding import inspect_sharding_p, shard_map_p, sharding_constraint_p
 
 from ._registry import register_lowering
 
@@ -49,6 +50,18 @@ def _shard_map_lowering(ctx, *xs, olympuspr, mesh, in_specs, out_specs, manual_a
     from ..mlir_utils import aval_to_ir_type
 
     partial = len(manual_axes) < len(mesh.axis_names)
+    if all(mesh.shape[a] == 1 for a in manual_axes):
+        # Every manual axis has size 1: each device's block is the whole value, so the body
+        # is lowered inline (as JAX does), with no manual computation (whose mesh a module
+        # on one device does not declare).
+        manual_mesh.append((tuple(mesh.axis_names),
+                            tuple(mesh.shape[a] for a in mesh.axis_names)))
+        free_axes.append(tuple(a for a in mesh.axis_names if a not in manual_axes))
+        try:
+            return list(ctx.lower_sub(olympuspr, list(xs)))
+        finally:
+            manual_mesh.pop()
+            free_axes.pop()
 
     def per_value(specs, avals):
         return ir.Attribute.parse("#sdy.sharding_per_value<[" + ", ".join(
@@ -92,3 +105,26 @@ def all_manual(result_type, build):
     with ir.InsertionPoint(block):
         sdy.ReturnOp([build()])
     return op.results[0]
+
+
+@register_lowering(inspect_sharding_p)
+def _inspect_sharding_lowering(ctx, x, *, callback):
+    from jaxlib import xla_client as xc
+    from jaxlib.mlir.dialects import stablehlo as hlo
+
+    if ctx.num_partitions == 1:
+        # One device: the value is whole on it; reported now, as JAX does.
+        callback(xc.HloSharding.replicate())
+        return []
+
+    # jaxlib's partitioner for the ``InspectSharding`` custom call calls the function the
+    # backend config encodes (by address: it must outlive the compilation).
+    ctx.keep_alive(callback)
+    i32 = ir.IntegerType.get_signless(32)
+    hlo.CustomCallOp([x.type], [x], call_target_name=ir.StringAttr.get("InspectSharding"),
+                     has_side_effect=ir.BoolAttr.get(True),
+                     api_version=ir.IntegerAttr.get(i32, 1),
+                     called_computations=ir.ArrayAttr.get([]),
+                     backend_config=ir.StringAttr.get(xc.encode_inspect_sharding_callback(callback)),
+                     operand_layouts=None, result_layouts=None)
+    return []

@@ -7,6 +7,7 @@ import numpy as np
 from olympus_ir import primitives as P
 
 from .. import lax_ops as lax
+from .. import sharding_types
 from ..ad import Zero, add_tangents, is_undefined_primal, jvp_rules, tangent_aval, transpose_rules
 from ..core import bind, get_aval
 from ._util import aval_of
@@ -52,7 +53,10 @@ def _transpose_side(ct, other, this_aval, this_c, this_b, other_c, other_b, ct_o
     ct_dt = get_aval(ct).dtype
     if oa.dtype != ct_dt:
         other = lax.convert_element_type(other, ct_dt)
-    res = _dot(ct, other, dn, precision, None)
+    # A contraction over a dimension split over Explicit axes (the batch of a weight's
+    # gradient) is left for the partitioner to lay out: JAX gives it the operand's sharding.
+    with sharding_types.ambiguity_allowed():
+        res = _dot(ct, other, dn, precision, None)
     this_free = tuple(d for d in range(this_aval.ndim) if d not in this_c and d not in this_b)
     # `res` dims: batch (in this_b order), this free (ascending), then other's remaining
     # (contracting) dims in ascending order, each paired with this operand's contracting dim.

@@ -27,6 +27,18 @@ jvp_rules[sharding_constraint_p] = _constraint_jvp
 transpose_rules[sharding_constraint_p] = _constraint_transpose
 
 
+# --- inspect_sharding: reports the primal's layout; no results, so no tangents ----------------
+
+from olympus_ir.prims.sharding import inspect_sharding_p  # noqa: E402
+
+
+def _inspect_sharding_jvp(primals, tangents, *, callback):
+    return bind(inspect_sharding_p, *primals, callback=callback), []
+
+
+jvp_rules[inspect_sharding_p] = _inspect_sharding_jvp
+
+
 # --- shard_map ---------------------------------------------------------------------------------
 #
 # The body is differentiated like closed_call's (its JVP traced, its transpose traced with
@@ -61,12 +73,19 @@ def _shard_map_jvp(primals, tangents, *, olympuspr, mesh, in_specs, out_specs, m
     return out_p, out_t
 
 
-def _keep_outputs(closed: ClosedOlympuspr, keep) -> ClosedOlympuspr:
-    j = closed.olympuspr
-    j = j.replace(outvars=[v for v, k in zip(j.outvars, keep, strict=True) if k])
-    j, _ = dce_olympuspr(j)
-    return ClosedOlympuspr(j.replace(invars=closed.olympuspr.invars,
-                                     constvars=closed.olympuspr.constvars), closed.consts)
+def _recomputing_unknown_body(body, known, unknown, in_unknown, n_res) -> ClosedOlympuspr:
+    from ..olympuspr_utils import eval_olympuspr
+    from ..staging import trace_to_olympuspr
+
+    def run(*ops):
+        kops = [o for o, u in zip(ops, in_unknown, strict=True) if not u]
+        uops = [o for o, u in zip(ops, in_unknown, strict=True) if u]
+        kouts = eval_olympuspr(known, body.consts, *kops)
+        res = kouts[len(kouts) - n_res:] if n_res else []
+        return eval_olympuspr(unknown, [], *res, *uops)
+
+    closed, _ = trace_to_olympuspr(run, body.in_avals)
+    return closed
 
 
 def _shard_map_partial_eval(eqn: Eqn, in_unknown):
@@ -74,15 +93,15 @@ def _shard_map_partial_eval(eqn: Eqn, in_unknown):
 
     p = eqn.params
     body = p["olympuspr"]
-    _, _, out_unk, _ = partial_eval_olympuspr(body.olympuspr, in_unknown)
+    known, unknown, out_unk, n_res = partial_eval_olympuspr(body.olympuspr, in_unknown)
     if all(out_unk):
         return None
-    # Known: the body's known outputs from the known operands only.
-    j = body.olympuspr
-    known_in = [v for v, u in zip(j.invars, in_unknown, strict=True) if not u]
-    kj = j.replace(invars=known_in,
-                   outvars=[v for v, u in zip(j.outvars, out_unk, strict=True) if not u])
-    kj, _ = dce_olympuspr(kj)
+    # Known: the body's known outputs from the known operands only, as partial evaluation
+    # splits the body (an equation with known and unknown results, e.g. the JVP of a
+    # remat or a loop, is split by its own rule), without the residuals.
+    known_in = list(known.invars)
+    n_known = len(known.outvars) - n_res
+    kj, _ = dce_olympuspr(known.replace(outvars=list(known.outvars[:n_known])))
     kj = kj.replace(invars=known_in)
     k_specs = tuple(s for s, u in zip(p["in_specs"], in_unknown, strict=True) if not u)
     known_eqn = Eqn(shard_map_p, [v for v, u in zip(eqn.invars, in_unknown, strict=True)
@@ -92,8 +111,10 @@ def _shard_map_partial_eval(eqn: Eqn, in_unknown):
                          out_specs=tuple(s for s, u in zip(p["out_specs"], out_unk,
                                                            strict=True) if not u)),
                     eqn.source_info)
-    # Unknown: the whole body again, on every operand, returning the unknown outputs.
-    uj = _keep_outputs(body, out_unk)
+    # Unknown: the whole body again, on every operand, returning the unknown outputs: the
+    # known part recomputes the residuals, which the unknown part reads (so no equation of
+    # it mixes known and unknown results, as the transpose needs).
+    uj = _recomputing_unknown_body(body, known, unknown, in_unknown, n_res)
     unknown_eqn = Eqn(shard_map_p, list(eqn.invars),
                       [v for v, u in zip(eqn.outvars, out_unk, strict=True) if u],
                       dict(p, olympuspr=uj,

@@ -24,6 +24,18 @@ def _constraint_batch_rule(axis_data, vals, dims, *, sharding):
 batching_rules[sharding_constraint_p] = _constraint_batch_rule
 
 
+# --- inspect_sharding: the batched value's layout is reported (as JAX reports it) -------------
+
+from olympus_ir.prims.sharding import inspect_sharding_p  # noqa: E402
+
+
+def _inspect_sharding_batch_rule(axis_data, vals, dims, *, callback):
+    return bind(inspect_sharding_p, *vals, callback=callback), []
+
+
+batching_rules[inspect_sharding_p] = _inspect_sharding_batch_rule
+
+
 # --- shard_map ---------------------------------------------------------------------------------
 # vmap of shard_map: batched operands get their batch dimension moved to the front and an
 # unsplit (None) leading spec entry; the body is batched along dimension 0 of its blocks.

@@ -106,6 +106,8 @@ def _reducer(prim, what):
             check_axis_name(n)
 
         def one(v):
+            if prim is psum_p and len(names) > 1:
+                _pcast_from(v, names, "olympus.lax.psum")  # JAX's error for mixed states
             for n in names:
                 v = _bind_collective(prim, v, n)
             return v
@@ -221,12 +223,55 @@ def pvary(x, axis_name):
     return tree_util.tree_map(lambda v: bind(pvary_p, v, axes=tuple(names)), x)
 
 
+def _pcast_from(v, axes, api="olympus.lax.pcast") -> str:
+    """Whether `v` varies over all of `axes` or none of them (JAX's error, naming `api`,
+    if mixed); axes that are not manual axes of an enclosing shard_map do not count."""
+    from ..vma_types import body_manual, vma_of
+
+    varying = vma_of(v) or frozenset()
+    manual = body_manual([v]) or ()
+    states = list(dict.fromkeys("varying" if a in varying else "invarying" for a in axes
+                                if a in manual)) or ["invarying"]
+    if len(states) > 1:
+        from olympus_trace.core import get_aval
+
+        from ..vma_types import ordered_vma
+
+        vs = ordered_vma(v)
+        shown = get_aval(v).str_short(short_dtypes=False) + "{V:" + (
+            str(vs[0]) if len(vs) == 1 else "(" + ",".join(map(str, vs)) + ")") + "}"
+        raise ValueError(
+            f"{api} can only accept axis_name which corresponds to one of varying, "
+            "unreduced, reduced or invarying state of the input. Got input type: "
+            f"{shown}, axes: {axes} and input state: "
+            "{" + ", ".join(repr(s) for s in states) + "}")
+    return states[0]
+
+
 def pcast(x, axis_name, *, to: str):
-    """``to='varying'``: `pvary`. (The other casts of JAX's type system are not
-    supported.)"""
+    """Change how `x` (a pytree) varies over the manual axes `axis_name`: ``to='varying'``
+    marks an invariant value as varying (`pvary`). (JAX's ``'unreduced'`` / ``'reduced'``
+    states are not supported.)"""
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f"axis_name={axis_name!r} must be a tuple or a str. Got {axis_name}")
+    axes = axis_name if isinstance(axis_name, tuple) else (axis_name,)
+    if not axis_name:
+        return x
+    if to not in ("unreduced", "reduced", "varying"):
+        raise ValueError("Got unexpected `to` value. Allowed `to` values are: "
+                         "{'unreduced', 'reduced', 'varying'}")
     if to != "varying":
         raise NotImplementedError(f"pcast to {to!r} is not supported; only to='varying'")
-    return pvary(x, axis_name)
+    for n in axes:
+        check_axis_name(n)
+
+    def one(v):
+        frm = _pcast_from(v, axes)
+        if frm != "invarying":
+            raise ValueError(f"Unsupported pcast from={frm}, to={to!r}")
+        return bind(pvary_p, v, axes=tuple(axes))
+
+    return tree_util.tree_map(one, x)
 
 
 def pbroadcast(x, axis_name, source: int):
@@ -239,11 +284,17 @@ def pbroadcast(x, axis_name, source: int):
     from .shape_ops import broadcast_in_dim
 
     def one(v):
+        from ..vma_types import vma_of
+
         aval = get_aval(v)
         me = axis_index(axis_name)
         mine = broadcast_in_dim(eq(me, np.int32(source)), aval.shape, ())
         zero = broadcast_in_dim(np.zeros((), aval.dtype), aval.shape, ())
-        return psum(select_n(mine, zero, v), axis_name)
+        out = psum(select_n(mine, zero, v), axis_name)
+        # As JAX's pbroadcast: the result keeps varying over the axis the value varied over.
+        if axis_name in (vma_of(v) or ()):
+            out = bind(pvary_p, out, axes=(axis_name,))
+        return out
 
     return tree_util.tree_map(one, x)
 

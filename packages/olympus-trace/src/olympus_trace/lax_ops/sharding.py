@@ -6,15 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from olympus_ir.prims.sharding import sharding_constraint_p
+from olympus_ir.prims.sharding import inspect_sharding_p, sharding_constraint_p
 
 from ..core import bind
 
-__all__ = ["sharding_constraint", "shard_map", "annotate_vma", "spec_vma"]
+__all__ = ["sharding_constraint", "inspect_sharding", "shard_map", "annotate_vma", "spec_vma"]
 
 
 def sharding_constraint(x: Any, sharding: Any) -> Any:
     return bind(sharding_constraint_p, x, sharding=sharding)
+
+
+def inspect_sharding(x: Any, callback: Any) -> None:
+    """Have `callback` called with the ``HloSharding`` XLA gives the traced value `x`."""
+    bind(inspect_sharding_p, x, callback=callback)
 
 
 # --- shard_map ---------------------------------------------------------------------------------
@@ -29,19 +34,18 @@ def sharding_constraint(x: Any, sharding: Any) -> Any:
 # and outputs alike.
 
 
-def _names_of(axis_name) -> tuple:
-    return tuple(axis_name) if isinstance(axis_name, (tuple, list)) else (axis_name,)
-
-
-def annotate_vma(closed, in_vmas, manual_axes, out_specs=None, check_vma=True, fname="fun"):
+def annotate_vma(closed, in_vmas, manual_axes, out_specs=None, check_vma=True, fname="fun",
+                 out_spec_paths=None):
     """Rewrite the closed shard_map body `closed` (no consts) with explicit ``pvary`` /
     ``psum_invariant``; with `out_specs`, lift each output to the axes its spec names and
-    (with `check_vma`) refuse an output said to be replicated over an axis it varies over.
+    (with `check_vma`) refuse outputs said to be replicated over an axis they vary over
+    (JAX's error; `out_spec_paths` name each output's spec in it, e.g. ``[0]``).
     Returns the new closed olympuspr."""
     from olympus_ir import Literal
     from olympus_ir.prims import collectives as C
 
     from ..staging import trace_to_olympuspr
+    from ..vma_types import axis_names_tuple, eqn_vma
 
     manual = tuple(manual_axes)
     manual_axes_sizes = dict(manual_axes) if isinstance(manual_axes, dict) else {}
@@ -75,75 +79,76 @@ def annotate_vma(closed, in_vmas, manual_axes, out_specs=None, check_vma=True, f
             vals = list(vals)
             params = dict(eqn.params)
             name = params.get("axis_name")
-            own = frozenset(n for n in _names_of(name) if n in order) if name is not None \
-                else frozenset()
-            union = frozenset().union(*vmas) if vmas else frozenset()
+            own = frozenset(n for n in axis_names_tuple(name) if n in order) \
+                if name is not None else frozenset()
+            out_vma = eqn_vma(p, params, vmas, order)
             if p in (C.psum_p, C.pmax_p, C.pmin_p) and own:
                 x = lift(vals[0], vmas[0], own)
                 if p is C.psum_p:
-                    out = bind(C.psum_invariant_p, x, axes=sort(own))
+                    outs = [bind(C.psum_invariant_p, x, axes=sort(own))]
                 else:
-                    out = bind(p, x, **params)
-                outs, out_vma = [out], vmas[0] - own
+                    outs = [bind(p, x, **params)]
             elif p is C.psum_invariant_p:
-                axes = frozenset(params["axes"])
-                outs = [bind(p, lift(vals[0], vmas[0], axes), **params)]
-                out_vma = vmas[0] - axes
-            elif p is C.pvary_p:
-                outs, out_vma = [bind(p, *vals, **params)], union | frozenset(params["axes"])
-            elif p is C.axis_index_p:
-                outs, out_vma = [bind(p, **params)], own
+                outs = [bind(p, lift(vals[0], vmas[0], frozenset(params["axes"])), **params)]
+            elif p is C.pvary_p or p is C.axis_index_p:
+                outs = [bind(p, *vals, **params)]
             elif own and p in (C.all_gather_p, C.ppermute_p, C.psum_scatter_p,
                                C.all_to_all_p):
                 outs = [bind(p, lift(vals[0], vmas[0], own), **params)]
-                out_vma = vmas[0] | own
             else:
-                lifted = [x if isinstance(a, Literal) else lift(x, m, union)
+                lifted = [x if isinstance(a, Literal) else lift(x, m, out_vma)
                           for a, x, m in zip(eqn.invars, vals, vmas, strict=True)]
                 out = bind(p, *lifted, **params)
                 outs = out if p.multiple_results else [out]
-                out_vma = union
             for v, o in zip(eqn.outvars, outs, strict=True):
                 env[id(v)] = o
                 vma[id(v)] = out_vma
         results = []
+        failures = []
         for k, v in enumerate(jpr.outvars):
             x, m = read(v)
             if out_specs is not None:
                 spec_axes = frozenset(a for a in out_specs[k].used_axes() if a in order)
-                extra = m - spec_axes
-                if extra and check_vma:
-                    implied = [a for a in manual if a not in spec_axes]
-                    inferred = [a for a in implied if a not in m]
-                    could = ("could not infer replication over any axes" if not inferred
-                             else f"could only infer replication over "
-                                  f"{_axes_words(inferred)}")
-                    raise ValueError(
-                        f"shard_map applied to the function '{fname}' was given out_specs "
-                        "which require replication which can't be statically inferred "
-                        "given the mesh:\n\nThe mesh given has shape "
-                        f"{tuple(manual_axes_sizes[a] for a in manual)} with corresponding "
-                        f"axis names {manual}.\n\nout_specs[{k}] is {out_specs[k]} which "
-                        "implies that the corresponding output value is replicated across "
-                        f"mesh axis {_axes_words(implied)}, but {could}\n\nCheck if these "
-                        "output values "
-                        "are meant to be replicated over those mesh axes. If not, consider "
-                        "revising the corresponding out_specs entries. If so, consider "
-                        "disabling the check by passing the check_vma=False argument to "
-                        "`olympus.shard_map`.")
+                if m - spec_axes and check_vma:
+                    path = out_spec_paths[k] if out_spec_paths is not None else f"[{k}]"
+                    failures.append(_out_vma_failure(path, out_specs[k], m, manual))
                 x = lift(x, m, spec_axes)
             results.append(x)
+        if failures:
+            raise ValueError(_out_vma_error(fname, manual, manual_axes_sizes, failures))
         return results
 
     new, _ = trace_to_olympuspr(body, closed.in_avals)
     return new
 
 
-def _axes_words(axes) -> str:
-    axes = list(axes)
-    if len(axes) == 1:
-        return f"'{axes[0]}'"
-    return "axes " + ", ".join(f"'{a}'" for a in axes)
+def _out_vma_failure(path, spec, varying, manual) -> str:
+    """One bullet of JAX's out_specs replication error."""
+    named = [a for a in manual if a in spec.used_axes()]
+    unmentioned = [a for a in manual if a not in named]
+    if len(unmentioned) > 1:
+        got = [a for a in manual if a in varying]
+        diff = [a for a in unmentioned if a in varying]
+        return (f"* out_specs{path} is {spec} which implies that the corresponding output "
+                f"value is only varying across mesh axes {{{','.join(map(str, named))}}} and "
+                f"not {{{','.join(map(str, diff))}}}, but it was inferred to be possibly "
+                f"varying over {{{','.join(map(str, got))}}}")
+    return (f"* out_specs{path} is {spec} which implies that the corresponding output value "
+            f"is replicated across mesh axis '{unmentioned[0]}', but could not infer "
+            "replication over any axes")
+
+
+def _out_vma_error(fname, manual, sizes, failures) -> str:
+    if len(failures) == 1:
+        failures = [failures[0][2:]]  # one failure: no bullet
+    return (f"shard_map applied to the function '{fname}' was given out_specs which require "
+            "replication which can't be statically inferred given the mesh:\n\n"
+            f"The mesh given has shape {tuple(sizes[a] for a in manual)} with corresponding "
+            f"axis names {manual}.\n\n" + "\n\n".join(failures) + "\n\n"
+            "Check if these output values are meant to be replicated over those mesh axes. If "
+            "not, consider revising the corresponding out_specs entries. If so, consider "
+            "disabling the check by passing the check_vma=False argument to "
+            "`olympus.shard_map`.")
 
 
 def spec_vma(spec, manual) -> frozenset:
@@ -151,7 +156,7 @@ def spec_vma(spec, manual) -> frozenset:
 
 
 def shard_map(args, body, *, mesh, in_specs, out_specs, check_vma=True, fname="fun",
-              annotate=True, manual_axes=None):
+              annotate=True, manual_axes=None, out_spec_paths=None):
     """Bind ``shard_map`` of the closed `body` on `args`. The body's consts become leading
     operands replicated on every device (spec ``P()``); with `annotate` the body is first
     rewritten by `annotate_vma`. `manual_axes` (default: every mesh axis) are the axes the
@@ -171,7 +176,7 @@ def shard_map(args, body, *, mesh, in_specs, out_specs, check_vma=True, fname="f
         in_specs = (empty,) * len(consts) + in_specs
     if annotate:
         body = annotate_vma(body, [spec_vma(s, manual) for s in in_specs], sizes,
-                            out_specs, check_vma, fname)
+                            out_specs, check_vma, fname, out_spec_paths)
         if body.consts:
             body, consts = hoist_consts(body)
             empty = type(in_specs[0])() if in_specs else _empty_spec(out_specs)

@@ -38,7 +38,7 @@ from olympus_trace.make_olympuspr import (
 from olympus_trace.olympuspr_utils import dce_closed
 
 from .. import monitoring
-from . import cache_explain, debugging, nested_jit, stages
+from . import cache_explain, debugging, nested_jit, stages, visualize
 from . import placement as _placement
 from . import ref_discharge as _ref_discharge
 from .config import config
@@ -269,7 +269,8 @@ class SpecializedCall:
                                    num_partitions=p.num_partitions)
             with debugging.Stage(
                     monitoring.LOWER_EVENT, self.name, debugging.dispatch_logger,
-                    "Finished olympuspr to MLIR module conversion jit(%s) in %.9f sec"):
+                    "Finished olympuspr to MLIR module conversion jit(%s) in %.9f sec"), \
+                    visualize.compiling(p):
                 self.lowered = lower_olympuspr(
                     closed, name=self.name, arg_names=arg_names, donated=donated,
                     result_names=self.result_names(), **sharding_kw)
@@ -313,7 +314,8 @@ class SpecializedCall:
                 "(" + ", ".join("UnspecifiedValue" for _ in self.in_avals)
                 + ("," if len(self.in_avals) == 1 else "") + ")")
             with debugging.Stage(monitoring.COMPILE_EVENT, self.name, debugging.dispatch_logger,
-                                 "Finished XLA compilation of jit(%s) in %.9f sec"):
+                                 "Finished XLA compilation of jit(%s) in %.9f sec"), \
+                    visualize.compiling(self.placement):  # inspect_array_sharding reports
                 exe = rt.compile(
                     module,
                     in_avals=lowered.in_avals,  # the hoisted constants', then the kept args'

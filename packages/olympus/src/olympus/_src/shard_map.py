@@ -17,7 +17,7 @@ from typing import Any
 from olympus_ir.prims.sharding import local_shape
 from olympus_runtime import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec
 from olympus_runtime import mesh as mesh_lib
-from olympus_trace import lax_ops, tree_util
+from olympus_trace import lax_ops, tree_util, vma_types
 from olympus_trace.core import get_aval
 from olympus_trace.make_olympuspr import abstractify
 from olympus_trace.staging import trace_to_olympuspr
@@ -31,8 +31,13 @@ def _is_spec(x: Any) -> bool:
 
 def _broadcast_specs(specs: Any, tree: Any, what: str, fname: str) -> list:
     """One spec per leaf of `tree` (`specs` is a tree prefix of it; None means P())."""
+    return [s for s, _ in _specs_with_paths(specs, tree, what, fname)]
+
+
+def _specs_with_paths(specs: Any, tree: Any, what: str, fname: str, path: str = "") -> list:
+    """(spec, where it is in `specs`, e.g. ``[0]['a']``) per leaf of `tree`."""
     if _is_spec(specs):
-        return [specs or PartitionSpec()] * len(tree_util.tree_leaves(tree))
+        return [(specs or PartitionSpec(), path)] * len(tree_util.tree_leaves(tree))
     if isinstance(specs, (tuple, list)) and isinstance(tree, (tuple, list)):
         if len(specs) != len(tree):
             raise ValueError(
@@ -40,13 +45,13 @@ def _broadcast_specs(specs: Any, tree: Any, what: str, fname: str) -> list:
                 f"{len(specs)} entries, but the function has {len(tree)} "
                 f"{'arguments' if what == 'in_specs' else 'outputs'} there")
         out: list = []
-        for s, t in zip(specs, tree, strict=True):
-            out += _broadcast_specs(s, t, what, fname)
+        for i, (s, t) in enumerate(zip(specs, tree, strict=True)):
+            out += _specs_with_paths(s, t, what, fname, f"{path}[{i}]")
         return out
     if isinstance(specs, dict) and isinstance(tree, dict) and set(specs) == set(tree):
         out = []
         for k in sorted(tree):
-            out += _broadcast_specs(specs[k], tree[k], what, fname)
+            out += _specs_with_paths(specs[k], tree[k], what, fname, f"{path}[{k!r}]")
         return out
     raise ValueError(
         f"shard_map applied to the function '{fname}': {what} {specs!r} is not a tree "
@@ -75,6 +80,50 @@ def _check_manual(manual: frozenset, spec: PartitionSpec, what: str) -> None:
                 f"shard_map {what} argument must refer to an axis marked as manual "
                 f"({manual}), but:\n\n  {what} refers to {a!r}\n\nCheck the {what} values "
                 "passed to shard_map.")
+
+
+def _normalized(spec: PartitionSpec, ndim: int) -> PartitionSpec:
+    """`spec` with one entry per dimension (a one-name tuple as the name; ``()`` as None)."""
+    entries = [None if e == () else e[0] if isinstance(e, tuple) and len(e) == 1 else e
+               for e in spec]
+    return PartitionSpec(*entries, *([None] * (ndim - len(entries))))
+
+
+def _typed(x: Any) -> Any:
+    """``typeof(x)``; under eager grad, of the array being differentiated (which has the
+    type)."""
+    from .sharding import typeof
+
+    while not hasattr(x, "_var") and getattr(x, "primal", None) is not None:
+        x = x.primal
+    return typeof(x)
+
+
+def _type_spec(x: Any) -> PartitionSpec:
+    """The PartitionSpec `x`'s sharding type says (trailing unsplit dimensions dropped)."""
+    ty = _typed(x)
+    entries = list(ty.sharding.spec) if ty.sharding is not None else []
+    while entries and entries[-1] is None:
+        entries.pop()
+    return PartitionSpec(*entries)
+
+
+def _check_explicit_args(leaves: list, specs: list) -> None:
+    """Over a mesh whose axes are all ``Explicit`` (and all manual), each argument's type
+    already says how it is split: an in_spec that says otherwise is JAX's error (the
+    caller reshards)."""
+    for x, s in zip(leaves, specs, strict=True):
+        ty = _typed(x)
+        want = _normalized(s, ty.ndim)
+        have = ty.sharding.spec if ty.sharding is not None else PartitionSpec()
+        have = _normalized(have, ty.ndim)
+        if tuple(have) != tuple(want):
+            raise ValueError(
+                f"in_specs passed to shard_map: {want} does not match the specs of the "
+                f"input: {have} for arg: {ty}. `in_specs` is an optional argument so you can "
+                "omit specifying it and shard_map will infer the in_specs from the "
+                "arguments. If you want to reshard your inputs, you can use "
+                "`olympus.reshard` on the arguments and then pass those args to shard_map.")
 
 
 def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = None,
@@ -110,7 +159,12 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
                     f"{m.axis_names})")
         manual = tuple(a for a in m.axis_names if a in names)
         leaves, in_tree = tree_util.tree_flatten(args)
-        if in_specs is None:
+        all_explicit = len(manual) == len(m.axis_names) and \
+            set(m.explicit_axes) == set(manual)
+        if in_specs is None and all_explicit:
+            # As JAX: over Explicit axes, each argument's type says how it is split.
+            flat_in = [_type_spec(x) for x in leaves]
+        elif in_specs is None:
             flat_in = []
             for i, x in enumerate(leaves):
                 s = getattr(x, "_sharding", None)
@@ -124,6 +178,8 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
         for s in flat_in:
             _check_spec(m, s, "in_specs", fname)
             _check_manual(names, s, "in_specs")
+        if in_specs is not None and all_explicit:
+            _check_explicit_args(leaves, flat_in)
         avals = [abstractify(x) for x in leaves]
         local = []
         for i, (a, s) in enumerate(zip(avals, flat_in, strict=True)):
@@ -137,6 +193,8 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
         out_tree_box: list = []
 
         def flat_body(*xs):
+            if check_vma:  # `olympus.typeof` shows each value's varying manual axes
+                vma_types.begin(xs, [lax_ops.spec_vma(s, manual) for s in flat_in], manual)
             outs = f(*tree_util.tree_unflatten(in_tree, list(xs)))
             out_leaves, out_tree = tree_util.tree_flatten(outs)
             out_tree_box.append(out_tree)
@@ -153,13 +211,14 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
             mesh_lib.pop_mesh(saved)
         out_tree = out_tree_box[0]
         skeleton = tree_util.tree_unflatten(out_tree, [0] * out_tree.num_leaves)
-        flat_out = _broadcast_specs(out_specs, skeleton, "out_specs", fname)
+        flat_out, out_paths = zip(*_specs_with_paths(out_specs, skeleton, "out_specs",
+                                                     fname)) if out_tree.num_leaves else ((), ())
         for s in flat_out:
             _check_spec(m, s, "out_specs", fname)
             _check_manual(names, s, "out_specs")
         outs = lax_ops.shard_map(leaves, closed, mesh=m, in_specs=tuple(flat_in),
                                  out_specs=tuple(flat_out), check_vma=check_vma,
-                                 fname=fname,
+                                 fname=fname, out_spec_paths=out_paths,
                                  manual_axes=None if len(manual) == len(m.axis_names)
                                  else manual)
         return tree_util.tree_unflatten(out_tree, list(outs))

@@ -31,7 +31,8 @@ from olympus_runtime import (
     SingleDeviceSharding,
 )
 from olympus_runtime import mesh as _mesh_lib
-from olympus_trace import sharding_types, tree_util
+from olympus_runtime.mesh import ManualAxisType
+from olympus_trace import sharding_types, tree_util, vma_types
 from olympus_trace.core import Tracer, get_aval
 
 from .explicit_sharding import AbstractNamedSharding, type_sharding
@@ -145,11 +146,25 @@ class TypedAval(ShapedArray):
     way JAX prints sharding-in-types (``float32[8@x,4]`` for a dimension split over the
     ``Explicit`` mesh axis ``x``)."""
 
-    __slots__ = ("sharding",)
+    __slots__ = ("sharding", "_vma")
 
-    def __init__(self, aval: Any, sharding: Any = None):
+    def __init__(self, aval: Any, sharding: Any = None, vma: tuple = ()):
         super().__init__(aval.shape, aval.dtype, aval.weak_type)
         self.sharding = sharding
+        self._vma = vma  # inside shard_map: the manual axes the value varies over
+
+    @property
+    def manual_axis_type(self) -> Any:
+        """The manual mesh axes a value inside shard_map varies over (JAX's
+        ``typeof(x).manual_axis_type``; Olympus tracks no unreduced/reduced axes)."""
+        return ManualAxisType(varying=frozenset(self._vma))
+
+    def _vma_str(self) -> str:
+        """``{V:x}`` / ``{V:(x,y)}``: JAX's suffix for the varying manual axes."""
+        v = self._vma
+        if not v:
+            return ""
+        return "{V:" + (str(v[0]) if len(v) == 1 else "(" + ",".join(map(str, v)) + ")") + "}"
 
     def _dims(self) -> list[str]:
         s = self.sharding
@@ -166,11 +181,11 @@ class TypedAval(ShapedArray):
 
     def __str__(self) -> str:
         weak = "~" if self.weak_type else ""
-        return f"{weak}{self.dtype.name}[{','.join(self._dims())}]"
+        return f"{weak}{self.dtype.name}[{','.join(self._dims())}]{self._vma_str()}"
 
     def __repr__(self) -> str:
         weak = ", weak_type=True" if self.weak_type else ""
-        return f"ShapedArray({self.dtype.name}[{','.join(self._dims())}]{weak})"
+        return f"ShapedArray({self.dtype.name}[{','.join(self._dims())}]{self._vma_str()}{weak})"
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ShapedArray) and (
@@ -191,7 +206,8 @@ def typeof(x: Any) -> TypedAval:
     aval = _aval_of(x)
     if getattr(aval, "inner_aval", None) is not None:  # a ref's type: Ref{float32[3]}
         return aval
-    return TypedAval(aval, type_sharding(x, len(aval.shape)))
+    vma = vma_types.ordered_vma(x) if isinstance(x, Tracer) else ()
+    return TypedAval(aval, type_sharding(x, len(aval.shape)), vma)
 
 
 # ------------------------------------------------------------------ resharding

@@ -7,11 +7,13 @@ without ``rich``; the expected pictures in the tests were recorded from JAX.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import olympus_runtime as rt
+from olympus_runtime import Mesh, NamedSharding, PartitionSpec
 from olympus_trace import tree_util
 from olympus_trace.core import Tracer
 
@@ -90,17 +92,79 @@ def visualize_sharding(shape: Sequence[int], sharding: Any, *, use_color: bool =
                                       max_width=max_width))
 
 
+# --- inside jit: the layout XLA's partitioner chose ---------------------------------------
+#
+# A traced value's sharding is only known once XLA has partitioned the program: the value
+# goes through an ``inspect_sharding`` equation, whose custom call the partitioner calls
+# back with the value's HloSharding while the program compiles (at lowering time when the
+# program runs on one device). The jit layer says, around lowering and compiling, which
+# devices and mesh the program has (`compiling`), so the HloSharding can be reported as JAX
+# reports it: a NamedSharding on that mesh (with Auto axes), else a GSPMDSharding.
+
+#: The placements (devices, mesh) of the programs being lowered or compiled, innermost last.
+_placements: list = []
+
+
+@contextlib.contextmanager
+def compiling(placement: Any):
+    """While a program of `placement` (``.devices``, ``.mesh``) is lowered or compiled."""
+    _placements.append(placement)
+    try:
+        yield
+    finally:
+        _placements.pop()
+
+
+def _rank(hlo: Any) -> int:
+    """The rank of the values `hlo` (tiled) lays out (0 when it does not say)."""
+    if not hlo.is_tiled():
+        return 0
+    return (len(hlo.tile_assignment_dimensions()) - int(hlo.replicate_on_last_tile_dim())
+            - len(hlo.subgroup_types()))
+
+
+def _reported_sharding(hlo: Any) -> Any:
+    """The sharding reported for a value that XLA laid out as `hlo`."""
+    placement = _placements[-1] if _placements else None
+    mesh = getattr(placement, "mesh", None)
+    devices = getattr(placement, "devices", None) or [rt.default_device()]
+    if mesh is not None and not mesh.empty:
+        mesh = Mesh(mesh.devices, mesh.axis_names)  # JAX reports the axes as Auto
+        if hlo.is_manual():  # inside shard_map: each device's block is its own
+            return NamedSharding(mesh, PartitionSpec())
+        named = rt.named_from_hlo(mesh, hlo, _rank(hlo))
+        if named is not None:
+            return named
+    return rt.GSPMDSharding(devices, hlo)
+
+
+class _Report:
+    """The callback of an ``inspect_sharding`` equation: the user's `callback`, called with
+    the sharding of the HloSharding it receives."""
+
+    __slots__ = ("callback",)
+
+    def __init__(self, callback: Callable[[Any], None]):
+        self.callback = callback
+
+    def __call__(self, hlo: Any) -> None:
+        self.callback(_reported_sharding(hlo))
+
+    def __repr__(self) -> str:
+        return repr(self.callback)
+
+
 def inspect_array_sharding(value: Any, *, callback: Callable[[Any], None]) -> None:
     """Call `callback` with the sharding of each array in the pytree `value`.
 
-    Outside jit it is called at once. Inside jit the sharding is only known once XLA
-    has partitioned the program, which Olympus does not report back per value; there
-    the call raises NotImplementedError rather than guess."""
+    Outside jit it is called at once; inside jit when the program is compiled (with the
+    layout XLA's partitioner chose; a cached program does not call it again)."""
+    from olympus_trace import lax_ops
+
     for leaf in tree_util.tree_leaves(value):
         if isinstance(leaf, Tracer):
-            raise NotImplementedError(
-                "inspect_array_sharding inside a traced function is not supported by "
-                "Olympus; call it on the jitted function's inputs or outputs")
+            lax_ops.inspect_sharding(leaf, _Report(callback))
+            continue
         if type(leaf) is not rt.Array:
             raise TypeError(f"inspect_array_sharding expects arrays, got {type(leaf).__name__}")
         callback(leaf.sharding)

@@ -20,6 +20,7 @@ from olympus_trace.make_olympuspr import abstractify
 from olympus_trace.olympuspr_utils import join_consts
 from olympus_trace.staging import DebugInfo, fun_source_info, trace_to_olympuspr
 
+from .._src import control_flow_vma
 from ._trace_cache import cached_trace, memo_wrapper
 
 
@@ -99,6 +100,7 @@ def _cond_bind(index, branches, operands, what):
     joined, consts, out_tree = cached_trace(
         branches[0], (what, in_tree, tuple(in_avals)),
         lambda: _trace_branches(branches, in_tree, in_avals, what), others=branches[1:])
+    control_flow_vma.check_branch_outputs(what, branches, joined, consts, leaves, out_tree)
     outs = bind(cond_p, index, *consts, *leaves, branches=joined)
     return tree_util.tree_unflatten(out_tree, outs)
 
@@ -226,6 +228,8 @@ def while_loop(cond_fun, body_fun, init_val):
     cond, cond_consts, body, body_consts = cached_trace(
         body_fun, ("while_loop", tree, avals0),
         lambda: _trace_while(cond_fun, body_fun, avals0, tree, args_tree), others=(cond_fun,))
+    control_flow_vma.check_scan_carry(body_fun, tree, body_consts, leaves, (), body,
+                                      "while_loop body")
     leaves = _weaken_to(leaves, avals0, body.in_avals[len(body_consts):])
     outs = bind(while_p, *cond_consts, *body_consts, *leaves, cond_olympuspr=cond,
                 body_olympuspr=body, cond_nconsts=len(cond_consts),
@@ -293,6 +297,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1, _split_transpos
     conv, consts, y_tree = cached_trace(
         f, key, lambda: _trace_scan(f, init_tree, xs_tree, c_avals0, x_avals))
     n_c = len(c_avals0)
+    control_flow_vma.check_scan_carry(f, init_tree, consts, init_leaves, xs_leaves, conv)
     init_leaves = _weaken_to(init_leaves, c_avals0,
                              conv.in_avals[len(consts):len(consts) + n_c])
     outs = bind(scan_p, *consts, *init_leaves, *xs_leaves, olympuspr=conv, length=length,
