@@ -140,7 +140,7 @@ def test_traced_value_used_as_a_python_index():
         olympus.jit(pick)(1)
     msg = str(info.value)
     assert msg.startswith("The __index__() method was called on traced array with shape "
-                          "int32[].")
+                          "int32[]\n")
     assert "argument table_index" in msg
     assert msg.endswith(DOCS + "TracerIntegerConversionError")
     with pytest.raises(errors.TracerIntegerConversionError):

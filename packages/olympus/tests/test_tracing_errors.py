@@ -192,7 +192,7 @@ def test_index_of_traced_integer(use):
 
     err = raised(fun, 3, exc=TracerIntegerConversionError)
     assert str(err) == (
-        "The __index__() method was called on traced array with shape int32[]."
+        "The __index__() method was called on traced array with shape int32[]"
         + origin(fun, "the value of the argument n")
         + DOCS + "TracerIntegerConversionError"
     )
@@ -235,7 +235,7 @@ def leak_message(fun, type_str="float32[]") -> str:
     return (
         "Encountered an unexpected tracer. A function transformed by OLYMPUS had a side "
         f"effect, allowing for a reference to an intermediate value with type {type_str} "
-        "wrapped in a OlympusprTracer to escape the scope of the transformation.\n"
+        "wrapped in a DynamicOlympusprTracer to escape the scope of the transformation.\n"
         "OLYMPUS transformations require that functions explicitly return their outputs, "
         "and disallow saving intermediate values to global state.\n"
         f"The function being traced when the value leaked was {src(fun)} traced for "

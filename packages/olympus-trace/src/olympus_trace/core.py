@@ -333,7 +333,7 @@ def escaped_tracer_error(t: Tracer) -> UnexpectedTracerError:
     return UnexpectedTracerError(
         "Encountered an unexpected tracer. A function transformed by OLYMPUS had a side "
         "effect, allowing for a reference to an intermediate value with type "
-        f"{t.aval.str_short(short_dtypes=False)} wrapped in a {type(t).__name__} to escape "
+        f"{t.aval.str_short(short_dtypes=False)} wrapped in a {getattr(t, 'error_type_name', type(t).__name__)} to escape "
         "the scope of the transformation.\nOLYMPUS transformations require that functions "
         "explicitly return their outputs, and disallow saving intermediate values to global "
         f"state.{origin}\n"

@@ -168,6 +168,8 @@ class OlympusprTracer(Tracer):
 
     # The variable is `_var`: a public `var` attribute would hide the `x.var()` array method.
     __slots__ = ("_aval", "_var")
+    # The class name JAX's messages give a staging tracer (e.g. an escaped tracer's).
+    error_type_name = "DynamicOlympusprTracer"
 
     def __init__(self, trace: OlympusprTrace, aval: ShapedArray, var: Var):
         self._trace = trace
