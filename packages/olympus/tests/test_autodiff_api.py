@@ -751,3 +751,23 @@ def test_check_grads_accepts_correct_and_rejects_wrong_derivatives():
         check_grads(wrong, (F(1.0),), order=1, modes=("fwd",))
     with pytest.raises(AssertionError, match="VJP cotangent projection"):
         check_grads(wrong, (F(1.0),), order=1, modes=("rev",))
+
+
+def test_grad_of_an_identity_is_an_array():
+    """When the seed reaches the input untouched (identity, a scalar sum, a cast to the same
+    dtype, x + stop_gradient(x)), grad still returns an array typed as the output, as
+    reference JAX 0.10.2 does (ArrayImpl float32, weak only for a Python-float input)."""
+    from olympus import lax
+
+    cases = [(lambda x: x, 1.0, True), (lambda x: x, np.float32(1.0), False),
+             (lambda x: jnp.sum(x), np.float32(1.0), False),
+             (lambda x: x + lax.stop_gradient(x), 1.3, True),
+             (lambda x: x.astype(jnp.float32), np.float32(1.3), False)]
+    for f, x, weak in cases:
+        g = olympus.grad(f)(x)
+        assert isinstance(g, olympus.Array)
+        assert g.dtype == np.float32 and g.weak_type == weak
+        assert float(g) == 1.0
+    g = olympus.grad(lambda x: x.sum())(np.ones(3, np.float32))
+    assert isinstance(g, olympus.Array) and not g.weak_type
+    np.testing.assert_array_equal(g, np.ones(3, np.float32))

@@ -19,7 +19,7 @@ from olympus_ir import dtypes
 from olympus_ir.core import Olympuspr
 from olympus_trace import ad, batching, tree_util
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import EvalTrace, get_aval, trace_ctx
+from olympus_trace.core import EvalTrace, Tracer, get_aval, trace_ctx
 from olympus_trace.make_olympuspr import abstractify
 from olympus_trace.staging import DebugInfo, fun_source_info, trace_to_olympuspr
 
@@ -244,6 +244,15 @@ def _one_like(aval):
     return np.ones((), aval.dtype)
 
 
+def _seed_array(c, out_aval):
+    """`c` as an array if it is the gradient seed itself (a NumPy or Python scalar), typed as
+    the seed: the output's dtype and weak type."""
+    if isinstance(c, Tracer) or hasattr(c, "aval") or np.result_type(c) == dtypes.float0:
+        return c
+    arr = jnp.asarray(c, out_aval.dtype)
+    return lax.convert_element_type(arr, out_aval.dtype, True) if out_aval.weak_type else arr
+
+
 def _argnums_tuple(argnums, nargs, fname):
     tup = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for a in tup:
@@ -311,6 +320,8 @@ def _grad_impl(fun, argnums, has_aux, holomorphic, allow_int, fname, need_value)
             )
         ct = tree_util.tree_unflatten(out_tree, [_one_like(out_avals[0])])
         g = pullback(ct)
+        # Where the seed came through untouched (an identity), JAX's seed is an array.
+        g = tree_util.tree_map(lambda c: _seed_array(c, out_avals[0]), g)
         g = g[0] if isinstance(argnums, int) else g
         ans = tree_util.tree_unflatten(out_tree, outs) if need_value else None
         return ans, aux, g
