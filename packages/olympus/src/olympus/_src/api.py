@@ -285,6 +285,14 @@ def _check_input_dtype(x, holomorphic, allow_int, fname):
             )
 
 
+def _rebuild_with_none(dyn):
+    """Rebuild the arguments' pytrees with None leaves, as JAX's jacfwd/jacrev do when they
+    map their input check over the arguments: a custom node whose unflatten cannot take a
+    None leaf fails here, with its own error, exactly as under JAX."""
+    leaves, tree = tree_util.tree_flatten(dyn)
+    tree_util.tree_unflatten(tree, [None] * len(leaves))
+
+
 def _grad_impl(fun, argnums, has_aux, holomorphic, allow_int, fname, need_value):
     def impl(*args, **kwargs):
         nums = _argnums_tuple(argnums, len(args), fname)
@@ -382,6 +390,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         nums = _argnums_tuple(argnums, len(args), "jacfwd")
         dyn = tuple(args[i] for i in nums)
         _check_input_dtype(dyn, holomorphic, False, "jacfwd")
+        _rebuild_with_none(dyn)
 
         def f_partial(*d):
             full = list(args)
@@ -401,16 +410,16 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
             tangents, aux = vmap(push, in_axes=0, out_axes=(-1, None))(*basis)
         else:
             tangents = vmap(push, in_axes=0, out_axes=-1)(*basis)
-        jac_tree = tree_util.tree_map(lambda t: _split_last(t, leaves, isinstance(argnums,
-                                                                                 int)),
-                                      tangents)
+        jac_tree = tree_util.tree_map(
+            lambda t: _split_last(t, leaves, tree, isinstance(argnums, int)), tangents)
         return (jac_tree, aux) if has_aux else jac_tree
 
     return jac
 
 
-def _split_last(t, leaves, single):
-    """Split the trailing basis axis of `t` back into the input leaves' shapes."""
+def _split_last(t, leaves, tree, single):
+    """Split the trailing basis axis of `t` back into the input leaves' shapes, in the
+    inputs' pytree structure (the argument's own, for a single argnum)."""
     outs, off = [], 0
     a = get_aval(t)
     for x in leaves:
@@ -419,7 +428,8 @@ def _split_last(t, leaves, single):
         part = _getitem(t, (Ellipsis, slice(off, off + s)))
         outs.append(jnp.reshape(part, a.shape[:-1] + xs))
         off += s
-    return outs[0] if single and len(outs) == 1 else tuple(outs)
+    per_arg = tree_util.tree_unflatten(tree, outs)
+    return per_arg[0] if single else per_arg
 
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
@@ -430,6 +440,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         nums = _argnums_tuple(argnums, len(args), "jacrev")
         dyn = tuple(args[i] for i in nums)
         _check_input_dtype(dyn, holomorphic, allow_int, "jacrev")
+        _rebuild_with_none(dyn)
 
         def f_partial(*d):
             full = list(args)
