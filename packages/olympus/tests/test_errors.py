@@ -3,6 +3,8 @@ mistakes raise, with messages that say what happened and where."""
 
 from __future__ import annotations
 
+import re
+
 import operator
 
 import numpy as np
@@ -208,13 +210,20 @@ def test_leaked_tracer_used_after_the_trace():
 
 
 def test_checking_leaks_reports_the_leak_at_the_end_of_the_trace():
+    """JAX 0.10.2 raises a plain Exception (recorded from it on the errors page's example):
+    "Leaked trace DynamicJaxprTrace. Leaked tracer(s):", then each tracer, where it was
+    traced, and the chain of objects keeping it alive."""
     store = []
     with olympus.checking_leaks():
-        with pytest.raises(errors.UnexpectedTracerError) as info:
+        with pytest.raises(Exception) as info:
             olympus.jit(lambda x: store.append(x) or x * 2)(2.0)
+    assert type(info.value) is Exception
     msg = str(info.value)
-    assert "leaked tracer" in msg
-    assert "list" in msg
+    assert msg.startswith("Leaked trace DynamicOlympusprTrace. Leaked tracer(s):\n\n"
+                          "JitTracer(~float32[])\nThe error occurred while tracing the "
+                          "function <lambda> at ")
+    assert re.search(r"\n<DynamicOlympusprTracer \d+> is referred to by <list \d+>\[0\]",
+                     msg)
     # Without leaking, the same context is silent.
     with olympus.checking_leaks():
         assert float(olympus.jit(lambda x: x * 2)(2.0)) == 4.0

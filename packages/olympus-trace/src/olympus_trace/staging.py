@@ -350,15 +350,11 @@ def trace_to_olympuspr(
 
 
 def check_no_leaks(trace: OlympusprTrace) -> None:
-    """Raise UnexpectedTracerError if a tracer of the finished `trace` is still alive."""
+    """Raise JAX's leak report (a plain Exception) if a tracer of the finished `trace` is
+    still alive."""
     gc.collect()
     leaked = [t for t in (r() for r in trace.tracer_refs) if t is not None]
     if leaked:
-        t = leaked[0]
-        refs = [type(r).__name__ for r in gc.get_referrers(t) if r is not leaked]
-        raise UnexpectedTracerError(
-            f"Found {len(leaked)} leaked tracer(s) of {trace.debug_info or 'a trace'}: the "
-            f"first is {t!r}, referenced by objects of type {refs[:5]}. A function "
-            "transformed by OLYMPUS stored an intermediate value outside of the function "
-            "(for example in a global or an attribute)."
-        )
+        from .leak_report import leaked_tracer_error
+
+        raise leaked_tracer_error("DynamicOlympusprTrace", leaked)
