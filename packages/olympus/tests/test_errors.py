@@ -3,9 +3,8 @@ mistakes raise, with messages that say what happened and where."""
 
 from __future__ import annotations
 
-import re
-
 import operator
+import re
 
 import numpy as np
 import pytest

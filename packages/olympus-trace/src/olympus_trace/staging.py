@@ -43,7 +43,6 @@ from .core import (
     leak_checking,
     set_current_trace,
 )
-from .errors import UnexpectedTracerError
 
 
 def fun_source_info(fun: Callable) -> str:
