@@ -253,6 +253,13 @@ class OlympusprTrace(Trace):
         self.eqns.append(Eqn(prim, atoms, [v], params, src))
         return self._new_tracer(out_aval, v)
 
+    def creation_source(self, var: Var):
+        """The source info of the equation that made `var` (None for inputs/constants)."""
+        for e in reversed(self.eqns):
+            if any(o is var for o in e.outvars):
+                return e.source_info
+        return None
+
     def origin_msg(self, var: Var) -> str:
         """Which function arguments `var` depends on, in JAX's words: empty, or a newline
         followed by the function being traced and the arguments (or, for values computed
