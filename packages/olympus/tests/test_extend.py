@@ -87,3 +87,23 @@ def test_safe_map_and_zip_messages():
     with pytest.raises(ValueError, match=r"^safe_zip\(\) argument 1 has length 3 but argument 0 "
                                          r"has length 1\. All lengths: \(1, 3\)$"):
         safe_zip([1], [1, 2, 3])
+
+
+def test_private_paths_the_primitives_page_imports():
+    """JAX's "writing new primitives" page imports ``jax._src.lax.lax`` and ``jax._src.api``;
+    the same paths reach olympus.lax and the transformations (values as the page prints
+    them under reference JAX 0.10.2: 14.0 and 4.0)."""
+    from olympus._src import api
+    from olympus._src.lax import lax as lax_mod
+
+    assert api.jit is olympus.jit
+    assert lax_mod.add is lax.add
+
+    def square_add_lax(a, b):
+        return lax_mod.add(lax_mod.mul(a, a), b)
+
+    assert float(square_add_lax(2.0, 10.0)) == 14.0
+    assert float(api.grad(square_add_lax, argnums=0)(2.0, 10.0)) == 4.0
+    assert float(api.jit(square_add_lax)(2.0, 10.0)) == 14.0
+    with pytest.raises(AttributeError):
+        api.no_such_name  # noqa: B018

@@ -795,3 +795,13 @@ def stop_gradient(x):
     """`x` (any pytree) with its floating-point leaves cut from differentiation (as
     ``olympus.lax.stop_gradient``); other leaves are returned as they are."""
     return lax.stop_gradient(x)
+
+
+def __getattr__(name: str):
+    # JAX's documentation (the "writing new primitives" page) calls ``jax._src.api.jit``;
+    # jit lives in its own module, which is imported on first use (no import cycle).
+    if name == "jit":
+        from .jit import jit
+
+        return jit
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
