@@ -298,7 +298,27 @@ def test_sub_olympusprs_print_nested():
     (False, ShapedArray((), np.bool_), "False:bool[]"),
 ])
 def test_literals(val, aval, text):
+    assert PpContext()(Literal(val, aval)) == text
+
+
+@pytest.mark.parametrize("val,aval,text", [
+    (1, ShapedArray((), np.int32, True), "Literal(TypedInt(1, dtype=int32))"),
+    (1j, ShapedArray((), np.complex64, True), "Literal(TypedComplex(1j, dtype=complex64))"),
+    (0.1, ShapedArray((), np.float32, True), "Literal(0.1)"),
+    (np.float32(0.1), ShapedArray((), np.float32), "Literal(0.10000000149011612)"),
+    (7, ShapedArray((), np.int32), "Literal(7)"),
+    (3, ShapedArray((), np.uint8), "Literal(3)"),
+    (True, ShapedArray((), np.bool_), "Literal(True)"),
+    (1j, ShapedArray((), np.complex64), "Literal(1j)"),
+])
+def test_literal_and_var_reprs_are_jaxs(val, aval, text):
+    """repr of Literal and Var as JAX 0.10.2 prints them (recorded from reference JAX; the
+    custom-interpreter guide prints equations' invars): weak ints and complexes as
+    TypedInt/TypedComplex, weak floats as the Python float, other scalars by value; a Var
+    as ``Var(id=<decimal id>):float32[3]``."""
     assert repr(Literal(val, aval)) == text
+    x = Var(ShapedArray((3,), np.float32))
+    assert repr(x) == f"Var(id={id(x)}):float32[3]"
 
 
 def test_printed_literal_values():

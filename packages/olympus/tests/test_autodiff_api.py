@@ -751,3 +751,52 @@ def test_check_grads_accepts_correct_and_rejects_wrong_derivatives():
         check_grads(wrong, (F(1.0),), order=1, modes=("fwd",))
     with pytest.raises(AssertionError, match="VJP cotangent projection"):
         check_grads(wrong, (F(1.0),), order=1, modes=("rev",))
+
+
+def test_grad_of_an_identity_is_an_array():
+    """When the seed reaches the input untouched (identity, a scalar sum, a cast to the same
+    dtype, x + stop_gradient(x)), grad still returns an array typed as the output, as
+    reference JAX 0.10.2 does (ArrayImpl float32, weak only for a Python-float input)."""
+    from olympus import lax
+
+    cases = [(lambda x: x, 1.0, True), (lambda x: x, np.float32(1.0), False),
+             (lambda x: jnp.sum(x), np.float32(1.0), False),
+             (lambda x: x + lax.stop_gradient(x), 1.3, True),
+             (lambda x: x.astype(jnp.float32), np.float32(1.3), False)]
+    for f, x, weak in cases:
+        g = olympus.grad(f)(x)
+        assert isinstance(g, olympus.Array)
+        assert g.dtype == np.float32 and g.weak_type == weak
+        assert float(g) == 1.0
+    g = olympus.grad(lambda x: x.sum())(np.ones(3, np.float32))
+    assert isinstance(g, olympus.Array) and not g.weak_type
+    np.testing.assert_array_equal(g, np.ones(3, np.float32))
+
+
+def test_jacobians_keep_the_input_pytree_and_rebuild_it_with_none():
+    """jacfwd/jacrev return, per output leaf, the input's own pytree (a custom node stays a
+    custom node), and, as in reference JAX 0.10.2, rebuild the inputs with None leaves
+    first: a node whose constructor rejects None fails with its own error ("None is not a
+    valid value for jnp.array", JAX's custom-pytrees page); grad does not."""
+    from olympus.tree_util import register_pytree_node
+
+    class Box:
+        def __init__(self, a):
+            self.a = a
+
+    class Strict:
+        def __init__(self, a):
+            self.a = jnp.asarray(a)
+
+    register_pytree_node(Box, lambda t: ((t.a,), None), lambda _, c: Box(*c))
+    register_pytree_node(Strict, lambda t: ((t.a,), None), lambda _, c: Strict(*c))
+    for jac in (olympus.jacfwd, olympus.jacrev):
+        r = jac(lambda t: t.a * 2)(Box(jnp.ones(2)))
+        assert isinstance(r, Box)
+        np.testing.assert_array_equal(r.a, 2 * np.eye(2))
+        with pytest.raises(ValueError, match="None is not a valid value for jnp.array"):
+            jac(lambda t: t.a)(Strict(jnp.arange(3.0)))
+    with pytest.raises(ValueError, match="None is not a valid value for jnp.array"):
+        olympus.hessian(lambda t: t.a.sum())(Strict(jnp.arange(3.0)))
+    g = olympus.grad(lambda t: t.a.sum())(Strict(jnp.arange(3.0)))
+    assert isinstance(g, Strict)

@@ -4,6 +4,7 @@ mistakes raise, with messages that say what happened and where."""
 from __future__ import annotations
 
 import operator
+import re
 
 import numpy as np
 import pytest
@@ -140,7 +141,7 @@ def test_traced_value_used_as_a_python_index():
         olympus.jit(pick)(1)
     msg = str(info.value)
     assert msg.startswith("The __index__() method was called on traced array with shape "
-                          "int32[].")
+                          "int32[]\n")
     assert "argument table_index" in msg
     assert msg.endswith(DOCS + "TracerIntegerConversionError")
     with pytest.raises(errors.TracerIntegerConversionError):
@@ -208,13 +209,20 @@ def test_leaked_tracer_used_after_the_trace():
 
 
 def test_checking_leaks_reports_the_leak_at_the_end_of_the_trace():
+    """JAX 0.10.2 raises a plain Exception (recorded from it on the errors page's example):
+    "Leaked trace DynamicJaxprTrace. Leaked tracer(s):", then each tracer, where it was
+    traced, and the chain of objects keeping it alive."""
     store = []
     with olympus.checking_leaks():
-        with pytest.raises(errors.UnexpectedTracerError) as info:
+        with pytest.raises(Exception) as info:
             olympus.jit(lambda x: store.append(x) or x * 2)(2.0)
+    assert type(info.value) is Exception
     msg = str(info.value)
-    assert "leaked tracer" in msg
-    assert "list" in msg
+    assert msg.startswith("Leaked trace DynamicOlympusprTrace. Leaked tracer(s):\n\n"
+                          "JitTracer(~float32[])\nThe error occurred while tracing the "
+                          "function <lambda> at ")
+    assert re.search(r"\n<DynamicOlympusprTracer \d+> is referred to by <list \d+>\[0\]",
+                     msg)
     # Without leaking, the same context is silent.
     with olympus.checking_leaks():
         assert float(olympus.jit(lambda x: x * 2)(2.0)) == 4.0

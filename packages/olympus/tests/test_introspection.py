@@ -49,6 +49,28 @@ def test_eval_shape_with_sharding_and_bad_argument():
         ShapeDtypeStruct((2,), None)
 
 
+def test_shape_dtype_struct_like():
+    """`ShapeDtypeStruct.like` (the external-callbacks page's result shapes). Expected reprs
+    recorded from reference JAX 0.10.2: uncommitted arrays carry no sharding, Python scalars
+    stay weak, NumPy int64 is canonicalized, tracers give their aval; a str is a TypeError
+    and a ref a NotImplementedError."""
+    S = ShapeDtypeStruct
+    assert repr(S.like(jnp.arange(3.0))) == "ShapeDtypeStruct(shape=(3,), dtype=float32)"
+    assert repr(S.like(1.0)) == "ShapeDtypeStruct(shape=(), dtype=float32, weak_type=True)"
+    assert repr(S.like(np.int64(3))) == "ShapeDtypeStruct(shape=(), dtype=int32)"
+    assert S.like(np.zeros((2, 3))) == S((2, 3), np.float32)
+    assert S.like(S((2,), jnp.int8)) == S((2,), np.int8)
+    committed = olympus.device_put(jnp.arange(3.0), olympus.devices()[0])
+    assert S.like(committed).sharding == committed.sharding
+    seen = []
+    olympus.jit(lambda x: seen.append(S.like(x)))(2)
+    assert seen == [S((), np.int32, weak_type=True)]
+    with pytest.raises(TypeError, match="Argument 'a' of type <class 'str'> is not a valid"):
+        S.like("a")
+    with pytest.raises(NotImplementedError, match="Ref/AbstractRef support is not implemented"):
+        S.like(olympus.new_ref(1.0))
+
+
 def test_typeof_prints_as_jax_does():
     assert str(olympus.typeof(jnp.ones(3))) == "float32[3]"
     assert repr(olympus.typeof(jnp.ones(3))) == "ShapedArray(float32[3])"

@@ -169,6 +169,14 @@ class ShapeDtypeStruct:
         self.sharding = sharding
         self.weak_type = bool(weak_type)
 
+    @classmethod
+    def like(cls, x: Any) -> ShapeDtypeStruct:
+        """The struct of `x` (an array, tracer, NumPy or Python scalar, or struct), keeping
+        its weak type, and its sharding when `x` is committed to a device (JAX's rule)."""
+        aval = _aval_for_like(x)
+        sharding = getattr(x, "sharding", None) if getattr(x, "_committed", False) else None
+        return cls(aval.shape, aval.dtype, sharding=sharding, weak_type=aval.weak_type)
+
     @property
     def ndim(self) -> int:
         return len(self.shape)
@@ -194,6 +202,27 @@ class ShapeDtypeStruct:
 
     def __hash__(self) -> int:
         return hash((self.shape, self.dtype, self.sharding, self.weak_type))
+
+
+def _aval_for_like(x: Any) -> ShapedArray:
+    """`ShapeDtypeStruct.like`'s abstraction: anything carrying an ``aval`` (arrays,
+    tracers), Python scalars (weak), NumPy values and shape/dtype specs."""
+    from olympus_ir.prims.refs import AbstractRef
+
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, AbstractRef):
+        raise NotImplementedError(
+            "Ref/AbstractRef support is not implemented. Please file an issue at"
+            " https://github.com/jax-ml/jax/issues")
+    if isinstance(aval, ShapedArray):
+        return aval
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        dt = dtypes.bool_ if isinstance(x, bool) else dtypes.python_scalar_dtype(x)
+        return ShapedArray((), dt, not isinstance(x, bool))
+    if hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, str):
+        return ShapedArray(tuple(x.shape), dtypes.canonicalize_dtype(x.dtype),
+                           bool(getattr(x, "weak_type", False)))
+    raise TypeError(f"Argument '{x}' of type {type(x)} is not a valid OLYMPUS type")
 
 
 def raise_to_shaped(x: Any) -> ShapedArray:

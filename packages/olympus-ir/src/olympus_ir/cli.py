@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from .core import ClosedOlympuspr, Literal, Olympuspr
-from .pretty import name_vars, pp_olympuspr
+from .pretty import _literal_text, name_vars, pp_olympuspr
 from .serialize import from_json
 from .stats import format_stats, sub_olympusprs
 from .verify import OlympusprTypeError, check_olympuspr
@@ -46,7 +46,7 @@ def to_dot(j: Olympuspr | ClosedOlympuspr) -> str:
         if isinstance(x, Literal):
             node = f"lit{n_lit}"
             n_lit += 1
-            lines.append(f"  {node} [label={_quote(repr(x))}, shape=plaintext];")
+            lines.append(f"  {node} [label={_quote(_literal_text(x))}, shape=plaintext];")
             return node
         node = producer.get(id(x))
         if node is None:  # used but never defined: show it rather than fail

@@ -121,7 +121,8 @@ class Var:
         self.suffix = suffix
 
     def __repr__(self) -> str:
-        return f"Var(id={id(self):#x}){self.suffix}:{self.aval.str_short()}"
+        """JAX's ``Var(id=140...):float32[3]`` (decimal id, long dtype names)."""
+        return f"Var(id={id(self)}){self.suffix}:{self.aval.str_short(short_dtypes=False)}"
 
 
 class DropVar(Var):
@@ -146,7 +147,21 @@ class Literal:
         self.aval = aval
 
     def __repr__(self) -> str:
-        return f"{format_literal(self.val)}:{self.aval.str_short()}"
+        """JAX's ``Literal(...)``: a weak int or complex shows as ``TypedInt(1, dtype=int32)``,
+        a weak float as the Python float, any other scalar as its Python value (the typed
+        form is printed by the olympuspr printer, not here)."""
+        v = np.asarray(self.val)
+        if v.shape != ():
+            return f"Literal({self.val})"
+        if self.aval.weak_type:
+            if self.py is not None:
+                return f"Literal({self.py!r})"
+            kind = self.aval.dtype.kind
+            if kind in "iu":
+                return f"Literal(TypedInt({int(v)}, dtype={self.aval.dtype.name}))"
+            if kind == "c":
+                return f"Literal(TypedComplex({complex(v)!r}, dtype={self.aval.dtype.name}))"
+        return f"Literal({v.item()})"
 
 
 def format_literal(val: Any) -> str:
@@ -264,6 +279,15 @@ class ClosedOlympuspr:
             )
         self.olympuspr = olympuspr
         self.consts = list(consts)
+
+    @property
+    def literals(self) -> list[Any]:
+        """The constvars' values (JAX's other name for ``consts``)."""
+        return self.consts
+
+    constvars = property(lambda self: self.olympuspr.constvars)
+    invars = property(lambda self: self.olympuspr.invars)
+    outvars = property(lambda self: self.olympuspr.outvars)
 
     @property
     def in_avals(self) -> list[ShapedArray]:

@@ -327,14 +327,32 @@ def _check_bool_conversion(x) -> None:
                          "ambiguous. Use a.any() or a.all()")
 
 
+def _creation_block(t: Tracer) -> str:
+    """JAX's account of where a leaked staged value was made (the line of its equation)."""
+    find = getattr(t._trace, "creation_source", None)
+    var = getattr(t, "_var", None)
+    src = find(var) if find is not None and var is not None else None
+    if src is None:
+        return ""
+    col = getattr(src, "column", None)
+    loc = f"{src.file}:{src.line}" + ("" if col is None else f":{col}")
+    sep = "-" * 30
+    return (f"\n{sep}\nThe leaked intermediate value was created on line {loc} "
+            f"({src.function}). \n{sep}\nWhen the value was created, the final 5 stack "
+            f"frames (most recent last) excluding OLYMPUS-internal frames were:\n{sep}\n"
+            f"{loc} ({src.function})\n{sep}\n")
+
+
 def escaped_tracer_error(t: Tracer) -> UnexpectedTracerError:
     trace = t._trace
     where = getattr(trace, "debug_info", None)
     origin = f"\nThe function being traced when the value leaked was {where}." if where else ""
+    origin += _creation_block(t)
+    kind = getattr(t, "error_type_name", type(t).__name__)
     return UnexpectedTracerError(
         "Encountered an unexpected tracer. A function transformed by OLYMPUS had a side "
         "effect, allowing for a reference to an intermediate value with type "
-        f"{t.aval.str_short(short_dtypes=False)} wrapped in a {type(t).__name__} to escape "
+        f"{t.aval.str_short(short_dtypes=False)} wrapped in a {kind} to escape "
         "the scope of the transformation.\nOLYMPUS transformations require that functions "
         "explicitly return their outputs, and disallow saving intermediate values to global "
         f"state.{origin}\n"

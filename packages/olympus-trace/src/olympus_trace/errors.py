@@ -55,7 +55,7 @@ class TracerIntegerConversionError(OlympusIndexError, _Documented):
 
     def __init__(self, tracer):
         super().__init__(self._with_link(
-            f"The __index__() method was called on {tracer._short_repr()}."
+            f"The __index__() method was called on {tracer._short_repr()}"
             f"{tracer._origin_msg()}"
         ))
 

@@ -43,7 +43,6 @@ from .core import (
     leak_checking,
     set_current_trace,
 )
-from .errors import UnexpectedTracerError
 
 
 def fun_source_info(fun: Callable) -> str:
@@ -168,6 +167,8 @@ class OlympusprTracer(Tracer):
 
     # The variable is `_var`: a public `var` attribute would hide the `x.var()` array method.
     __slots__ = ("_aval", "_var")
+    # The class name JAX's messages give a staging tracer (e.g. an escaped tracer's).
+    error_type_name = "DynamicOlympusprTracer"
 
     def __init__(self, trace: OlympusprTrace, aval: ShapedArray, var: Var):
         self._trace = trace
@@ -251,6 +252,13 @@ class OlympusprTrace(Trace):
             sharding_types.record(self, prim, atoms, [v], params)
         self.eqns.append(Eqn(prim, atoms, [v], params, src))
         return self._new_tracer(out_aval, v)
+
+    def creation_source(self, var: Var):
+        """The source info of the equation that made `var` (None for inputs/constants)."""
+        for e in reversed(self.eqns):
+            if any(o is var for o in e.outvars):
+                return e.source_info
+        return None
 
     def origin_msg(self, var: Var) -> str:
         """Which function arguments `var` depends on, in JAX's words: empty, or a newline
@@ -348,15 +356,11 @@ def trace_to_olympuspr(
 
 
 def check_no_leaks(trace: OlympusprTrace) -> None:
-    """Raise UnexpectedTracerError if a tracer of the finished `trace` is still alive."""
+    """Raise JAX's leak report (a plain Exception) if a tracer of the finished `trace` is
+    still alive."""
     gc.collect()
     leaked = [t for t in (r() for r in trace.tracer_refs) if t is not None]
     if leaked:
-        t = leaked[0]
-        refs = [type(r).__name__ for r in gc.get_referrers(t) if r is not leaked]
-        raise UnexpectedTracerError(
-            f"Found {len(leaked)} leaked tracer(s) of {trace.debug_info or 'a trace'}: the "
-            f"first is {t!r}, referenced by objects of type {refs[:5]}. A function "
-            "transformed by OLYMPUS stored an intermediate value outside of the function "
-            "(for example in a global or an attribute)."
-        )
+        from .leak_report import leaked_tracer_error
+
+        raise leaked_tracer_error("DynamicOlympusprTrace", leaked)

@@ -19,7 +19,7 @@ from olympus_ir import dtypes
 from olympus_ir.core import Olympuspr
 from olympus_trace import ad, batching, tree_util
 from olympus_trace import lax_ops as lax
-from olympus_trace.core import EvalTrace, get_aval, trace_ctx
+from olympus_trace.core import EvalTrace, Tracer, get_aval, trace_ctx
 from olympus_trace.make_olympuspr import abstractify
 from olympus_trace.staging import DebugInfo, fun_source_info, trace_to_olympuspr
 
@@ -244,6 +244,15 @@ def _one_like(aval):
     return np.ones((), aval.dtype)
 
 
+def _seed_array(c, out_aval):
+    """`c` as an array if it is the gradient seed itself (a NumPy or Python scalar), typed as
+    the seed: the output's dtype and weak type."""
+    if isinstance(c, Tracer) or hasattr(c, "aval") or np.result_type(c) == dtypes.float0:
+        return c
+    arr = jnp.asarray(c, out_aval.dtype)
+    return lax.convert_element_type(arr, out_aval.dtype, True) if out_aval.weak_type else arr
+
+
 def _argnums_tuple(argnums, nargs, fname):
     tup = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for a in tup:
@@ -274,6 +283,14 @@ def _check_input_dtype(x, holomorphic, allow_int, fname):
                 f"sub-dtype of np.inexact), but got {dt.name}. If you want to use Boolean- or "
                 "integer-valued inputs, use vjp or set allow_int to True."
             )
+
+
+def _rebuild_with_none(dyn):
+    """Rebuild the arguments' pytrees with None leaves, as JAX's jacfwd/jacrev do when they
+    map their input check over the arguments: a custom node whose unflatten cannot take a
+    None leaf fails here, with its own error, exactly as under JAX."""
+    leaves, tree = tree_util.tree_flatten(dyn)
+    tree_util.tree_unflatten(tree, [None] * len(leaves))
 
 
 def _grad_impl(fun, argnums, has_aux, holomorphic, allow_int, fname, need_value):
@@ -311,6 +328,8 @@ def _grad_impl(fun, argnums, has_aux, holomorphic, allow_int, fname, need_value)
             )
         ct = tree_util.tree_unflatten(out_tree, [_one_like(out_avals[0])])
         g = pullback(ct)
+        # Where the seed came through untouched (an identity), JAX's seed is an array.
+        g = tree_util.tree_map(lambda c: _seed_array(c, out_avals[0]), g)
         g = g[0] if isinstance(argnums, int) else g
         ans = tree_util.tree_unflatten(out_tree, outs) if need_value else None
         return ans, aux, g
@@ -371,6 +390,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         nums = _argnums_tuple(argnums, len(args), "jacfwd")
         dyn = tuple(args[i] for i in nums)
         _check_input_dtype(dyn, holomorphic, False, "jacfwd")
+        _rebuild_with_none(dyn)
 
         def f_partial(*d):
             full = list(args)
@@ -390,16 +410,16 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
             tangents, aux = vmap(push, in_axes=0, out_axes=(-1, None))(*basis)
         else:
             tangents = vmap(push, in_axes=0, out_axes=-1)(*basis)
-        jac_tree = tree_util.tree_map(lambda t: _split_last(t, leaves, isinstance(argnums,
-                                                                                 int)),
-                                      tangents)
+        jac_tree = tree_util.tree_map(
+            lambda t: _split_last(t, leaves, tree, isinstance(argnums, int)), tangents)
         return (jac_tree, aux) if has_aux else jac_tree
 
     return jac
 
 
-def _split_last(t, leaves, single):
-    """Split the trailing basis axis of `t` back into the input leaves' shapes."""
+def _split_last(t, leaves, tree, single):
+    """Split the trailing basis axis of `t` back into the input leaves' shapes, in the
+    inputs' pytree structure (the argument's own, for a single argnum)."""
     outs, off = [], 0
     a = get_aval(t)
     for x in leaves:
@@ -408,7 +428,8 @@ def _split_last(t, leaves, single):
         part = _getitem(t, (Ellipsis, slice(off, off + s)))
         outs.append(jnp.reshape(part, a.shape[:-1] + xs))
         off += s
-    return outs[0] if single and len(outs) == 1 else tuple(outs)
+    per_arg = tree_util.tree_unflatten(tree, outs)
+    return per_arg[0] if single else per_arg
 
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
@@ -419,6 +440,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         nums = _argnums_tuple(argnums, len(args), "jacrev")
         dyn = tuple(args[i] for i in nums)
         _check_input_dtype(dyn, holomorphic, allow_int, "jacrev")
+        _rebuild_with_none(dyn)
 
         def f_partial(*d):
             full = list(args)
@@ -781,3 +803,13 @@ def stop_gradient(x):
     """`x` (any pytree) with its floating-point leaves cut from differentiation (as
     ``olympus.lax.stop_gradient``); other leaves are returned as they are."""
     return lax.stop_gradient(x)
+
+
+def __getattr__(name: str):
+    # JAX's documentation (the "writing new primitives" page) calls ``jax._src.api.jit``;
+    # jit lives in its own module, which is imported on first use (no import cycle).
+    if name == "jit":
+        from .jit import jit
+
+        return jit
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,6 +34,7 @@ class NestedCall(NamedTuple):
     out_tree: Any
     params: dict  # the jit equation's params but `olympuspr`
     tracer_consts: list  # values of outer traces the function read (uncached entries)
+    ref_consts: list  # refs the function closes over: trailing operands, as JAX passes them
 
 
 def _compiler_options_error(state, name: str) -> ValueError:
@@ -60,6 +61,16 @@ def _trace(state, args, kwargs) -> NestedCall:
         j = Olympuspr([v for v, o in zip(j.constvars, outer) if not o], moved + list(j.invars),
                       j.outvars, j.eqns, j.effects, j.debug_info)
         closed = ClosedOlympuspr(j, [c for c, o in zip(closed.consts, outer) if not o])
+    from .refs import Ref
+
+    is_ref = [isinstance(c, Ref) for c in closed.consts]
+    ref_consts = []
+    if any(is_ref):
+        ref_consts = [c for c, r in zip(closed.consts, is_ref) if r]
+        j = Olympuspr([v for v, r in zip(j.constvars, is_ref) if not r],
+                      list(j.invars) + [v for v, r in zip(j.constvars, is_ref) if r],
+                      j.outvars, j.eqns, j.effects, j.debug_info)
+        closed = ClosedOlympuspr(j, [c for c, r in zip(closed.consts, is_ref) if not r])
     n_in, n_out = len(j.invars), len(j.outvars)
     donated = (False,) * n_in
     if state._donate_argnums or state._donate_argnames:
@@ -69,13 +80,13 @@ def _trace(state, args, kwargs) -> NestedCall:
         dyn_args = tuple(a for i, a in enumerate(args) if i not in nums)
         dyn_kwargs = {k: v for k, v in kwargs.items() if k not in state._static_argnames}
         donated = (False,) * len(tracer_consts) + _jit._donation_mask(
-            state, dyn_args, dyn_kwargs, args, nums)
+            state, dyn_args, dyn_kwargs, args, nums) + (False,) * len(ref_consts)
     params = dict(
         in_shardings=(None,) * n_in, out_shardings=(None,) * n_out,
         in_layouts=(None,) * n_in, out_layouts=(None,) * n_out, donated_invars=donated,
         ctx_mesh=None, name=name, keep_unused=bool(state._keep_unused), inline=False,
         compiler_options_kvs=())
-    return NestedCall(closed, out_tree, params, tracer_consts)
+    return NestedCall(closed, out_tree, params, tracer_consts, ref_consts)
 
 
 def call(state, args: tuple, kwargs: dict):
@@ -89,8 +100,8 @@ def call(state, args: tuple, kwargs: dict):
         entry = _trace(state, args, kwargs)
         if not entry.tracer_consts:
             _jit._remember(calls, key, entry)
-    outs = bind(jit_p, *entry.tracer_consts, *leaves, olympuspr=entry.closed,
-                **entry.params)
+    outs = bind(jit_p, *entry.tracer_consts, *leaves, *entry.ref_consts,
+                olympuspr=entry.closed, **entry.params)
     return tree_util.tree_unflatten(entry.out_tree, outs)
 
 

@@ -57,6 +57,18 @@ def has_refs(j: Olympuspr | ClosedOlympuspr) -> bool:
         e.primitive in REF_PRIMITIVES for e in j.eqns)
 
 
+def _sub_has_refs(e) -> bool:
+    """Whether an equation's sub-programs (at any depth) use refs."""
+    for sub in e.params.values():
+        subs = sub if isinstance(sub, (tuple, list)) else (sub,)
+        for x in subs:
+            if isinstance(x, (ClosedOlympuspr, Olympuspr)):
+                j = x.olympuspr if isinstance(x, ClosedOlympuspr) else x
+                if has_refs(j) or any(_sub_has_refs(q) for q in j.eqns):
+                    return True
+    return False
+
+
 def _np_index(indexer, idx_vals) -> tuple:
     ops = iter(idx_vals)
     out = []
@@ -97,7 +109,9 @@ def eval_discharged(j: Olympuspr, consts: Sequence, args: Sequence) -> tuple[lis
         rule = _rules.get(e.primitive)
         if rule is not None:
             outs = rule(e, ins)
-        elif any(isinstance(x, _Cell) for x in ins):
+        elif any(isinstance(x, _Cell) for x in ins) or _sub_has_refs(e):
+            # A sub-program using refs of its own (a nested jit making a ref) is evaluated
+            # here too: binding it would stage the refs again, undischarged.
             outs = _sub_program(e, ins)
         else:
             out = bind(e.primitive, *ins, **e.params)

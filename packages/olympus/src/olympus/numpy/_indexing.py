@@ -1023,18 +1023,18 @@ def nonzero(a, *, size=None, fill_value=None):
     aval = aval_of(a)
     if aval.ndim == 0:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
-                         "olympus.numpy.atleast_1d(scalar).nonzero() instead.")
+                         "jnp.atleast_1d(scalar).nonzero() instead.")
     idt = dtypes.default_int()
     if size is None:
         v = _concrete_or_none(a)
         if v is None:
-            from ._reductions import sum as _sum
-
-            # JAX asks for the number of nonzeros concretely, so its error names that count.
-            count = _sum(uf.not_equal(a, 0) if aval.dtype != dtypes.bool_ else a)
+            # JAX reports the traced count of nonzeros (an int scalar), not the input.
+            mask = a if aval.dtype == np.bool_ else lax.ne(
+                a, lax.broadcast_in_dim(np.array(0, aval.dtype)[()], aval.shape, ()))
             raise ConcretizationTypeError(
-                count, "The size argument of olympus.numpy.nonzero must be statically specified "
-                   "to use olympus.numpy.nonzero within OLYMPUS transformations.")
+                _reductions.sum(mask),
+                "The size argument of jnp.nonzero must be statically specified "
+                "to use jnp.nonzero within OLYMPUS transformations.")
         return tuple(_device(nz.astype(idt)) for nz in np.nonzero(v))
     size = static_int(size, "the size argument of olympus.numpy.nonzero")
     if size < 0:
