@@ -45,6 +45,9 @@ ALLOWED = {
     "olympus/src/olympus/_src/ref_discharge.py":
         "the ref discharge re-evaluates an olympuspr equation by equation, re-binding each "
         "ref-free equation's primitive with its params (an interpreter, like eval_olympuspr)",
+    "olympus/src/olympus/experimental/sparse/transform.py":
+        "sparsify evaluates a traced olympuspr equation by equation, re-binding each "
+        "equation without a sparse operand (an interpreter, like eval_olympuspr)",
     "olympus/src/olympus/experimental/jet.py":
         "the jet trace (Taylor mode) is a transformation: its rules re-bind each primitive "
         "on primals and Taylor coefficients, as the JVP and batch traces do",

@@ -1,0 +1,122 @@
+"""`olympus.experimental.sparse`: sparse arrays (BCOO, BCSR, COO, CSR, CSC) that work
+under `jit`, `vmap` and `grad`, their primitives, and the `sparsify` transformation.
+
+>>> import olympus.numpy as jnp
+>>> from olympus.experimental import sparse
+>>> M = jnp.array([[0., 1., 0., 2.],
+...                [3., 0., 0., 0.],
+...                [0., 0., 4., 0.]])
+>>> M_sp = sparse.BCOO.fromdense(M)
+>>> M_sp
+BCOO(float32[3, 4], nse=4)
+>>> M_sp.todense()
+Array([[0., 1., 0., 2.],
+       [3., 0., 0., 0.],
+       [0., 0., 4., 0.]], dtype=float32)
+>>> M_sp.data
+Array([1., 2., 3., 4.], dtype=float32)
+>>> M_sp.indices
+Array([[0, 1],
+       [0, 3],
+       [1, 0],
+       [2, 2]], dtype=int32)
+>>> M_sp.ndim
+2
+>>> M_sp.shape
+(3, 4)
+>>> M_sp.dtype
+dtype('float32')
+>>> M_sp.nse
+4
+>>> y = jnp.array([3., 6., 5.])
+>>> M_sp.T @ y
+Array([18.,  3., 20.,  6.], dtype=float32)
+>>> M.T @ y
+Array([18.,  3., 20.,  6.], dtype=float32)
+>>> from olympus import grad, jit
+>>> def f(y):
+...   return (M_sp.T @ y).sum()
+...
+>>> jit(grad(f))(y)
+Array([3., 3., 4.], dtype=float32)
+"""
+
+from ._base import OLYMPUSSparse
+from .ad import grad, jacfwd, jacobian, jacrev, value_and_grad
+from .api import empty, eye, todense
+from .bcoo import (
+                   BCOO,
+                   bcoo_dot_general,
+                   bcoo_dot_general_p,
+                   bcoo_dot_general_sampled,
+                   bcoo_dot_general_sampled_p,
+                   bcoo_extract,
+                   bcoo_extract_p,
+                   bcoo_fromdense,
+                   bcoo_fromdense_p,
+                   bcoo_multiply_dense,
+                   bcoo_multiply_sparse,
+                   bcoo_reduce_sum,
+                   bcoo_rev,
+                   bcoo_sort_indices,
+                   bcoo_sort_indices_p,
+                   bcoo_spdot_general_p,
+                   bcoo_squeeze,
+                   bcoo_sum_duplicates,
+                   bcoo_sum_duplicates_p,
+                   bcoo_todense,
+                   bcoo_todense_p,
+                   bcoo_transpose,
+                   bcoo_transpose_p,
+                   bcoo_update_layout,
+)
+from .formats import (
+                   BCSR,
+                   COO,
+                   CSC,
+                   CSR,
+                   bcsr_dot_general,
+                   bcsr_dot_general_p,
+                   bcsr_extract,
+                   bcsr_extract_p,
+                   bcsr_fromdense,
+                   bcsr_fromdense_p,
+                   bcsr_todense,
+                   bcsr_todense_p,
+                   coo_fromdense,
+                   coo_fromdense_p,
+                   coo_matmat,
+                   coo_matmat_p,
+                   coo_matvec,
+                   coo_matvec_p,
+                   coo_todense,
+                   coo_todense_p,
+                   csr_fromdense,
+                   csr_fromdense_p,
+                   csr_matmat,
+                   csr_matmat_p,
+                   csr_matvec,
+                   csr_matvec_p,
+                   csr_todense,
+                   csr_todense_p,
+)
+from .random import random_bcoo
+from .transform import sparsify
+from .util import CuSparseEfficiencyWarning, SparseEfficiencyError, SparseEfficiencyWarning
+
+__all__ = [
+    "OLYMPUSSparse", "BCOO", "BCSR", "COO", "CSR", "CSC", "sparsify", "todense", "empty",
+    "eye", "random_bcoo", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
+    "SparseEfficiencyError", "SparseEfficiencyWarning", "CuSparseEfficiencyWarning",
+    "bcoo_dot_general", "bcoo_dot_general_p", "bcoo_dot_general_sampled",
+    "bcoo_dot_general_sampled_p", "bcoo_extract", "bcoo_extract_p", "bcoo_fromdense",
+    "bcoo_fromdense_p", "bcoo_multiply_dense", "bcoo_multiply_sparse", "bcoo_reduce_sum",
+    "bcoo_rev", "bcoo_sort_indices", "bcoo_sort_indices_p", "bcoo_spdot_general_p",
+    "bcoo_squeeze", "bcoo_sum_duplicates", "bcoo_sum_duplicates_p", "bcoo_todense",
+    "bcoo_todense_p", "bcoo_transpose", "bcoo_transpose_p", "bcoo_update_layout",
+    "bcsr_dot_general", "bcsr_dot_general_p", "bcsr_extract", "bcsr_extract_p",
+    "bcsr_fromdense", "bcsr_fromdense_p", "bcsr_todense", "bcsr_todense_p", "coo_fromdense",
+    "coo_fromdense_p", "coo_matmat", "coo_matmat_p", "coo_matvec", "coo_matvec_p",
+    "coo_todense", "coo_todense_p", "csr_fromdense", "csr_fromdense_p", "csr_matmat",
+    "csr_matmat_p", "csr_matvec", "csr_matvec_p", "csr_todense", "csr_todense_p",
+]

@@ -1,0 +1,190 @@
+"""`sparsify`: run a function written for dense arrays with sparse (BCOO) arguments.
+
+The function is traced to an olympuspr with the sparse arguments standing in as dense
+values of their shape; the olympuspr is then evaluated equation by equation, where an
+equation with a sparse input uses that primitive's sparse rule (a BCOO result, or a
+dense one for products) and an equation without one is bound as traced.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import olympus
+import olympus.numpy as jnp
+from olympus import tree_util
+from olympus_ir import primitives as P
+from olympus_ir.core import Literal
+from olympus_trace.core import bind
+
+from ._base import OLYMPUSSparse
+from .bcoo import (
+    BCOO,
+    bcoo_dot_general,
+    bcoo_multiply_dense,
+    bcoo_multiply_sparse,
+    bcoo_reduce_sum,
+    bcoo_transpose,
+)
+
+__all__ = ["sparsify", "sparse_rules"]
+
+#: Unary primitives with f(0) == 0: applied to the stored elements.
+_ZERO_PRESERVING = ("neg", "sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh",
+                    "abs", "sign", "sqrt", "expm1", "log1p", "floor", "ceil", "round", "imag",
+                    "real", "conj", "erf", "copy", "stop_gradient")
+
+
+def _unary(name):
+    def rule(spenv, x, **params):
+        return BCOO((bind(P.__dict__[f"{name}_p"], x.data, **params), x.indices),
+                    shape=x.shape, indices_sorted=x.indices_sorted,
+                    unique_indices=x.unique_indices)
+    return rule
+
+
+def _mul(spenv, a, b):
+    if isinstance(a, BCOO) and isinstance(b, BCOO):
+        return bcoo_multiply_sparse(a, b)
+    if isinstance(a, BCOO):
+        return bcoo_multiply_dense(a, b)
+    return bcoo_multiply_dense(b, a)
+
+
+def _div(spenv, a, b):
+    if isinstance(b, BCOO):
+        raise NotImplementedError("sparse division by a sparse array")
+    return bcoo_multiply_dense(a, 1 / jnp.asarray(b))
+
+
+def _dot_general(spenv, a, b, *, dimension_numbers, preferred_element_type=None, **_):
+    return bcoo_dot_general(a, b, dimension_numbers=dimension_numbers,
+                            preferred_element_type=preferred_element_type)
+
+
+def _reduce_sum(spenv, x, *, axes, **_):
+    return bcoo_reduce_sum(x, axes=axes)
+
+
+def _transpose(spenv, x, *, permutation):
+    return bcoo_transpose(x, permutation=permutation)
+
+
+def _convert(spenv, x, *, new_dtype, **_):
+    return x.astype(new_dtype)
+
+
+def _integer_pow(spenv, x, *, y):
+    if y <= 0:
+        raise NotImplementedError(f"sparse rule for integer_pow with y={y}")
+    return BCOO((x.data ** y, x.indices), shape=x.shape, indices_sorted=x.indices_sorted,
+                unique_indices=x.unique_indices)
+
+
+def _add(spenv, a, b):
+    if isinstance(a, BCOO) and isinstance(b, BCOO):
+        if a.shape != b.shape or (a.n_batch, a.n_dense) != (b.n_batch, b.n_dense):
+            raise NotImplementedError("Addition between sparse matrices of different shapes "
+                                      "or layouts")
+        nb = a.n_batch
+        bshape = tuple(max(x, y) for x, y in zip(a.shape[:nb], a.shape[:nb]))
+        da = jnp.broadcast_to(a.data, bshape + a.data.shape[nb:])
+        db = jnp.broadcast_to(b.data, bshape + b.data.shape[nb:])
+        ia = jnp.broadcast_to(a.indices, bshape + a.indices.shape[nb:])
+        ib = jnp.broadcast_to(b.indices, bshape + b.indices.shape[nb:])
+        return BCOO((jnp.concatenate([da, db], nb), jnp.concatenate([ia, ib], nb)),
+                    shape=a.shape)
+    raise NotImplementedError("Addition between a sparse array and a dense array is not "
+                              "supported; densify the sparse operand first.")
+
+
+def _sub(spenv, a, b):
+    return _add(spenv, a, -b if isinstance(b, BCOO) else b)
+
+
+#: primitive name -> rule(spenv, *operands, **params) for equations with a sparse input.
+sparse_rules = {
+    "mul": _mul, "div": _div, "dot_general": _dot_general, "reduce_sum": _reduce_sum,
+    "transpose": _transpose, "convert_element_type": _convert, "integer_pow": _integer_pow,
+    "add": _add, "add_any": _add, "sub": _sub,
+}
+for _name in _ZERO_PRESERVING:
+    if f"{_name}_p" in P.__dict__:
+        sparse_rules.setdefault(_name, _unary(_name))
+
+
+def _eval(olympuspr, consts, args):
+    env = {}
+
+    def read(v):
+        return v.val if isinstance(v, Literal) else env[v]
+
+    for v, c in zip(olympuspr.constvars, consts):
+        env[v] = c
+    for v, a in zip(olympuspr.invars, args):
+        env[v] = a
+    for eqn in olympuspr.eqns:
+        ins = [read(v) for v in eqn.invars]
+        if any(isinstance(x, OLYMPUSSparse) for x in ins):
+            name = eqn.primitive.name
+            if name in ("jit", "pjit", "closed_call"):
+                sub = eqn.params.get("olympuspr") or eqn.params.get("call_olympuspr")
+                outs = _eval(sub.olympuspr, sub.consts, ins)
+            else:
+                rule = sparse_rules.get(name)
+                if rule is None:
+                    raise NotImplementedError(f"sparse rule for {name} is not implemented.")
+                out = rule(None, *ins, **eqn.params)
+                outs = out if eqn.primitive.multiple_results else [out]
+        else:
+            out = bind(eqn.primitive, *ins, **eqn.params)
+            outs = out if eqn.primitive.multiple_results else [out]
+        for v, o in zip(eqn.outvars, outs):
+            env[v] = o
+    return [read(v) for v in olympuspr.outvars]
+
+
+def _is_sparse(x):
+    return isinstance(x, OLYMPUSSparse)
+
+
+def sparsify(f, use_tracer=False):
+    """A version of `f` that accepts sparse (BCOO) arguments.
+
+    Each primitive applied to a sparse value uses its sparse rule (products with a dense
+    operand give dense results, elementwise products and zero-preserving unary functions
+    keep the sparsity); a primitive without one raises NotImplementedError.
+
+    >>> import olympus.numpy as jnp
+    >>> from olympus.experimental import sparse
+    >>> M = sparse.BCOO.fromdense(jnp.array([[0., 1.], [2., 0.]]))
+    >>> sparse.sparsify(lambda m, v: m @ v)(M, jnp.array([1., 1.]))
+    Array([1., 2.], dtype=float32)
+    """
+    if use_tracer:
+        raise NotImplementedError("sparsify(use_tracer=True): Olympus evaluates sparse "
+                                  "programs with its interpreter only")
+
+    def wrapped(*args, **kwargs):
+        flat, tree = tree_util.tree_flatten((args, kwargs), is_leaf=_is_sparse)
+        shapes = [olympus.ShapeDtypeStruct(x.shape, x.dtype) if _is_sparse(x) else x
+                  for x in flat]
+
+        def dense_fn(*leaves):
+            a, k = tree_util.tree_unflatten(tree, leaves)
+            return f(*a, **k)
+
+        closed, out_shape = olympus.make_olympuspr(dense_fn, return_shape=True)(*shapes)
+        dyn = [x for x in flat]
+        outs = _eval(closed.olympuspr, closed.consts, _invars_args(closed, dyn))
+        out_tree = tree_util.tree_structure(out_shape)
+        return tree_util.tree_unflatten(out_tree, outs)
+
+    return wrapped
+
+
+def _invars_args(closed, flat):
+    """The arguments for the olympuspr's invars (array leaves, in order)."""
+    return [x if _is_sparse(x) else jnp.asarray(x) for x in flat
+            if _is_sparse(x) or isinstance(x, (np.ndarray, np.generic, float, int, complex,
+                                               bool)) or hasattr(x, "shape")]
