@@ -12,6 +12,7 @@ indices are sorted and unique) and ``dimension_numbers`` those of ``dot_general`
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import NamedTuple
 
@@ -236,7 +237,7 @@ bcoo_dot_general_p = new_primitive("bcoo_dot_general")
 
 @def_shape_rule(bcoo_dot_general_p)
 def _bcoo_dot_general_rule(lhs_data, lhs_indices, rhs, *, dimension_numbers, lhs_spinfo,
-                           preferred_element_type=None, out_sharding=None):
+                           preferred_element_type=None):
     bcoo_layout(lhs_data, lhs_indices, lhs_spinfo.shape)
     shape = dot_general_shape(tuple(lhs_spinfo.shape), rhs.shape, dimension_numbers)
     return ShapedArray(shape, _result_dtype(lhs_data.dtype, rhs.dtype, preferred_element_type))
@@ -283,7 +284,11 @@ def spdot_general_layout(lhs_spinfo, rhs_spinfo, lhs_indices, rhs_indices, dimen
                               dimension_numbers)
     n_batch = len(lb)
     n_sparse = len(shape) - n_batch
-    nse = lhs_indices.shape[-2] * rhs_indices.shape[-2]
+    # As JAX: a side whose sparse dims are all contracted contributes one element, and
+    # the result never stores more elements than its sparse shape holds.
+    nse = ((lhs_indices.shape[-2] if lns > len(lc) else 1)
+           * (rhs_indices.shape[-2] if rns > len(rc) else 1))
+    nse = min(nse, math.prod(shape[n_batch:]))
     return shape, n_batch, n_sparse, nse
 
 
@@ -338,7 +343,7 @@ bcsr_dot_general_p = new_primitive("bcsr_dot_general")
 
 @def_shape_rule(bcsr_dot_general_p)
 def _bcsr_dot_general_rule(lhs_data, lhs_indices, lhs_indptr, rhs, *, dimension_numbers,
-                           lhs_spinfo, preferred_element_type=None, out_sharding=None):
+                           lhs_spinfo, preferred_element_type=None):
     _bcsr_layout(lhs_data, lhs_indices, lhs_indptr, lhs_spinfo.shape)
     shape = dot_general_shape(tuple(lhs_spinfo.shape), rhs.shape, dimension_numbers)
     return ShapedArray(shape, _result_dtype(lhs_data.dtype, rhs.dtype, preferred_element_type))

@@ -23,6 +23,7 @@ from olympus_ir.prims.indexing import (
     ScatterDimensionNumbers,
 )
 from olympus_ir.prims.sparse import (
+    SparseInfo,
     bcoo_layout,
     dot_general_shape,
     spdot_general_layout,
@@ -453,7 +454,13 @@ def bcoo_spdot_general(E, ld, li, rd, ri, lhs_spinfo, rhs_spinfo, dimension_numb
     rfree = [d - nb for d in range(nb, len(rhs_spinfo.shape)) if d not in rc]
     idx = E.concat([E.columns(li_, lfree), E.convert(E.columns(ri_, rfree), li.dtype)],
                    len(full))
-    return [E.reshape(data, bshape + (nse,)), E.reshape(idx, bshape + (nse, ns))]
+    pairs = n1 * n2
+    data = E.reshape(data, bshape + (pairs,))
+    idx = E.reshape(idx, bshape + (pairs, ns))
+    if pairs == nse:
+        return [data, idx]
+    # Fewer stored elements than pairs: merge the pairs that land on one position.
+    return bcoo_sum_duplicates(E, data, idx, SparseInfo(tuple(shape)), nse)
 
 
 # --- BCSR: row indices from the row offsets ---------------------------------------------------
@@ -543,7 +550,7 @@ def _bcoo_sum_duplicates_lowering(ctx, data, indices, *, spinfo, nse):
 
 @register_lowering(P.bcoo_dot_general_p)
 def _bcoo_dot_general_lowering(ctx, lhs_data, lhs_indices, rhs, *, dimension_numbers,
-                               lhs_spinfo, preferred_element_type=None, out_sharding=None):
+                               lhs_spinfo, preferred_element_type=None):
     E = _Emitter(ctx)
     d, i, r = (_V(v, a) for v, a in zip((lhs_data, lhs_indices, rhs), ctx.avals_in))
     out = bcoo_dot_general(E, d, i, r, dimension_numbers, tuple(lhs_spinfo.shape),
@@ -599,8 +606,7 @@ def _bcsr_extract_lowering(ctx, indices, indptr, mat):
 
 @register_lowering(P.bcsr_dot_general_p)
 def _bcsr_dot_general_lowering(ctx, lhs_data, lhs_indices, lhs_indptr, rhs, *,
-                               dimension_numbers, lhs_spinfo, preferred_element_type=None,
-                               out_sharding=None):
+                               dimension_numbers, lhs_spinfo, preferred_element_type=None):
     E = _Emitter(ctx)
     d, i, p, r = (_V(v, a) for v, a in zip((lhs_data, lhs_indices, lhs_indptr, rhs),
                                            ctx.avals_in))

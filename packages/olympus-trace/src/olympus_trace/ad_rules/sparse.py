@@ -192,8 +192,7 @@ transpose_rules[P.bcoo_sum_duplicates_p] = _sum_duplicates_transpose
 # --- products ---------------------------------------------------------------------------------
 
 
-def _dot_jvp(primals, tangents, *, dimension_numbers, lhs_spinfo, preferred_element_type=None,
-             out_sharding=None):
+def _dot_jvp(primals, tangents, *, dimension_numbers, lhs_spinfo, preferred_element_type=None):
     (data, indices, rhs), (dd, _, rd) = primals, tangents
     kw = dict(dimension_numbers=dimension_numbers, lhs_spinfo=lhs_spinfo,
               preferred_element_type=preferred_element_type)
@@ -222,7 +221,7 @@ def _dense_dot(a, b, dn):
 
 
 def _dot_transpose(ct, data, indices, rhs, *, dimension_numbers, lhs_spinfo,
-                   preferred_element_type=None, out_sharding=None):
+                   preferred_element_type=None):
     _no_index_ct(indices)
     (lc, rc), (lb, rb) = dimension_numbers
     lshape = tuple(lhs_spinfo.shape)
@@ -447,7 +446,7 @@ def _csr_todense_transpose(ct, data, indices, indptr, *, shape):
 
 
 def _bcsr_dot_transpose(ct, data, indices, indptr, rhs, *, dimension_numbers, lhs_spinfo,
-                        preferred_element_type=None, out_sharding=None):
+                        preferred_element_type=None):
     _no_index_ct(indices, indptr)
     (lc, rc), (lb, rb) = dimension_numbers
     lshape = tuple(lhs_spinfo.shape)

@@ -71,7 +71,7 @@ def _transpose_rule(axis_data, vals, dims, *, permutation, spinfo):
 
 
 def _dot_rule(axis_data, vals, dims, *, dimension_numbers, lhs_spinfo,
-              preferred_element_type=None, out_sharding=None):
+              preferred_element_type=None):
     (data, indices, rhs), (dd, di, dr) = vals, dims
     data, indices = _front1(data, dd), _front1(indices, di)
     rhs = to_front(rhs, dr, axis_data.size)
@@ -122,7 +122,7 @@ def _bcsr_extract_rule(axis_data, vals, dims):
 
 
 def _bcsr_dot_rule(axis_data, vals, dims, *, dimension_numbers, lhs_spinfo,
-                   preferred_element_type=None, out_sharding=None):
+                   preferred_element_type=None):
     data, indices, indptr, rhs = _bcsr_front(vals, dims, axis_data.size)
     out = S.bcsr_dot_general(data, indices, indptr, rhs,
                              dimension_numbers=_shift_dn(dimension_numbers),

@@ -68,12 +68,11 @@ def bcoo_sum_duplicates(data, indices, *, spinfo, nse):
 
 
 def bcoo_dot_general(lhs_data, lhs_indices, rhs, *, dimension_numbers, lhs_spinfo,
-                     preferred_element_type=None, out_sharding=None):
+                     preferred_element_type=None):
     """``dot_general`` of a BCOO lhs and a dense rhs."""
     return bind(P.bcoo_dot_general_p, lhs_data, lhs_indices, rhs,
                 dimension_numbers=_dnums(dimension_numbers), lhs_spinfo=lhs_spinfo,
-                preferred_element_type=_pet(preferred_element_type),
-                out_sharding=out_sharding)
+                preferred_element_type=_pet(preferred_element_type))
 
 
 def bcoo_dot_general_sampled(A, B, indices, *, dimension_numbers):
@@ -108,12 +107,11 @@ def bcsr_extract(indices, indptr, mat):
 
 
 def bcsr_dot_general(lhs_data, lhs_indices, lhs_indptr, rhs, *, dimension_numbers,
-                     lhs_spinfo, preferred_element_type=None, out_sharding=None):
+                     lhs_spinfo, preferred_element_type=None):
     """``dot_general`` of a BCSR lhs and a dense rhs."""
     return bind(P.bcsr_dot_general_p, lhs_data, lhs_indices, lhs_indptr, rhs,
                 dimension_numbers=_dnums(dimension_numbers), lhs_spinfo=lhs_spinfo,
-                preferred_element_type=_pet(preferred_element_type),
-                out_sharding=out_sharding)
+                preferred_element_type=_pet(preferred_element_type))
 
 
 def coo_todense(data, row, col, *, spinfo: COOInfo):

@@ -39,6 +39,17 @@ Array([18.,  3., 20.,  6.], dtype=float32)
 ...
 >>> jit(grad(f))(y)
 Array([3., 3., 4.], dtype=float32)
+
+`sparsify` runs a function written for dense arrays on sparse ones:
+
+>>> def f(M, v):
+...   return 2 * jnp.dot(jnp.log1p(M.T), v) + 1
+...
+>>> f(M, y)
+Array([17.635532,  5.158883, 17.09438 ,  7.591674], dtype=float32)
+>>> f_sp = sparse.sparsify(f)
+>>> f_sp(M_sp, y)
+Array([17.635532,  5.158883, 17.09438 ,  7.591674], dtype=float32)
 """
 
 from ._base import OLYMPUSSparse

@@ -602,7 +602,9 @@ class BCOO(OLYMPUSSparse):
         """Sum over `axis` (all axes by default); a BCOO array."""
         axes = tuple(range(self.ndim)) if axis is None else \
             ((axis,) if isinstance(axis, int) else tuple(axis))
-        return bcoo_reduce_sum(self, axes=axes)
+        out = bcoo_reduce_sum(self, axes=axes)
+        # As JAX: a full reduction is a dense scalar.
+        return out.data.sum() if out.shape == () else out
 
     def __neg__(self):
         return BCOO((-self.data, self.indices), shape=self.shape,
@@ -618,14 +620,16 @@ class BCOO(OLYMPUSSparse):
         dn = (((self.ndim - 1,), (max(other.ndim - 2, 0),)), ((), ()))
         if self.ndim > 2 or other.ndim > 2:
             raise NotImplementedError("BCOO @ for operands of rank > 2")
-        return bcoo_dot_general(self, other, dimension_numbers=dn)
+        return bcoo_dot_general(self, other, dimension_numbers=dn,
+                                preferred_element_type=jnp.result_type(self.dtype, other.dtype))
 
     def __rmatmul__(self, other):
         other = jnp.asarray(other)
         if self.ndim > 2 or other.ndim > 2:
             raise NotImplementedError("BCOO @ for operands of rank > 2")
         dn = (((other.ndim - 1,), (0,)), ((), ()))
-        return bcoo_dot_general(other, self, dimension_numbers=dn)
+        return bcoo_dot_general(other, self, dimension_numbers=dn,
+                                preferred_element_type=jnp.result_type(self.dtype, other.dtype))
 
     def __mul__(self, other):
         if isinstance(other, BCOO):

@@ -63,7 +63,8 @@ def _dot_general(spenv, a, b, *, dimension_numbers, preferred_element_type=None,
 
 
 def _reduce_sum(spenv, x, *, axes, **_):
-    return bcoo_reduce_sum(x, axes=axes)
+    out = bcoo_reduce_sum(x, axes=axes)
+    return out.data.sum() if out.shape == () else out
 
 
 def _transpose(spenv, x, *, permutation):
