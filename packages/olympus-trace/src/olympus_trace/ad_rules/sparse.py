@@ -250,7 +250,7 @@ def _dot_transpose(ct, data, indices, rhs, *, dimension_numbers, lhs_spinfo,
     if is_undefined_primal(rhs):
         dn = ((tuple(lkept), tuple(ans_lhs)), (tuple(lb), tuple(ans_batch)))
         rc_by_l = [rc[i] for i in np.argsort(lc)]
-        perm = list(rb) + rkept + rc_by_l
+        perm = list(rb) + rc_by_l + rkept
         res = S.bcoo_dot_general(data, indices, ct, dimension_numbers=dn, lhs_spinfo=lhs_spinfo,
                                  preferred_element_type=preferred_element_type)
         res = lax.transpose(res, tuple(int(i) for i in np.argsort(perm)))
@@ -469,7 +469,7 @@ def _bcsr_dot_transpose(ct, data, indices, indptr, rhs, *, dimension_numbers, lh
     if is_undefined_primal(rhs):
         dn = ((tuple(lkept), tuple(ans_lhs)), (tuple(lb), tuple(ans_batch)))
         rc_by_l = [rc[i] for i in np.argsort(lc)]
-        perm = list(rb) + rkept + rc_by_l
+        perm = list(rb) + rc_by_l + rkept
         res = S.bcsr_dot_general(data, indices, indptr, ct, dimension_numbers=dn,
                                  lhs_spinfo=lhs_spinfo)
         out[3] = lax.transpose(res, tuple(int(i) for i in np.argsort(perm)))

@@ -326,7 +326,7 @@ def bcoo_reduce_sum(mat, *, axes):
     nb, ns = mat.n_batch, mat.n_sparse
     if any(a < nb for a in axes):
         mat = bcoo_update_layout(mat, n_batch=0)
-        nb = 0
+        nb, ns = 0, mat.n_sparse
     data, indices = mat.data, mat.indices
     dense_axes = [a for a in axes if a >= nb + ns]
     if dense_axes:
