@@ -264,7 +264,7 @@ def test_squeeze_rev_update_layout_astype():
     x = _rand((1, 3, 4), seed=2)
     A = sparse.BCOO.fromdense(x)
     sq = sparse.bcoo_squeeze(A, dimensions=(0,))
-    assert repr(sq) == "BCOO(float32[3, 4], nse=%d)" % A.nse
+    assert repr(sq) == f"BCOO(float32[3, 4], nse={A.nse})"
     np.testing.assert_array_equal(sq.todense(), x[0])
     y = _rand((2, 3, 4), seed=3)
     B = sparse.BCOO.fromdense(y, n_batch=1, n_dense=1)
@@ -277,7 +277,7 @@ def test_squeeze_rev_update_layout_astype():
     with pytest.warns(sparse.SparseEfficiencyWarning):
         D = sparse.BCOO.fromdense(y).update_layout(n_dense=1, on_inefficient="warn")
     np.testing.assert_array_equal(D.todense(), y)
-    assert repr(A.astype(jnp.int32)) == "BCOO(int32[1, 3, 4], nse=%d)" % A.nse
+    assert repr(A.astype(jnp.int32)) == f"BCOO(int32[1, 3, 4], nse={A.nse})"
 
 
 def test_empty_eye():
