@@ -73,6 +73,9 @@ ALLOWED_MISSING: dict[tuple[str, str], str] = {
     "custom_vjp (the exported VJP module), never the primitive itself",
     ("call_exported", "batching"): "as in JAX, a serialized module cannot be batched "
     "(vmap raises JAX's `Batching rule for 'call_exported' not implemented`)",
+    **{(f"{fmt}_{op}", "batching"): "as in JAX, the COO and CSR matrix formats are not "
+       "batchable (BCOO and BCSR are the batched formats)"
+       for fmt in ("coo", "csr") for op in ("todense", "fromdense", "matvec", "matmat")},
 }
 
 #: The layers every primitive needs a rule in (transpose: only the LINEAR ones).

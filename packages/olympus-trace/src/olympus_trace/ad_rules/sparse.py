@@ -476,6 +476,30 @@ def _bcsr_dot_transpose(ct, data, indices, indptr, rhs, *, dimension_numbers, lh
     return out
 
 
+def _bcsr_fromdense_jvp(primals, tangents, **params):
+    (mat,), (md,) = primals, tangents
+    data, indices, indptr = S.bcsr_fromdense(mat, **params)
+    dd = _zt(data) if isinstance(md, Zero) else S.bcsr_extract(indices, indptr, md)
+    return [data, indices, indptr], [dd, _zt(indices), _zt(indptr)]
+
+
+def _coo_fromdense_jvp(primals, tangents, **params):
+    (mat,), (md,) = primals, tangents
+    data, row, col = S.coo_fromdense(mat, **params)
+    dd = _zt(data) if isinstance(md, Zero) else _coo_sample(md, row, col)
+    return [data, row, col], [dd, _zt(row), _zt(col)]
+
+
+def _csr_fromdense_jvp(primals, tangents, **params):
+    (mat,), (md,) = primals, tangents
+    data, indices, indptr = S.csr_fromdense(mat, **params)
+    dd = _zt(data) if isinstance(md, Zero) else S.bcsr_extract(indices, indptr, md)
+    return [data, indices, indptr], [dd, _zt(indices), _zt(indptr)]
+
+
+jvp_rules[P.bcsr_fromdense_p] = _bcsr_fromdense_jvp
+jvp_rules[P.coo_fromdense_p] = _coo_fromdense_jvp
+jvp_rules[P.csr_fromdense_p] = _csr_fromdense_jvp
 jvp_rules[P.bcsr_extract_p] = _bcsr_extract_jvp
 transpose_rules[P.bcsr_extract_p] = _bcsr_extract_transpose
 transpose_rules[P.bcsr_todense_p] = _bcsr_todense_transpose
