@@ -81,17 +81,27 @@ from .bcoo import (
                    bcoo_transpose_p,
                    bcoo_update_layout,
 )
+from .bcoo_shape_ops import (
+                   bcoo_broadcast_in_dim,
+                   bcoo_concatenate,
+                   bcoo_dynamic_slice,
+                   bcoo_reshape,
+                   bcoo_slice,
+)
 from .formats import (
                    BCSR,
                    COO,
                    CSC,
                    CSR,
+                   bcsr_broadcast_in_dim,
+                   bcsr_concatenate,
                    bcsr_dot_general,
                    bcsr_dot_general_p,
                    bcsr_extract,
                    bcsr_extract_p,
                    bcsr_fromdense,
                    bcsr_fromdense_p,
+                   bcsr_sum_duplicates,
                    bcsr_todense,
                    bcsr_todense_p,
                    coo_fromdense,
@@ -130,4 +140,6 @@ __all__ = [
     "coo_fromdense_p", "coo_matmat", "coo_matmat_p", "coo_matvec", "coo_matvec_p",
     "coo_todense", "coo_todense_p", "csr_fromdense", "csr_fromdense_p", "csr_matmat",
     "csr_matmat_p", "csr_matvec", "csr_matvec_p", "csr_todense", "csr_todense_p",
+    "bcoo_broadcast_in_dim", "bcoo_concatenate", "bcoo_dynamic_slice", "bcoo_reshape",
+    "bcoo_slice", "bcsr_broadcast_in_dim", "bcsr_concatenate", "bcsr_sum_duplicates",
 ]

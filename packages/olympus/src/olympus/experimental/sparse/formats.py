@@ -28,11 +28,13 @@ from olympus_ir.prims.sparse import (
 from olympus_trace.lax_ops import sparse as S
 
 from ._base import OLYMPUSSparse
-from .bcoo import _count_nonzero_rows, _promote
+from .bcoo import BCOO, _count_nonzero_rows, _promote, bcoo_sum_duplicates
+from .bcoo_shape_ops import bcoo_broadcast_in_dim, bcoo_concatenate
 
 __all__ = [
     "BCSR", "COO", "CSR", "CSC", "bcsr_todense", "bcsr_fromdense", "bcsr_extract",
-    "bcsr_dot_general", "coo_todense", "coo_fromdense", "coo_matvec", "coo_matmat",
+    "bcsr_dot_general", "bcsr_sum_duplicates", "bcsr_concatenate", "bcsr_broadcast_in_dim",
+    "coo_todense", "coo_fromdense", "coo_matvec", "coo_matmat",
     "csr_todense", "csr_fromdense", "csr_matvec", "csr_matmat",
     "bcsr_todense_p", "bcsr_fromdense_p", "bcsr_extract_p", "bcsr_dot_general_p",
     "coo_todense_p", "coo_fromdense_p", "coo_matvec_p", "coo_matmat_p", "csr_todense_p",
@@ -85,6 +87,39 @@ def bcsr_dot_general(lhs, rhs, *, dimension_numbers, precision=None,
     return S.bcsr_dot_general(ld, lhs.indices, lhs.indptr, r,
                               dimension_numbers=dimension_numbers, lhs_spinfo=lhs._info,
                               preferred_element_type=preferred_element_type)
+
+
+def _bcsr_rows(indptr, nse):
+    """The row of each stored element (the count of row ends at or before it)."""
+    ends = indptr[..., 1:]
+    k = jnp.arange(nse, dtype=indptr.dtype)
+    return jnp.sum(ends[..., None, :] <= k[:, None], axis=-1).astype(indptr.dtype)
+
+
+def _bcoo_to_bcsr_buffers(indices, n_rows):
+    rows, cols = indices[..., 0], indices[..., 1]
+    counts = jnp.sum(rows[..., None, :] < jnp.arange(n_rows + 1, dtype=rows.dtype)[:, None],
+                     axis=-1)
+    return cols, counts.astype(indices.dtype)
+
+
+def bcsr_sum_duplicates(mat, nse=None):
+    """Sum a BCSR array's elements stored at the same position (see
+    `bcoo_sum_duplicates`); a BCSR array."""
+    return BCSR.from_bcoo(bcoo_sum_duplicates(mat.to_bcoo(), nse=nse))
+
+
+def bcsr_concatenate(operands, *, dimension):
+    """``lax.concatenate`` of BCSR arrays along a batch or sparse dimension."""
+    return BCSR.from_bcoo(bcoo_concatenate([op.to_bcoo() for op in operands],
+                                           dimension=dimension))
+
+
+def bcsr_broadcast_in_dim(mat, *, shape, broadcast_dimensions, sharding=None):
+    """``lax.broadcast_in_dim`` of a BCSR array (new leading dimensions are batch
+    dimensions)."""
+    return BCSR.from_bcoo(bcoo_broadcast_in_dim(mat.to_bcoo(), shape=shape,
+                                                broadcast_dimensions=broadcast_dimensions))
 
 
 @register_pytree_node_class
@@ -150,6 +185,30 @@ class BCSR(OLYMPUSSparse):
     def todense(self):
         """The dense array."""
         return bcsr_todense(self)
+
+    def to_bcoo(self):
+        """The same array in BCOO format."""
+        nb = self.n_batch
+        rows = _bcsr_rows(self.indptr, self.nse)
+        cols = self.indices.astype(self.indptr.dtype)
+        indices = jnp.stack([jnp.broadcast_to(rows, cols.shape), cols], axis=nb + 1)
+        return BCOO((self.data, indices), shape=self.shape,
+                    indices_sorted=self.indices_sorted, unique_indices=self.unique_indices)
+
+    @classmethod
+    def from_bcoo(cls, arr):
+        """A BCSR array of a BCOO array with two sparse dimensions."""
+        if arr.n_sparse != 2:
+            raise NotImplementedError(f"BSCR.from_bcoo requires n_sparse=2; got "
+                                      f"arr.n_sparse={arr.n_sparse}")
+        if not arr.indices_sorted:
+            arr = arr.sort_indices()
+        nb = arr.n_batch
+        indices = jnp.broadcast_to(arr.indices, arr.shape[:nb] + arr.indices.shape[nb:])
+        data = jnp.broadcast_to(arr.data, arr.shape[:nb] + arr.data.shape[nb:])
+        cols, indptr = _bcoo_to_bcsr_buffers(indices, arr.shape[nb])
+        return cls((data, cols, indptr), shape=arr.shape, indices_sorted=True,
+                   unique_indices=arr.unique_indices)
 
     def transpose(self, axes=None):
         """Not supported for BCSR (as in JAX)."""
