@@ -8,11 +8,10 @@ dense one for products) and an equation without one is bound as traced.
 
 from __future__ import annotations
 
-import numpy as np
 
 import olympus
 import olympus.numpy as jnp
-from olympus import tree_util
+from olympus import lax, tree_util
 from olympus_ir import primitives as P
 from olympus_ir.core import Literal
 from olympus_trace.core import bind
@@ -24,15 +23,28 @@ from .bcoo import (
     bcoo_multiply_dense,
     bcoo_multiply_sparse,
     bcoo_reduce_sum,
+    bcoo_rev,
+    bcoo_squeeze,
     bcoo_transpose,
+)
+from .bcoo_shape_ops import (
+    bcoo_broadcast_in_dim,
+    bcoo_concatenate,
+    bcoo_dynamic_slice,
+    bcoo_reshape,
+    bcoo_slice,
 )
 
 __all__ = ["sparsify", "sparse_rules"]
 
 #: Unary primitives with f(0) == 0: applied to the stored elements.
 _ZERO_PRESERVING = ("neg", "sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh",
-                    "abs", "sign", "sqrt", "expm1", "log1p", "floor", "ceil", "round", "imag",
-                    "real", "conj", "erf", "copy", "stop_gradient")
+                    "abs", "sign", "sqrt", "square", "expm1", "log1p", "bessel_i1e", "imag",
+                    "real", "conj", "copy", "stop_gradient")
+#: Primitives whose result on a sparse array would be dense (JAX's list): refused with a
+#: pointer to `todense`.
+_DENSIFYING = ("acos", "acosh", "bessel_i0e", "cos", "cosh", "eq", "exp", "ge", "gt", "le",
+               "lt", "log", "ne", "xor")
 
 
 def _unary(name):
@@ -53,7 +65,9 @@ def _mul(spenv, a, b):
 
 def _div(spenv, a, b):
     if isinstance(b, BCOO):
-        raise NotImplementedError("sparse division by a sparse array")
+        raise NotImplementedError("Division by a sparse array is not implemented because it "
+                                  "would result in dense output. If this is your intent, use "
+                                  "sparse.todense() to convert your arguments to dense matrices.")
     return bcoo_multiply_dense(a, 1 / jnp.asarray(b))
 
 
@@ -77,7 +91,10 @@ def _convert(spenv, x, *, new_dtype, **_):
 
 def _integer_pow(spenv, x, *, y):
     if y <= 0:
-        raise NotImplementedError(f"sparse rule for integer_pow with y={y}")
+        raise NotImplementedError(f"sparse rule for integer_pow with non-positive exponent {y} "
+                                  "is not implemented because it would result in dense output. "
+                                  "If this is your intent, use sparse.todense() to convert your "
+                                  "arguments to dense matrices.")
     return BCOO((x.data ** y, x.indices), shape=x.shape, indices_sorted=x.indices_sorted,
                 unique_indices=x.unique_indices)
 
@@ -103,11 +120,99 @@ def _sub(spenv, a, b):
     return _add(spenv, a, -b if isinstance(b, BCOO) else b)
 
 
+def _as_bcoo(x):
+    if not isinstance(x, BCOO):
+        raise NotImplementedError("sparsify: this operation needs all its operands sparse "
+                                  f"or all dense; got a {type(x).__name__}")
+    return x
+
+
+def _slice(spenv, x, *, start_indices, limit_indices, strides=None):
+    return bcoo_slice(x, start_indices=start_indices, limit_indices=limit_indices,
+                      strides=strides)
+
+
+def _dynamic_slice(spenv, x, *starts, slice_sizes):
+    return bcoo_dynamic_slice(x, starts, slice_sizes)
+
+
+def _concatenate(spenv, *xs, dimension):
+    return bcoo_concatenate([_as_bcoo(x) for x in xs], dimension=dimension)
+
+
+def _reshape(spenv, x, *, new_sizes, dimensions=None, **_):
+    return bcoo_reshape(x, new_sizes=new_sizes, dimensions=dimensions)
+
+
+def _squeeze(spenv, x, *, dimensions):
+    return bcoo_squeeze(x, dimensions=dimensions)
+
+
+def _expand_dims(spenv, x, *, dimensions):
+    shape = list(x.shape)
+    for d in sorted(dimensions):
+        shape.insert(d, 1)
+    kept = [i for i in range(len(shape)) if i not in set(dimensions)]
+    return bcoo_broadcast_in_dim(x, shape=tuple(shape), broadcast_dimensions=tuple(kept))
+
+
+def _broadcast_in_dim(spenv, x, *, shape, broadcast_dimensions, **_):
+    return bcoo_broadcast_in_dim(x, shape=shape, broadcast_dimensions=broadcast_dimensions)
+
+
+def _rev(spenv, x, *, dimensions):
+    return bcoo_rev(x, dimensions)
+
+
+def _inline(sub, ins):
+    return _eval(sub.olympuspr, sub.consts, ins)
+
+
+def _while(spenv, *ops, cond_olympuspr, body_olympuspr, cond_nconsts, body_nconsts):
+    cc, bc = ops[:cond_nconsts], ops[cond_nconsts:cond_nconsts + body_nconsts]
+    init = tuple(ops[cond_nconsts + body_nconsts:])
+
+    def cond_fun(carry):
+        return _inline(cond_olympuspr, [*cc, *carry])[0]
+
+    def body_fun(carry):
+        return tuple(_inline(body_olympuspr, [*bc, *carry]))
+
+    return list(lax.while_loop(cond_fun, body_fun, init))
+
+
+def _cond(spenv, index, *ops, branches, **_):
+    fns = [lambda *a, b=b: tuple(_inline(b, list(a))) for b in branches]
+    return list(lax.switch(index, fns, *ops))
+
+
+def _scan(spenv, *ops, olympuspr, length, reverse, num_consts, num_carry, unroll=1, **_):
+    consts, init = ops[:num_consts], tuple(ops[num_consts:num_consts + num_carry])
+    xs = tuple(ops[num_consts + num_carry:])
+    if any(_is_sparse(x) for x in xs):
+        raise NotImplementedError("sparsify: scanning over a sparse array")
+
+    def f(carry, x):
+        out = _inline(olympuspr, [*consts, *carry, *x])
+        return tuple(out[:num_carry]), tuple(out[num_carry:])
+
+    carry, ys = lax.scan(f, init, xs, length=length, reverse=reverse, unroll=unroll)
+    return [*carry, *ys]
+
+
+def _call(spenv, *ops, call_olympuspr, **_):
+    return _inline(call_olympuspr, list(ops))
+
+
 #: primitive name -> rule(spenv, *operands, **params) for equations with a sparse input.
 sparse_rules = {
     "mul": _mul, "div": _div, "dot_general": _dot_general, "reduce_sum": _reduce_sum,
     "transpose": _transpose, "convert_element_type": _convert, "integer_pow": _integer_pow,
-    "add": _add, "add_any": _add, "sub": _sub,
+    "add": _add, "add_any": _add, "sub": _sub, "slice": _slice,
+    "dynamic_slice": _dynamic_slice, "concatenate": _concatenate, "reshape": _reshape,
+    "squeeze": _squeeze, "expand_dims": _expand_dims, "broadcast_in_dim": _broadcast_in_dim,
+    "rev": _rev, "while": _while, "cond": _cond, "scan": _scan, "custom_jvp_call": _call,
+    "custom_vjp_call": _call, "checkpoint": _call,
 }
 for _name in _ZERO_PRESERVING:
     if f"{_name}_p" in P.__dict__:
@@ -134,6 +239,11 @@ def _eval(olympuspr, consts, args):
             else:
                 rule = sparse_rules.get(name)
                 if rule is None:
+                    if name in _DENSIFYING:
+                        raise NotImplementedError(
+                            f"sparse rule for {name} is not implemented because it would "
+                            "result in dense output. If this is your intent, use "
+                            "sparse.todense() to convert your arguments to dense matrices.")
                     raise NotImplementedError(f"sparse rule for {name} is not implemented.")
                 out = rule(None, *ins, **eqn.params)
                 outs = out if eqn.primitive.multiple_results else [out]
@@ -176,16 +286,9 @@ def sparsify(f, use_tracer=False):
             return f(*a, **k)
 
         closed, out_shape = olympus.make_olympuspr(dense_fn, return_shape=True)(*shapes)
-        dyn = [x for x in flat]
-        outs = _eval(closed.olympuspr, closed.consts, _invars_args(closed, dyn))
+        args = [x if _is_sparse(x) else jnp.asarray(x) for x in flat]
+        outs = _eval(closed.olympuspr, closed.consts, args)
         out_tree = tree_util.tree_structure(out_shape)
         return tree_util.tree_unflatten(out_tree, outs)
 
     return wrapped
-
-
-def _invars_args(closed, flat):
-    """The arguments for the olympuspr's invars (array leaves, in order)."""
-    return [x if _is_sparse(x) else jnp.asarray(x) for x in flat
-            if _is_sparse(x) or isinstance(x, (np.ndarray, np.generic, float, int, complex,
-                                               bool)) or hasattr(x, "shape")]
