@@ -8,7 +8,6 @@ dense one for products) and an equation without one is bound as traced.
 
 from __future__ import annotations
 
-
 import olympus
 import olympus.numpy as jnp
 from olympus import lax, tree_util
