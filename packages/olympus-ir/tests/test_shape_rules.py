@@ -527,7 +527,36 @@ def _ids(cases):
 _SP34 = P.SparseInfo((3, 4))
 _SPB = P.SparseInfo((2, 3, 4))
 _DN1 = (((1,), (0,)), ((), ()))
+class _LeafTree:
+    """A treedef stand-in for a plain array (`todense` reads ``num_leaves``/``unflatten``)."""
+
+    num_leaves = 1
+
+    def unflatten(self, leaves):
+        return list(leaves)[0]
+
+
+class BCOO:
+    """What `todense_format` reads of a BCOO pytree node."""
+
+    def __init__(self, data, indices, shape):
+        self.data, self.indices, self.shape = data, indices, shape
+        self.indices_sorted = self.unique_indices = False
+
+
+class _BCOOTree:
+    num_leaves = 2
+
+    def __init__(self, shape):
+        self.shape = shape
+
+    def unflatten(self, leaves):
+        return BCOO(*leaves, self.shape)
+
+
 HAPPY += [
+    ("todense", "f32[3]", dict(tree=_LeafTree()), "f32[3]"),
+    ("todense", "f32[5] i32[5,2]", dict(tree=_BCOOTree((3, 4))), "f32[3,4]"),
     ("bcoo_todense", "f32[5] i32[5,2]", dict(spinfo=_SP34), "f32[3,4]"),
     ("bcoo_todense", "f32[1,5] i32[2,5,2]", dict(spinfo=_SPB), "f32[2,3,4]"),
     ("bcoo_fromdense", "f32[2,3,4]", dict(nse=5, n_batch=1, n_dense=1, index_dtype=i32),
@@ -843,6 +872,7 @@ VALUE_ERRORS = [
 ]
 
 VALUE_ERRORS += [
+    ("todense", "f32[4] i32[5,2]", dict(tree=_BCOOTree((3, 4))), "Invalid data.shape"),
     ("bcoo_todense", "f32[4] i32[5,2]", dict(spinfo=_SP34), "Invalid data.shape"),
     ("bcoo_fromdense", "f32[3,4]", dict(nse=None, n_batch=0, n_dense=0, index_dtype=i32),
      "nse must be specified"),

@@ -312,6 +312,22 @@ def _cases():
     return cases
 
 
+class BCOO:
+    """What the `todense` lowering reads of a BCOO pytree node (the class itself lives in
+    the olympus package, above this one)."""
+
+    def __init__(self, data, indices):
+        self.data, self.indices, self.shape = data, indices, (3, 4)
+        self.indices_sorted = self.unique_indices = True
+
+
+class _BCOOTree:
+    num_leaves = 2
+
+    def unflatten(self, leaves):
+        return BCOO(*leaves)
+
+
 def _sparse_cases():
     """The sparse family lowers to dense compositions: scatter-adds write stored elements,
     gathers read them, a sort finds the nonzeros."""
@@ -324,6 +340,7 @@ def _sparse_cases():
     dot = dict(dimension_numbers=dn, lhs_spinfo=sp, preferred_element_type=None)
     scatter, gather, sort = "stablehlo.scatter", "stablehlo.gather", "stablehlo.sort"
     return {
+        "todense": (_single(P.todense_p, [d5, i52], tree=_BCOOTree()), [scatter]),
         "bcoo_todense": (_single(P.bcoo_todense_p, [d5, i52], spinfo=sp), [scatter]),
         "bcoo_fromdense": (_single(P.bcoo_fromdense_p, [m34], nse=5, n_batch=0, n_dense=0,
                                    index_dtype=I32), [sort, gather]),

@@ -142,3 +142,12 @@ def test_coo_and_csr():
     B = rng.standard_normal((4, 2)).astype(np.float32)
     _, (out,) = run_one(P.csr_matmat_p, d, i, p, B, shape=(3, 4), transpose=False)
     assert_close(out, M @ B, rtol=1e-5)
+
+
+def test_todense_of_a_pytree_of_buffers():
+    """`todense` reads the format from the treedef (here a BCOO stand-in) and lowers as
+    that format's todense."""
+    from test_coverage import _BCOOTree
+
+    _, (out,) = run_one(P.todense_p, DATA[:4], IDX[:4], tree=_BCOOTree())
+    assert_close(out, M)

@@ -289,7 +289,7 @@ def test_empty_eye():
     assert repr(e) == "BCOO(float32[2, 3], nse=0)"
     np.testing.assert_array_equal(e.todense(), np.zeros((2, 3)))
     np.testing.assert_array_equal(sparse.todense(sparse.eye(2)), np.eye(2))
-    assert sparse.todense(M) is M
+    np.testing.assert_array_equal(sparse.todense(M), M)
 
 
 def test_random_bcoo():

@@ -120,3 +120,26 @@ def test_coo_is_not_batchable():
     C = sparse.COO.fromdense(M)
     with pytest.raises(NotImplementedError, match="coo_matvec"):
         olympus.vmap(lambda v: C @ v)(jnp.ones((2, 4)))
+
+
+@pytest.mark.parametrize("fmt", ["BCOO", "BCSR", "COO", "CSR", "CSC"])
+def test_todense_p_every_format(fmt):
+    """`sparse.todense` binds one `todense` equation for any format; it is linear in the
+    data buffer (its gradient reads the cotangent at the stored positions)."""
+    cls = getattr(sparse, fmt)
+    A = cls.fromdense(M)
+    np.testing.assert_array_equal(sparse.todense(A), M)
+    np.testing.assert_array_equal(olympus.jit(sparse.todense)(A), M)
+    text = str(olympus.make_olympuspr(sparse.todense)(A))
+    assert "= todense[" in text and f"CustomNode({fmt}[" in text
+    leaves, tree = olympus.tree_util.tree_flatten(A)
+    w = jnp.arange(12.).reshape(3, 4)
+
+    def f(d):
+        return jnp.sum(sparse.todense(olympus.tree_util.tree_unflatten(tree, [d, *leaves[1:]])) * w)
+
+    g = olympus.grad(f)(A.data)
+    dense_positions = np.asarray(sparse.todense(
+        olympus.tree_util.tree_unflatten(tree, [jnp.arange(1., A.nse + 1), *leaves[1:]])))
+    expect = [float(np.asarray(w)[dense_positions == k + 1][0]) for k in range(A.nse)]
+    np.testing.assert_allclose(g, expect)

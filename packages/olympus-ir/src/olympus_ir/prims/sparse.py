@@ -29,7 +29,7 @@ __all__ = [
     "bcsr_todense_p", "bcsr_fromdense_p", "bcsr_extract_p", "bcsr_dot_general_p",
     "coo_todense_p", "coo_fromdense_p", "coo_matvec_p", "coo_matmat_p",
     "csr_todense_p", "csr_fromdense_p", "csr_matvec_p", "csr_matmat_p",
-    "bcoo_layout", "SPARSE_PRIMITIVES",
+    "todense_p", "todense_format", "bcoo_layout", "SPARSE_PRIMITIVES",
 ]
 
 
@@ -450,10 +450,49 @@ def _csr_matprod(name, ndim):
 csr_matvec_p = _csr_matprod("csr_matvec", 1)
 csr_matmat_p = _csr_matprod("csr_matmat", 2)
 
+# --- todense of any format (a pytree of buffers) ---------------------------------------------
+
+todense_p = new_primitive("todense")
+
+
+def todense_format(tree):
+    """Which format the pytree `tree` describes, as (class name, the params of that
+    format's own todense primitive); ``(None, {})`` for a plain array. The classes live in
+    `olympus.experimental.sparse`; their pytree nodes are read by attribute, so the layers
+    below need not import them."""
+    obj = tree.unflatten(list(range(tree.num_leaves)))
+    if isinstance(obj, int):
+        return None, {}
+    name = type(obj).__name__
+    shape = tuple(obj.shape)
+    if name in ("BCOO", "BCSR"):
+        return name, dict(spinfo=SparseInfo(shape, obj.indices_sorted, obj.unique_indices))
+    if name == "COO":
+        return name, dict(spinfo=COOInfo(shape, obj._rows_sorted, obj._cols_sorted))
+    if name in ("CSR", "CSC"):
+        return name, dict(shape=shape)
+    raise NotImplementedError(f"todense for {type(obj)}")
+
+
+@def_shape_rule(todense_p)
+def _todense_rule(*bufs, tree):
+    name, params = todense_format(tree)
+    if name is None:
+        return bufs[0]
+    shape = tuple(params["spinfo"].shape if "spinfo" in params else params["shape"])
+    if name == "BCOO":
+        bcoo_layout(bufs[0], bufs[1], shape)
+    elif name == "BCSR":
+        _bcsr_layout(bufs[0], bufs[1], bufs[2], shape)
+    else:
+        _check_matrix_buffers(f"todense of a {name} matrix", *bufs, nse_of_b=name == "COO")
+    return ShapedArray(shape, bufs[0].dtype)
+
+
 SPARSE_PRIMITIVES = (
     bcoo_todense_p, bcoo_fromdense_p, bcoo_extract_p, bcoo_dot_general_p,
     bcoo_dot_general_sampled_p, bcoo_spdot_general_p, bcoo_sort_indices_p,
     bcoo_sum_duplicates_p, bcoo_transpose_p, bcsr_todense_p, bcsr_fromdense_p,
     bcsr_extract_p, bcsr_dot_general_p, coo_todense_p, coo_fromdense_p, coo_matvec_p,
-    coo_matmat_p, csr_todense_p, csr_fromdense_p, csr_matvec_p, csr_matmat_p,
+    coo_matmat_p, csr_todense_p, csr_fromdense_p, csr_matvec_p, csr_matmat_p, todense_p,
 )

@@ -27,6 +27,7 @@ from olympus_ir.prims.sparse import (
     bcoo_layout,
     dot_general_shape,
     spdot_general_layout,
+    todense_format,
     transpose_parts,
 )
 
@@ -680,3 +681,21 @@ def _csr_matprod_lowering(ctx, data, indices, indptr, v, *, shape, transpose):
 
 register_lowering(P.csr_matvec_p)(_csr_matprod_lowering)
 register_lowering(P.csr_matmat_p)(_csr_matprod_lowering)
+
+
+_TODENSE = {"BCOO": P.bcoo_todense_p, "BCSR": P.bcsr_todense_p, "COO": P.coo_todense_p,
+            "CSR": P.csr_todense_p}
+
+
+@register_lowering(P.todense_p)
+def _todense_lowering(ctx, *bufs, tree):
+    name, params = todense_format(tree)
+    if name is None:
+        return [bufs[0]]
+    if name == "CSC":
+        E = _Emitter(ctx)
+        d, i, p = (_V(v, a) for v, a in zip(bufs, ctx.avals_in))
+        shape = tuple(params["shape"])
+        dense_t = bcoo_todense(E, d, _bcsr_to_bcoo_indices(E, i, p), shape[::-1])
+        return [E.transpose(dense_t, (1, 0)).v]
+    return get_lowering_rule(_TODENSE[name])(ctx, *bufs, **params)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from olympus_ir import primitives as P
-from olympus_ir.prims.sparse import SparseInfo
+from olympus_ir.prims.sparse import SparseInfo, todense_format
 
 from .. import lax_ops as lax
 from ..ad import Zero, add_tangents, is_undefined_primal, jvp_rules, tangent_aval, transpose_rules
@@ -508,3 +508,37 @@ transpose_rules[P.coo_todense_p] = _coo_todense_transpose
 transpose_rules[P.csr_todense_p] = _csr_todense_transpose
 for _p in (P.coo_matvec_p, P.coo_matmat_p, P.csr_matvec_p, P.csr_matmat_p):
     transpose_rules[_p] = _matprod_transpose(_p)
+
+
+# --- todense of any format --------------------------------------------------------------------
+
+
+def _any_todense_jvp(primals, tangents, *, tree):
+    out = S.todense(*primals, tree=tree)
+    if isinstance(tangents[0], Zero):
+        return out, _zt(out)
+    return out, S.todense(tangents[0], *primals[1:], tree=tree)
+
+
+def _any_todense_transpose(ct, *bufs, tree):
+    name, _ = todense_format(tree)
+    _no_index_ct(*bufs[1:])
+    data = bufs[0]
+    rest = [None] * (len(bufs) - 1)
+    if isinstance(ct, Zero):
+        return [Zero(data.aval), *rest]
+    if name is None:
+        return [ct]
+    if name == "BCOO":
+        d = _unbroadcast_batch(S.bcoo_extract(bufs[1], ct, assume_unique=True), data.aval)
+    elif name == "COO":
+        d = _coo_sample(ct, bufs[1], bufs[2])
+    elif name == "CSC":
+        d = S.bcsr_extract(bufs[1], bufs[2], lax.transpose(ct, (1, 0)))
+    else:
+        d = S.bcsr_extract(bufs[1], bufs[2], ct)
+    return [d, *rest]
+
+
+jvp_rules[P.todense_p] = _any_todense_jvp
+transpose_rules[P.todense_p] = _any_todense_transpose

@@ -8,7 +8,7 @@ new leading batch-dimension pair of the product for the dense operand of a produ
 from __future__ import annotations
 
 from olympus_ir import primitives as P
-from olympus_ir.prims.sparse import SparseInfo
+from olympus_ir.prims.sparse import SparseInfo, todense_format
 
 from .. import lax_ops as lax
 from ..batching import batching_rules, moveaxis
@@ -145,3 +145,20 @@ batching_rules[P.bcsr_fromdense_p] = _bcsr_fromdense_rule
 batching_rules[P.bcsr_extract_p] = _bcsr_extract_rule
 batching_rules[P.bcsr_dot_general_p] = _bcsr_dot_rule
 
+
+
+_TODENSE = {"BCOO": P.bcoo_todense_p, "BCSR": P.bcsr_todense_p}
+
+
+def _any_todense_rule(axis_data, vals, dims, *, tree):
+    name, params = todense_format(tree)
+    if name is None:
+        return vals[0], dims[0]
+    prim = _TODENSE.get(name)
+    if prim is None:
+        raise NotImplementedError(f"Batching rule for 'todense' of a {name} array not "
+                                  "implemented (only BCOO and BCSR are batchable)")
+    return batching_rules[prim](axis_data, vals, dims, **params)
+
+
+batching_rules[P.todense_p] = _any_todense_rule

@@ -16,7 +16,7 @@ __all__ = [
     "bcoo_sum_duplicates", "bcoo_dot_general", "bcoo_dot_general_sampled",
     "bcoo_spdot_general", "bcsr_todense", "bcsr_fromdense", "bcsr_extract",
     "bcsr_dot_general", "coo_todense", "coo_fromdense", "coo_matvec", "coo_matmat",
-    "csr_todense", "csr_fromdense", "csr_matvec", "csr_matmat", "spinfo",
+    "csr_todense", "csr_fromdense", "csr_matvec", "csr_matmat", "spinfo", "todense",
 ]
 
 
@@ -156,3 +156,9 @@ def csr_matmat(data, indices, indptr, B, *, shape, transpose=False):
     """A CSR matrix (or its transpose) times a matrix."""
     return bind(P.csr_matmat_p, data, indices, indptr, B, shape=tuple(int(s) for s in shape),
                 transpose=bool(transpose))
+
+
+def todense(*bufs, tree):
+    """The dense array of a sparse object given as its pytree leaves and treedef (a plain
+    array, a one-leaf tree, is returned as it is)."""
+    return bind(P.todense_p, *bufs, tree=tree)

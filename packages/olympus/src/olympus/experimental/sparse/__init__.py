@@ -54,7 +54,7 @@ Array([17.635532,  5.158883, 17.09438 ,  7.591674], dtype=float32)
 
 from ._base import OLYMPUSSparse
 from .ad import grad, jacfwd, jacobian, jacrev, value_and_grad
-from .api import empty, eye, todense
+from .api import empty, eye, todense, todense_p
 from .bcoo import (
                    BCOO,
                    bcoo_dot_general,
@@ -126,7 +126,8 @@ from .transform import sparsify
 from .util import CuSparseEfficiencyWarning, SparseEfficiencyError, SparseEfficiencyWarning
 
 __all__ = [
-    "OLYMPUSSparse", "BCOO", "BCSR", "COO", "CSR", "CSC", "sparsify", "todense", "empty",
+    "OLYMPUSSparse", "BCOO", "BCSR", "COO", "CSR", "CSC", "sparsify", "todense", "todense_p",
+    "empty",
     "eye", "random_bcoo", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
     "SparseEfficiencyError", "SparseEfficiencyWarning", "CuSparseEfficiencyWarning",
     "bcoo_dot_general", "bcoo_dot_general_p", "bcoo_dot_general_sampled",

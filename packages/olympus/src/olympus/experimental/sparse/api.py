@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from olympus import tree_util
+from olympus_ir.prims.sparse import todense_p
+from olympus_trace.lax_ops import sparse as S
+
 from .bcoo import BCOO
 from .formats import BCSR
 
-__all__ = ["todense", "empty", "eye"]
+__all__ = ["todense", "todense_p", "empty", "eye"]
 
 
 def todense(arr):
-    """The dense array of a sparse array (a dense argument is returned as is)."""
-    from ._base import OLYMPUSSparse
-    return arr.todense() if isinstance(arr, OLYMPUSSparse) else arr
+    """The dense array of a sparse array (a dense argument is returned as an array), as
+    one `todense_p` equation over the array's buffers."""
+    bufs, tree = tree_util.tree_flatten(arr)
+    return S.todense(*bufs, tree=tree)
 
 
 def empty(shape, dtype=None, index_dtype="int32", sparse_format="bcoo", **kwds):

@@ -212,6 +212,7 @@ sparse_rules = {
     "squeeze": _squeeze, "expand_dims": _expand_dims, "broadcast_in_dim": _broadcast_in_dim,
     "rev": _rev, "while": _while, "cond": _cond, "scan": _scan, "custom_jvp_call": _call,
     "custom_vjp_call": _call, "checkpoint": _call,
+    "todense": lambda spenv, *bufs, tree: bufs[0].todense() if _is_sparse(bufs[0]) else bufs[0],
 }
 for _name in _ZERO_PRESERVING:
     if f"{_name}_p" in P.__dict__:
