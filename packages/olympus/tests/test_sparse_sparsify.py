@@ -147,3 +147,38 @@ def test_shape_op_errors():
         sparse.bcoo_slice(M, start_indices=(0, 0), limit_indices=(1, 1))
     with pytest.raises(NotImplementedError, match="dense dimensions"):
         sparse.bcoo_concatenate([sparse.BCOO.fromdense(M, n_dense=1)] * 2, dimension=1)
+
+
+def test_gather_and_indexing():
+    """Recorded from JAX 0.10.2: reprs (nse, layout) of gathers and of BCOO indexing."""
+    A3 = sparse.BCOO.fromdense(X)
+    dn = lax.GatherDimensionNumbers(offset_dims=(1, 2), collapsed_slice_dims=(1,),
+                                    start_index_map=(1,))
+    g = sparse.bcoo_gather(A3, jnp.array([[1], [3], [4]]), dn, (2, 1, 6))
+    assert repr(g) == "BCOO(float32[3, 2, 6], nse=12, n_batch=1)"
+    np.testing.assert_array_equal(g.todense(), X[:, [1, 3, 4], :].transpose(1, 0, 2))
+    f = sparse.sparsify(lambda m: m[:, jnp.array([0, 2])])
+    assert repr(f(A3)) == "BCOO(float32[2, 2, 6], nse=24)"
+    np.testing.assert_array_equal(f(A3).todense(), X[:, [0, 2]])
+    A = sparse.BCOO.fromdense(M)
+    assert repr(A[1]) == "BCOO(float32[4], nse=4)"
+    np.testing.assert_array_equal(A[1].todense(), M[1])
+    assert repr(A[:, 1:3]) == "BCOO(float32[3, 2], nse=4)"
+    assert repr(A[jnp.array([0, 2])]) == "BCOO(float32[2, 4], nse=4, n_batch=1)"
+    np.testing.assert_array_equal(A[jnp.array([0, 2])].todense(), M[[0, 2]])
+    assert repr(A[1, 0]) == "BCOO(float32[], nse=1)"
+
+
+def test_operators():
+    """Recorded from JAX 0.10.2: results and messages of BCOO's arithmetic operators."""
+    A = sparse.BCOO.fromdense(M)
+    assert repr(abs(A)) == "BCOO(float32[3, 4], nse=4)"
+    np.testing.assert_array_equal((A / 2).todense(), M / 2)
+    assert repr(A + A) == "BCOO(float32[3, 4], nse=8)"
+    np.testing.assert_array_equal((A - A).todense(), np.zeros((3, 4)))
+    np.testing.assert_array_equal(A + M, 2 * M)       # dense operand of full shape: dense
+    np.testing.assert_array_equal(jnp.asarray(M) + A, 2 * M)
+    with pytest.raises(NotImplementedError, match="Subtraction between sparse and dense"):
+        A - M
+    with pytest.raises(NotImplementedError, match="output shape is larger than Y.shape"):
+        A + 1.

@@ -85,6 +85,7 @@ from .bcoo_shape_ops import (
                    bcoo_broadcast_in_dim,
                    bcoo_concatenate,
                    bcoo_dynamic_slice,
+                   bcoo_gather,
                    bcoo_reshape,
                    bcoo_slice,
 )
@@ -141,6 +142,7 @@ __all__ = [
     "coo_fromdense_p", "coo_matmat", "coo_matmat_p", "coo_matvec", "coo_matvec_p",
     "coo_todense", "coo_todense_p", "csr_fromdense", "csr_fromdense_p", "csr_matmat",
     "csr_matmat_p", "csr_matvec", "csr_matvec_p", "csr_todense", "csr_todense_p",
-    "bcoo_broadcast_in_dim", "bcoo_concatenate", "bcoo_dynamic_slice", "bcoo_reshape",
-    "bcoo_slice", "bcsr_broadcast_in_dim", "bcsr_concatenate", "bcsr_sum_duplicates",
+    "bcoo_broadcast_in_dim", "bcoo_concatenate", "bcoo_dynamic_slice", "bcoo_gather",
+    "bcoo_reshape",
+    "bcoo_slice", "bcoo_gather", "bcsr_broadcast_in_dim", "bcsr_concatenate", "bcsr_sum_duplicates",
 ]

@@ -16,7 +16,7 @@ from olympus import lax
 from .bcoo import BCOO, bcoo_sum_duplicates
 
 __all__ = ["bcoo_slice", "bcoo_dynamic_slice", "bcoo_reshape", "bcoo_broadcast_in_dim",
-           "bcoo_concatenate"]
+           "bcoo_concatenate", "bcoo_gather"]
 
 
 def _split(seq, n_batch, n_sparse):
@@ -296,3 +296,68 @@ def _pad_nse(mat, nse):
                             mat.indices.shape[:nb] + (nse - mat.nse, mat.n_sparse))
     indices = jnp.concatenate([mat.indices, fill], axis=nb)
     return BCOO((data, indices), shape=mat.shape)
+
+
+def bcoo_gather(operand, start_indices, dimension_numbers, slice_sizes, *,
+                unique_indices=False, indices_are_sorted=False, mode=None, fill_value=None):
+    """``lax.gather`` of a BCOO array: one dynamic slice per start index, stacked along
+    new leading batch dimensions (only ``mode=PROMISE_IN_BOUNDS``, as in JAX).
+
+    Args:
+      operand: a BCOO array.
+      start_indices: integer array, the index vector along its last axis.
+      dimension_numbers: a ``GatherDimensionNumbers``.
+      slice_sizes: the slice size per operand dimension.
+      unique_indices, indices_are_sorted, fill_value: accepted for lax's signature.
+      mode: None or ``PROMISE_IN_BOUNDS``.
+    """
+    import olympus
+    from olympus.lax import GatherScatterMode
+
+    _check_bcoo(operand, "bcoo_gather")
+    parsed = GatherScatterMode.from_any(mode if mode is not None else "promise_in_bounds")
+    if parsed != GatherScatterMode.PROMISE_IN_BOUNDS:
+        raise NotImplementedError(f"bcoo_gather: mode={mode!r} not yet supported.")
+    start_indices = jnp.asarray(start_indices)
+    slice_sizes = tuple(operator.index(s) for s in slice_sizes)
+    out = olympus.eval_shape(
+        lambda x, i: lax.gather(x, i, dimension_numbers, slice_sizes,
+                                mode=GatherScatterMode.PROMISE_IN_BOUNDS),
+        olympus.ShapeDtypeStruct(operand.shape, operand.dtype), start_indices)
+    offset_dims = tuple(dimension_numbers.offset_dims)
+    collapsed = tuple(dimension_numbers.collapsed_slice_dims)
+    start_map = tuple(dimension_numbers.start_index_map)
+    full_sizes = list(operand.shape)
+    for j in start_map:
+        full_sizes[j] = slice_sizes[j]
+    batch_shape = start_indices.shape[:-1]
+    n = math.prod(batch_shape)
+    flat = start_indices.reshape((n, start_indices.shape[-1]))
+
+    def buffers(idx):
+        starts = [jnp.zeros((), idx.dtype)] * operand.ndim
+        for i, j in enumerate(start_map):
+            starts[j] = idx[i]
+        s = bcoo_dynamic_slice(operand, starts, full_sizes)
+        return s.data, s.indices
+
+    data, indices = olympus.vmap(buffers)(flat)
+    result = BCOO((data, indices), shape=(n, *full_sizes))
+    if collapsed:
+        from .bcoo import bcoo_squeeze
+        result = bcoo_squeeze(result, dimensions=tuple(d + 1 for d in collapsed))
+    result = bcoo_reshape(result, new_sizes=(*batch_shape, *result.shape[1:]))
+    if result.shape:
+        batch_dims = tuple(d for d in range(len(out.shape)) if d not in offset_dims)
+        perm = np.zeros(result.ndim, dtype=int)
+        perm[np.array(batch_dims + offset_dims, dtype=int)] = np.arange(result.ndim)
+        perm = tuple(int(p) for p in perm)
+        if set(perm[:len(batch_dims)]) != set(range(len(batch_dims))):
+            # The gather's batch dims interleave with the operand's: fold them into
+            # sparse dims first (as JAX does).
+            from .bcoo import bcoo_update_layout
+            result = bcoo_update_layout(result, n_batch=0)
+        if perm != tuple(range(result.ndim)):
+            from .bcoo import bcoo_transpose
+            result = bcoo_transpose(result, permutation=perm)
+    return result

@@ -8,6 +8,8 @@ dense one for products) and an equation without one is bound as traced.
 
 from __future__ import annotations
 
+import numpy as np
+
 import olympus
 import olympus.numpy as jnp
 from olympus import lax, tree_util
@@ -30,6 +32,7 @@ from .bcoo_shape_ops import (
     bcoo_broadcast_in_dim,
     bcoo_concatenate,
     bcoo_dynamic_slice,
+    bcoo_gather,
     bcoo_reshape,
     bcoo_slice,
 )
@@ -111,12 +114,22 @@ def _add(spenv, a, b):
         ib = jnp.broadcast_to(b.indices, bshape + b.indices.shape[nb:])
         return BCOO((jnp.concatenate([da, db], nb), jnp.concatenate([ia, ib], nb)),
                     shape=a.shape)
-    raise NotImplementedError("Addition between a sparse array and a dense array is not "
-                              "supported; densify the sparse operand first.")
+    x, y = (a, b) if isinstance(a, BCOO) else (b, a)
+    y = jnp.asarray(y)
+    if y.shape != tuple(np.broadcast_shapes(x.shape, y.shape)):
+        raise NotImplementedError(
+            "Addition between a sparse array X and a dense array Y is not implemented when "
+            "the output shape is larger than Y.shape. This is to prevent silent densification "
+            "of a large sparse array. If this is your intent, you can explicitly cast the "
+            "sparse array to a dense matrix.")
+    # As JAX: the dense operand has the full shape already, so the sum is dense.
+    return x.todense() + y
 
 
 def _sub(spenv, a, b):
-    return _add(spenv, a, -b if isinstance(b, BCOO) else b)
+    if not (isinstance(a, BCOO) and isinstance(b, BCOO)):
+        raise NotImplementedError("Subtraction between sparse and dense array.")
+    return _add(spenv, a, -b)
 
 
 def _as_bcoo(x):
@@ -161,6 +174,13 @@ def _broadcast_in_dim(spenv, x, *, shape, broadcast_dimensions, **_):
 
 def _rev(spenv, x, *, dimensions):
     return bcoo_rev(x, dimensions)
+
+
+def _gather(spenv, x, idx, *, dimension_numbers, slice_sizes, unique_indices=False,
+            indices_are_sorted=False, mode=None, fill_value=None):
+    if _is_sparse(idx):
+        raise NotImplementedError("sparsify: gather with sparse indices")
+    return bcoo_gather(x, idx, dimension_numbers, slice_sizes, mode=mode)
 
 
 def _inline(sub, ins):
@@ -210,7 +230,7 @@ sparse_rules = {
     "add": _add, "add_any": _add, "sub": _sub, "slice": _slice,
     "dynamic_slice": _dynamic_slice, "concatenate": _concatenate, "reshape": _reshape,
     "squeeze": _squeeze, "expand_dims": _expand_dims, "broadcast_in_dim": _broadcast_in_dim,
-    "rev": _rev, "while": _while, "cond": _cond, "scan": _scan, "custom_jvp_call": _call,
+    "rev": _rev, "gather": _gather, "while": _while, "cond": _cond, "scan": _scan, "custom_jvp_call": _call,
     "custom_vjp_call": _call, "checkpoint": _call,
     "todense": lambda spenv, *bufs, tree: bufs[0].todense() if _is_sparse(bufs[0]) else bufs[0],
 }
@@ -292,3 +312,23 @@ def sparsify(f, use_tracer=False):
         return tree_util.tree_unflatten(out_tree, outs)
 
     return wrapped
+
+
+def _swap(f):
+    return lambda x, y: f(y, x)
+
+
+def _bcoo_getitem(self, idx):
+    """NumPy indexing of a BCOO array (static or array indices), through `sparsify`."""
+    return sparsify(lambda x: x[idx])(self)
+
+
+# As JAX: BCOO's remaining operators are the sparsified jax.numpy functions.
+BCOO.__getitem__ = _bcoo_getitem
+BCOO.__abs__ = sparsify(jnp.abs)
+BCOO.__truediv__ = sparsify(jnp.divide)
+BCOO.__rtruediv__ = sparsify(_swap(jnp.divide))
+BCOO.__add__ = sparsify(jnp.add)
+BCOO.__radd__ = sparsify(_swap(jnp.add))
+BCOO.__sub__ = sparsify(jnp.subtract)
+BCOO.__rsub__ = sparsify(_swap(jnp.subtract))
