@@ -182,3 +182,31 @@ def test_operators():
         A - M
     with pytest.raises(NotImplementedError, match="output shape is larger than Y.shape"):
         A + 1.
+
+
+@pytest.mark.parametrize("padding", ["VALID", "SAME", [(1, 2)]])
+def test_conv_1d(padding):
+    """Values against the dense convolution; reprs recorded from JAX 0.10.2."""
+    x = jnp.array([[[0., 1., 0., 0., 2., 0., 3., 0.]]])
+    k = jnp.array([[[1., -1., 2.]]])
+    X = sparse.BCOO.fromdense(x)
+    r = sparse.bcoo_conv_general_dilated(X, k, window_strides=(1,), padding=padding)
+    size = {"VALID": 6, "SAME": 8}.get(padding if isinstance(padding, str) else "", 9)
+    assert repr(r) == f"BCOO(float32[1, 1, {size}], nse=9, n_batch=2)"
+    np.testing.assert_allclose(r.todense(), lax.conv_general_dilated(x, k, (1,), padding))
+    r2 = sparse.bcoo_conv_general_dilated(X, sparse.BCOO.fromdense(k), window_strides=(1,),
+                                          padding=padding)
+    np.testing.assert_allclose(r2.todense(), lax.conv_general_dilated(x, k, (1,), padding))
+    f = sparse.sparsify(lambda a, b: lax.conv_general_dilated(a, b, (1,), padding))
+    np.testing.assert_allclose(f(X, k).todense(), lax.conv_general_dilated(x, k, (1,), padding))
+    with pytest.raises(NotImplementedError, match="non-unit window_strides"):
+        sparse.bcoo_conv_general_dilated(X, k, window_strides=(2,), padding=padding)
+
+
+def test_update_layout_adds_unit_batch_dims():
+    """Recorded from JAX 0.10.2: size-1 batch dims keep nse."""
+    X = sparse.BCOO.fromdense(jnp.array([[[0., 1., 0., 0., 2., 0., 3., 0.]]]))
+    Y = X.update_layout(n_batch=2)
+    assert repr(Y) == "BCOO(float32[1, 1, 8], nse=3, n_batch=2)"
+    assert Y.indices.shape == (1, 1, 3, 1)
+    np.testing.assert_array_equal(Y.todense(), X.todense())

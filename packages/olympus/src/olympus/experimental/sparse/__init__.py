@@ -84,6 +84,7 @@ from .bcoo import (
 from .bcoo_shape_ops import (
                    bcoo_broadcast_in_dim,
                    bcoo_concatenate,
+                   bcoo_conv_general_dilated,
                    bcoo_dynamic_slice,
                    bcoo_gather,
                    bcoo_reshape,
@@ -144,5 +145,6 @@ __all__ = [
     "csr_matmat_p", "csr_matvec", "csr_matvec_p", "csr_todense", "csr_todense_p",
     "bcoo_broadcast_in_dim", "bcoo_concatenate", "bcoo_dynamic_slice", "bcoo_gather",
     "bcoo_reshape",
-    "bcoo_slice", "bcoo_gather", "bcsr_broadcast_in_dim", "bcsr_concatenate", "bcsr_sum_duplicates",
+    "bcoo_slice", "bcoo_gather", "bcoo_conv_general_dilated", "bcsr_broadcast_in_dim",
+    "bcsr_concatenate", "bcsr_sum_duplicates",
 ]

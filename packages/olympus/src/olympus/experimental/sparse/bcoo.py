@@ -384,6 +384,21 @@ def bcoo_update_layout(mat, *, n_batch=None, n_dense=None, on_inefficient="error
     if n_dense == mat.n_dense and n_batch < mat.n_batch:
         if n_batch == 0:
             return _batch_to_sparse(mat)
+    if (n_dense == mat.n_dense and n_batch > mat.n_batch
+            and all(s == 1 for s in mat.shape[mat.n_batch:n_batch])):
+        # New batch dims of size 1: the index columns of those dims leave the indices
+        # (elements stored out of bounds there stay padding through the others).
+        k = n_batch - mat.n_batch
+        nb = mat.n_batch
+        idx = mat.indices
+        oob = jnp.any(idx[..., :k] != 0, axis=-1, keepdims=True)
+        rest = idx[..., k:]
+        fill = jnp.array(mat.shape[n_batch:n_batch + mat.n_sparse - k], idx.dtype)
+        rest = jnp.where(oob, fill, rest)
+        bshape = mat.indices.shape[:nb]
+        indices = rest.reshape(bshape + (1,) * k + rest.shape[nb:])
+        data = mat.data.reshape(mat.data.shape[:nb] + (1,) * k + mat.data.shape[nb:])
+        return BCOO((data, indices), shape=mat.shape)
     grows = n_batch > mat.n_batch or n_dense > mat.n_dense
     new_sizes = [s for s in mat.shape[mat.n_batch:n_batch]] + \
         [s for s in mat.shape[mat.ndim - n_dense:mat.ndim - mat.n_dense]]

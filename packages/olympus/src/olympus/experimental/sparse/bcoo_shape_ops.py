@@ -16,7 +16,7 @@ from olympus import lax
 from .bcoo import BCOO, bcoo_sum_duplicates
 
 __all__ = ["bcoo_slice", "bcoo_dynamic_slice", "bcoo_reshape", "bcoo_broadcast_in_dim",
-           "bcoo_concatenate", "bcoo_gather"]
+           "bcoo_concatenate", "bcoo_gather", "bcoo_conv_general_dilated"]
 
 
 def _split(seq, n_batch, n_sparse):
@@ -361,3 +361,74 @@ def bcoo_gather(operand, start_indices, dimension_numbers, slice_sizes, *,
             from .bcoo import bcoo_transpose
             result = bcoo_transpose(result, permutation=perm)
     return result
+
+
+def _conv_1d_operand(mat, index_dtype):
+    """A (1, 1, n) operand as a 1-D BCOO array (a dense one stores every element)."""
+    if isinstance(mat, BCOO):
+        mat = mat.update_layout(n_batch=2, n_dense=0)
+        data, indices = mat.data[0, 0], mat.indices[0, 0]
+        data = jnp.where(indices[:, 0] < mat.shape[-1], data, jnp.zeros((), data.dtype))
+        return BCOO((data, indices), shape=mat.shape[2:])
+    data = jnp.asarray(mat)[0, 0]
+    indices = jnp.arange(data.shape[0], dtype=index_dtype)[:, None]
+    return BCOO((data, indices), shape=data.shape)
+
+
+def bcoo_conv_general_dilated(lhs, rhs, *, window_strides, padding, lhs_dilation=None,
+                              rhs_dilation=None, dimension_numbers=None,
+                              feature_group_count=1, batch_group_count=1, precision=None,
+                              preferred_element_type=None):
+    """``lax.conv_general_dilated`` with BCOO operands, for the case JAX supports: a 1-D
+    convolution of a (1, 1, n) input with a (1, 1, k) kernel, unit strides and dilations.
+
+    Every pair of stored input and kernel elements makes one stored output element.
+    """
+    import olympus
+
+    for x in (lhs, rhs):
+        if not isinstance(x, BCOO) and not hasattr(x, "shape"):
+            raise TypeError(f"bcoo_conv_general_dilated: input of type {type(x)} not "
+                            "recognized.")
+    out = olympus.eval_shape(
+        lambda a, b: lax.conv_general_dilated(
+            a, b, window_strides, padding, lhs_dilation=lhs_dilation,
+            rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers,
+            feature_group_count=feature_group_count, batch_group_count=batch_group_count,
+            precision=precision, preferred_element_type=preferred_element_type),
+        olympus.ShapeDtypeStruct(lhs.shape, lhs.dtype),
+        olympus.ShapeDtypeStruct(rhs.shape, rhs.dtype))
+    nsp = len(lhs.shape) - 2
+    if lhs_dilation is not None and tuple(lhs_dilation) != (1,) * nsp:
+        raise NotImplementedError("bcoo convolution with lhs_dilation.")
+    if rhs_dilation is not None and tuple(rhs_dilation) != (1,) * nsp:
+        raise NotImplementedError("bcoo convolution with lhs_dilation.")
+    if tuple(window_strides) != (1,) * nsp:
+        raise NotImplementedError("bcoo convolution with non-unit window_strides.")
+    if batch_group_count != 1 or feature_group_count != 1:
+        raise NotImplementedError("bcoo convolution with non-unit group counts.")
+    if tuple(lhs.shape[:2]) != (1, 1) or tuple(rhs.shape[:2]) != (1, 1) or nsp != 1:
+        raise NotImplementedError("bcoo convolution with leading dimensions other than (1, 1)")
+    k = rhs.shape[2]
+    if isinstance(padding, str):
+        if padding.upper() == "VALID":
+            pad = (0, 0)
+        else:
+            total = max(k - 1, 0)
+            pad = (total // 2, total - total // 2) if padding.upper() == "SAME" else \
+                (total - total // 2, total // 2)
+    else:
+        (pad,) = padding
+        pad = tuple(int(p) for p in pad)
+    index_dtype = lhs.indices.dtype if isinstance(lhs, BCOO) else \
+        (rhs.indices.dtype if isinstance(rhs, BCOO) else np.dtype(np.int32))
+    a, b = _conv_1d_operand(lhs, index_dtype), _conv_1d_operand(rhs, index_dtype)
+    dt = np.dtype(out.dtype)
+    data = (a.data.astype(dt)[:, None] * b.data.astype(dt)[None, :]).ravel()
+    offset = pad[0] - b.indices[:, 0]
+    idx = (a.indices[:, 0][:, None] + offset[None, :]).ravel()
+    neg = idx < 0
+    idx = jnp.where(neg, jnp.zeros((), idx.dtype), idx)
+    data = jnp.where(neg, jnp.zeros((), dt), data)
+    size = max(0, lhs.shape[2] + pad[0] + pad[1] - k + 1)
+    return BCOO((data[None, None], idx[None, None, :, None]), shape=(1, 1, size))

@@ -31,6 +31,7 @@ from .bcoo import (
 from .bcoo_shape_ops import (
     bcoo_broadcast_in_dim,
     bcoo_concatenate,
+    bcoo_conv_general_dilated,
     bcoo_dynamic_slice,
     bcoo_gather,
     bcoo_reshape,
@@ -183,6 +184,16 @@ def _gather(spenv, x, idx, *, dimension_numbers, slice_sizes, unique_indices=Fal
     return bcoo_gather(x, idx, dimension_numbers, slice_sizes, mode=mode)
 
 
+def _conv(spenv, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+          dimension_numbers, feature_group_count, batch_group_count, precision=None,
+          preferred_element_type=None, **_):
+    return bcoo_conv_general_dilated(
+        lhs, rhs, window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
+        rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers,
+        feature_group_count=feature_group_count, batch_group_count=batch_group_count,
+        precision=precision, preferred_element_type=preferred_element_type)
+
+
 def _inline(sub, ins):
     return _eval(sub.olympuspr, sub.consts, ins)
 
@@ -230,7 +241,7 @@ sparse_rules = {
     "add": _add, "add_any": _add, "sub": _sub, "slice": _slice,
     "dynamic_slice": _dynamic_slice, "concatenate": _concatenate, "reshape": _reshape,
     "squeeze": _squeeze, "expand_dims": _expand_dims, "broadcast_in_dim": _broadcast_in_dim,
-    "rev": _rev, "gather": _gather, "while": _while, "cond": _cond, "scan": _scan, "custom_jvp_call": _call,
+    "rev": _rev, "gather": _gather, "conv_general_dilated": _conv, "while": _while, "cond": _cond, "scan": _scan, "custom_jvp_call": _call,
     "custom_vjp_call": _call, "checkpoint": _call,
     "todense": lambda spenv, *bufs, tree: bufs[0].todense() if _is_sparse(bufs[0]) else bufs[0],
 }
