@@ -210,3 +210,33 @@ def test_update_layout_adds_unit_batch_dims():
     assert repr(Y) == "BCOO(float32[1, 1, 8], nse=3, n_batch=2)"
     assert Y.indices.shape == (1, 1, 3, 1)
     np.testing.assert_array_equal(Y.todense(), X.todense())
+
+
+def test_sparsify_with_tracer():
+    """``use_tracer=True``: the function sees `SparseTracer`s (recorded from JAX 0.10.2:
+    the type name and the results)."""
+    A = sparse.BCOO.fromdense(M)
+    y = jnp.array([3., 6., 5.])
+
+    def f(M, v):
+        return 2 * jnp.dot(jnp.log1p(M.T), v) + 1
+
+    np.testing.assert_allclose(sparse.sparsify(f, use_tracer=True)(A, y), f(M, y), rtol=1e-6)
+    assert repr(sparse.sparsify(lambda x: x * 2, use_tracer=True)(A)) == \
+        "BCOO(float32[3, 4], nse=4)"
+    s = sparse.sparsify(lambda x: x[1:, :3].sum(0), use_tracer=True)(A)
+    np.testing.assert_array_equal(s.todense(), M[1:, :3].sum(0))
+    np.testing.assert_allclose(sparse.sparsify(
+        lambda x, v: olympus.jit(lambda a, b: a @ b)(x, v), use_tracer=True)(A, jnp.ones(4)),
+        [3., 3., 4.])
+    np.testing.assert_allclose(
+        olympus.jit(sparse.sparsify(lambda x, v: x @ v, use_tracer=True))(A, jnp.ones(4)),
+        [3., 3., 4.])
+    seen = []
+
+    def g(x):
+        seen.append(type(x))
+        return x.sum()
+
+    assert float(sparse.sparsify(g, use_tracer=True)(A)) == 10.0
+    assert seen == [sparse.SparseTracer]

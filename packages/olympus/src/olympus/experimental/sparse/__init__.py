@@ -124,11 +124,11 @@ from .formats import (
                    csr_todense_p,
 )
 from .random import random_bcoo
-from .transform import sparsify
+from .transform import SparseTracer, sparsify
 from .util import CuSparseEfficiencyWarning, SparseEfficiencyError, SparseEfficiencyWarning
 
 __all__ = [
-    "OLYMPUSSparse", "BCOO", "BCSR", "COO", "CSR", "CSC", "sparsify", "todense", "todense_p",
+    "OLYMPUSSparse", "SparseTracer", "BCOO", "BCSR", "COO", "CSR", "CSC", "sparsify", "todense", "todense_p",
     "empty",
     "eye", "random_bcoo", "grad", "value_and_grad", "jacfwd", "jacrev", "jacobian",
     "SparseEfficiencyError", "SparseEfficiencyWarning", "CuSparseEfficiencyWarning",

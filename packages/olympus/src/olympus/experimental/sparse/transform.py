@@ -14,8 +14,9 @@ import olympus
 import olympus.numpy as jnp
 from olympus import lax, tree_util
 from olympus_ir import primitives as P
+from olympus_ir.avals import ShapedArray
 from olympus_ir.core import Literal
-from olympus_trace.core import bind
+from olympus_trace.core import Trace, Tracer, bind, current_trace, set_current_trace
 
 from ._base import OLYMPUSSparse
 from .bcoo import (
@@ -38,7 +39,7 @@ from .bcoo_shape_ops import (
     bcoo_slice,
 )
 
-__all__ = ["sparsify", "sparse_rules"]
+__all__ = ["sparsify", "sparse_rules", "SparseTracer"]
 
 #: Unary primitives with f(0) == 0: applied to the stored elements.
 _ZERO_PRESERVING = ("neg", "sin", "tan", "asin", "atan", "sinh", "tanh", "asinh", "atanh",
@@ -250,6 +251,25 @@ for _name in _ZERO_PRESERVING:
         sparse_rules.setdefault(_name, _unary(_name))
 
 
+def _apply(prim, ins, params):
+    """One primitive on operands some of which are sparse: its sparse rule (nested calls
+    are evaluated with the sparse values). Returns the list of results."""
+    name = prim.name
+    if name in ("jit", "pjit", "closed_call"):
+        sub = params.get("olympuspr") or params.get("call_olympuspr")
+        return _eval(sub.olympuspr, sub.consts, ins)
+    rule = sparse_rules.get(name)
+    if rule is None:
+        if name in _DENSIFYING:
+            raise NotImplementedError(
+                f"sparse rule for {name} is not implemented because it would "
+                "result in dense output. If this is your intent, use "
+                "sparse.todense() to convert your arguments to dense matrices.")
+        raise NotImplementedError(f"sparse rule for {name} is not implemented.")
+    out = rule(None, *ins, **params)
+    return out if prim.multiple_results else [out]
+
+
 def _eval(olympuspr, consts, args):
     env = {}
 
@@ -263,27 +283,70 @@ def _eval(olympuspr, consts, args):
     for eqn in olympuspr.eqns:
         ins = [read(v) for v in eqn.invars]
         if any(isinstance(x, OLYMPUSSparse) for x in ins):
-            name = eqn.primitive.name
-            if name in ("jit", "pjit", "closed_call"):
-                sub = eqn.params.get("olympuspr") or eqn.params.get("call_olympuspr")
-                outs = _eval(sub.olympuspr, sub.consts, ins)
-            else:
-                rule = sparse_rules.get(name)
-                if rule is None:
-                    if name in _DENSIFYING:
-                        raise NotImplementedError(
-                            f"sparse rule for {name} is not implemented because it would "
-                            "result in dense output. If this is your intent, use "
-                            "sparse.todense() to convert your arguments to dense matrices.")
-                    raise NotImplementedError(f"sparse rule for {name} is not implemented.")
-                out = rule(None, *ins, **eqn.params)
-                outs = out if eqn.primitive.multiple_results else [out]
+            outs = _apply(eqn.primitive, ins, eqn.params)
         else:
             out = bind(eqn.primitive, *ins, **eqn.params)
             outs = out if eqn.primitive.multiple_results else [out]
         for v, o in zip(eqn.outvars, outs):
             env[v] = o
     return [read(v) for v in olympuspr.outvars]
+
+
+class SparseTracer(Tracer):
+    """A sparse value inside `sparsify(f, use_tracer=True)`: ``f`` sees an array of the
+    sparse array's shape and dtype; each primitive applied to it runs its sparse rule."""
+
+    __slots__ = ("val",)
+
+    def __init__(self, trace, val):
+        self._trace = trace
+        self.val = val
+
+    @property
+    def aval(self):
+        return ShapedArray(tuple(self.val.shape), self.val.dtype)
+
+    def to_concrete_value(self):
+        return None
+
+    def __repr__(self):
+        return f"SparseTracer[{self.val!r}]"
+
+
+class _SparseTrace(Trace):
+    name = "sparse"
+
+    def __init__(self, parent):
+        super().__init__()
+        self.parent = parent
+
+    def _value(self, x):
+        return x.val if isinstance(x, SparseTracer) and x._trace is self else x
+
+    def process_primitive(self, prim, args, params):
+        vals = [self._value(a) for a in args]
+        with set_current_trace(self.parent):
+            if any(_is_sparse(v) for v in vals):
+                outs = _apply(prim, vals, params)
+            else:
+                out = bind(prim, *vals, **params)
+                outs = out if prim.multiple_results else [out]
+        wrapped = [SparseTracer(self, o) if _is_sparse(o) else o for o in outs]
+        return wrapped if prim.multiple_results else wrapped[0]
+
+
+def _sparsify_with_tracer(f, args, kwargs):
+    flat, tree = tree_util.tree_flatten((args, kwargs), is_leaf=_is_sparse)
+    trace = _SparseTrace(current_trace())
+    try:
+        ins = [SparseTracer(trace, x) if _is_sparse(x) else x for x in flat]
+        a, k = tree_util.tree_unflatten(tree, ins)
+        with set_current_trace(trace):
+            out = f(*a, **k)
+        out = tree_util.tree_map(trace._value, out)
+    finally:
+        trace.invalidate()
+    return out
 
 
 def _is_sparse(x):
@@ -303,11 +366,9 @@ def sparsify(f, use_tracer=False):
     >>> sparse.sparsify(lambda m, v: m @ v)(M, jnp.array([1., 1.]))
     Array([1., 2.], dtype=float32)
     """
-    if use_tracer:
-        raise NotImplementedError("sparsify(use_tracer=True): Olympus evaluates sparse "
-                                  "programs with its interpreter only")
-
     def wrapped(*args, **kwargs):
+        if use_tracer:
+            return _sparsify_with_tracer(f, args, kwargs)
         flat, tree = tree_util.tree_flatten((args, kwargs), is_leaf=_is_sparse)
         shapes = [olympus.ShapeDtypeStruct(x.shape, x.dtype) if _is_sparse(x) else x
                   for x in flat]
