@@ -392,3 +392,12 @@ def test_sparse_grad_api():
     assert J.shape == (3, 3, 4)
     np.testing.assert_allclose(J.todense(),
                                olympus.jacfwd(lambda m: m @ jnp.ones(4))(M) * (M != 0))
+
+
+def test_extract_errors():
+    """Messages recorded from JAX 0.10.2."""
+    A = sparse.BCOO.fromdense(M)
+    with pytest.raises(TypeError, match="First argument to bcoo_extract should be a BCOO array"):
+        sparse.bcoo_extract(A.indices, M)
+    with pytest.raises(ValueError, match=r"shape mismatch: sparr.shape=\(3, 4\) a.shape=\(3,\)"):
+        sparse.bcoo_extract(A, np.ones(3))

@@ -103,25 +103,25 @@ def bcoo_extract(sparr, arr, *, assume_unique=None):
     """The elements of a dense array at the positions of a BCOO array's indices.
 
     Args:
-      sparr: a BCOO array (or its indices) giving the positions.
+      sparr: a BCOO array giving the positions.
       arr: a dense array of the sparse array's shape.
-      assume_unique: whether the indices are unique (default: the BCOO's flag, or True
-        for raw indices); duplicates read the value once.
+      assume_unique: whether the indices are unique (default: ``sparr.unique_indices``);
+        when not, a duplicated position reads its value once.
 
     Returns:
-      A BCOO array with ``sparr``'s indices and the values of ``arr``.
+      A BCOO array with ``sparr``'s indices and flags and the values of ``arr``.
     """
-    if isinstance(sparr, BCOO):
-        if assume_unique is None:
-            assume_unique = sparr.unique_indices
-        indices, sorted_, unique = sparr.indices, sparr.indices_sorted, sparr.unique_indices
-    else:
-        indices, sorted_, unique = jnp.asarray(sparr), False, False
-        if assume_unique is None:
-            assume_unique = True
-    arr = jnp.asarray(arr)
-    data = S.bcoo_extract(indices, arr, assume_unique=assume_unique)
-    return BCOO((data, indices), shape=arr.shape, indices_sorted=sorted_, unique_indices=unique)
+    if not isinstance(sparr, BCOO):
+        raise TypeError("First argument to bcoo_extract should be a BCOO array. Got "
+                        f"type(sparr)={type(sparr)}")
+    a = jnp.asarray(arr)
+    if a.shape != sparr.shape:
+        raise ValueError(f"shape mismatch: sparr.shape={sparr.shape} a.shape={a.shape}")
+    if assume_unique is None:
+        assume_unique = sparr.unique_indices
+    data = S.bcoo_extract(sparr.indices, a, assume_unique=assume_unique)
+    return BCOO((data, sparr.indices), shape=sparr.shape, indices_sorted=sparr.indices_sorted,
+                unique_indices=sparr.unique_indices)
 
 
 def bcoo_transpose(mat, *, permutation):
