@@ -240,3 +240,17 @@ def test_sparsify_with_tracer():
 
     assert float(sparse.sparsify(g, use_tracer=True)(A)) == 10.0
     assert seen == [sparse.SparseTracer]
+
+
+def test_bcoo_reshape_and_sum_methods():
+    """Recorded from JAX 0.10.2: reprs of ``BCOO.reshape`` and ``BCOO.sum``."""
+    A = sparse.BCOO.fromdense(M)
+    assert repr(A.reshape(4, 3)) == "BCOO(float32[4, 3], nse=4)"
+    np.testing.assert_array_equal(A.reshape(4, 3).todense(), M.reshape(4, 3))
+    assert repr(A.reshape(-1)) == "BCOO(float32[12], nse=4)"
+    assert repr(A.sum(axis=1)) == "BCOO(float32[3], nse=4)"
+    B = sparse.BCOO.fromdense(jnp.arange(24.).reshape(2, 3, 4), n_batch=1)
+    assert repr(B.reshape(2, 12)) == "BCOO(float32[2, 12], nse=12, n_batch=1)"
+    assert repr(B.sum(0)) == "BCOO(float32[3, 4], nse=24)"
+    np.testing.assert_array_equal(B.sum(0).todense(), np.arange(24.).reshape(2, 3, 4).sum(0))
+    assert repr(B.sum((1, 2))) == "BCOO(float32[2], nse=12, n_batch=1)"

@@ -604,22 +604,11 @@ class BCOO(OLYMPUSSparse):
                               and tuple(sparse_perm) == tuple(range(self.n_sparse)))
         return out
 
-    def reshape(self, *args, **kwargs):
-        """Not supported for BCOO in Olympus (densify first)."""
-        raise NotImplementedError("BCOO.reshape")
 
     def astype(self, dtype):
         """A copy with data of another dtype."""
         return BCOO((self.data.astype(dtype), self.indices), shape=self.shape,
                     indices_sorted=self.indices_sorted, unique_indices=self.unique_indices)
-
-    def sum(self, axis=None):
-        """Sum over `axis` (all axes by default); a BCOO array."""
-        axes = tuple(range(self.ndim)) if axis is None else \
-            ((axis,) if isinstance(axis, int) else tuple(axis))
-        out = bcoo_reduce_sum(self, axes=axes)
-        # As JAX: a full reduction is a dense scalar.
-        return out.data.sum() if out.shape == () else out
 
     def __neg__(self):
         return BCOO((-self.data, self.indices), shape=self.shape,

@@ -395,7 +395,19 @@ def _bcoo_getitem(self, idx):
     return sparsify(lambda x: x[idx])(self)
 
 
-# As JAX: BCOO's remaining operators are the sparsified jax.numpy functions.
+def _bcoo_reshape(self, *args, **kwargs):
+    """The same elements in a new shape (``jnp.reshape`` through `sparsify`)."""
+    return sparsify(lambda x: x.reshape(*args, **kwargs))(self)
+
+
+def _bcoo_sum(self, *args, **kwargs):
+    """Sum along axes (``jnp.sum`` through `sparsify`; a full sum is a dense scalar)."""
+    return sparsify(lambda x: x.sum(*args, **kwargs))(self)
+
+
+# As JAX: BCOO's remaining methods and operators are the sparsified jax.numpy functions.
+BCOO.reshape = _bcoo_reshape
+BCOO.sum = _bcoo_sum
 BCOO.__getitem__ = _bcoo_getitem
 BCOO.__abs__ = sparsify(jnp.abs)
 BCOO.__truediv__ = sparsify(jnp.divide)
