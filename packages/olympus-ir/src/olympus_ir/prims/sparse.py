@@ -21,6 +21,7 @@ import numpy as np
 from .. import dtypes
 from ..avals import ShapedArray
 from ..core import def_shape_rule, new_primitive
+from ..pretty import def_pp_params
 
 __all__ = [
     "SparseInfo", "COOInfo", "bcoo_todense_p", "bcoo_fromdense_p", "bcoo_extract_p",
@@ -162,6 +163,23 @@ def _bcoo_fromdense_rule(mat, *, nse, n_batch, n_dense, index_dtype):
     data = ShapedArray(mat.shape[:n_batch] + (nse,) + mat.shape[n_batch + n_sparse:], mat.dtype)
     idx = ShapedArray(mat.shape[:n_batch] + (nse, n_sparse), _index_dtype(index_dtype))
     return [data, idx]
+
+
+class _ScalarTypeText:
+    """Prints a scalar type as Python prints the class (JAX keeps ``index_dtype`` as the
+    NumPy scalar type there, where the printer shows other dtypes by name)."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def __str__(self):
+        return str(np.dtype(self.t).type)
+
+
+def _fromdense_printed(eqn):
+    params = dict(eqn.params)
+    params["index_dtype"] = _ScalarTypeText(params["index_dtype"])
+    return params
 
 
 bcoo_extract_p = new_primitive("bcoo_extract")
@@ -488,6 +506,8 @@ def _todense_rule(*bufs, tree):
         _check_matrix_buffers(f"todense of a {name} matrix", *bufs, nse_of_b=name == "COO")
     return ShapedArray(shape, bufs[0].dtype)
 
+
+def_pp_params(bcoo_fromdense_p, bcsr_fromdense_p, coo_fromdense_p)(_fromdense_printed)
 
 SPARSE_PRIMITIVES = (
     bcoo_todense_p, bcoo_fromdense_p, bcoo_extract_p, bcoo_dot_general_p,

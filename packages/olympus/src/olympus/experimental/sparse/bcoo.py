@@ -197,16 +197,13 @@ def bcoo_sum_duplicates(mat, nse=None):
 
 
 def _eliminate_zeros(mat, nse=None):
-    nb = mat.n_batch
-    keep = jnp.any(mat.data != 0, axis=tuple(range(nb + 1, mat.data.ndim))) \
-        if mat.n_dense else mat.data != 0
-    fill = jnp.array(mat.shape[nb:nb + mat.n_sparse], mat.indices.dtype)
-    data_batch = mat.data.shape[:nb]
-    ishape = tuple(max(a, b) for a, b in zip(mat.indices.shape[:nb], data_batch)) \
-        + mat.indices.shape[nb:]
-    indices = jnp.broadcast_to(mat.indices, ishape)
-    keep = jnp.broadcast_to(keep, ishape[:-1])
-    indices = jnp.where(keep[..., None], indices, fill)
+    """Explicit zeros become padding, then duplicates are summed (JAX's order of ops)."""
+    nb, ns = mat.n_batch, mat.n_sparse
+    mask = jnp.all(mat.data == 0, axis=tuple(range(nb + 1, mat.data.ndim)))
+    unit_batch = tuple(i for i, s in enumerate(mat.indices.shape[:nb]) if s == 1)
+    mask = jnp.all(mask, axis=unit_batch, keepdims=True)
+    fill = jnp.array(mat.shape[nb:nb + ns], mat.indices.dtype)
+    indices = jnp.where(mask[..., None], fill[(None,) * (nb + 1)], mat.indices)
     return bcoo_sum_duplicates(BCOO((mat.data, indices), shape=mat.shape), nse=nse)
 
 
