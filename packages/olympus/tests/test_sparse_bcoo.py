@@ -401,3 +401,31 @@ def test_extract_errors():
         sparse.bcoo_extract(A.indices, M)
     with pytest.raises(ValueError, match=r"shape mismatch: sparr.shape=\(3, 4\) a.shape=\(3,\)"):
         sparse.bcoo_extract(A, np.ones(3))
+
+
+def test_fromdense_olympusprs():
+    """Recorded from JAX 0.10.2: ``index_dtype`` prints as the scalar type's class for
+    bcoo/bcsr/coo_fromdense and as the dtype for csr_fromdense."""
+    text = str(olympus.make_olympuspr(lambda m: sparse.BCOO.fromdense(m, nse=4).todense())(M))
+    assert text == """{ lambda ; a:f32[3,4]. let
+    b:f32[4] c:i32[4,2] = bcoo_fromdense[
+      index_dtype=<class 'numpy.int32'>
+      n_batch=0
+      n_dense=0
+      nse=4
+    ] a
+    d:f32[3,4] = bcoo_todense[
+      spinfo=SparseInfo(shape=(3, 4), indices_sorted=True, unique_indices=True)
+    ] b c
+  in (d,) }"""
+    text = str(olympus.make_olympuspr(lambda x: sparse.COO.fromdense(x, nse=4))(M))
+    assert text == """{ lambda ; a:f32[3,4]. let
+    b:f32[4] c:i32[4] d:i32[4] = coo_fromdense[
+      index_dtype=<class 'numpy.int32'>
+      nse=4
+    ] a
+  in (b, c, d) }"""
+    text = str(olympus.make_olympuspr(lambda x: sparse.CSR.fromdense(x, nse=4))(M))
+    assert text == """{ lambda ; a:f32[3,4]. let
+    b:f32[4] c:i32[4] d:i32[4] = csr_fromdense[index_dtype=int32 nse=4] a
+  in (b, c, d) }"""
