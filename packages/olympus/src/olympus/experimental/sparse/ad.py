@@ -36,18 +36,6 @@ def _wrap(fun, args, nums):
     return inner
 
 
-def _transform(olympus_fn, fun, argnums, has_aux, **kw):
-    nums = _argnums(argnums)
-
-    def wrapped(*args):
-        inner = _wrap(fun, args, nums)
-        out = olympus_fn(inner, argnums=tuple(range(len(nums))), has_aux=has_aux, **kw)(
-            *_split(args, nums))
-        return out, args
-
-    return wrapped, nums
-
-
 def _regrad(g, args, nums, single):
     gs = tuple(_rebuild(args[i], gi) for i, gi in zip(nums, g))
     return gs[0] if single else gs
@@ -118,7 +106,7 @@ def _rebuild_jac(arg, j):
             raise NotImplementedError("sparse jacobian of a non-BCOO argument with a "
                                       "non-scalar output")
         out_shape = j.shape[:extra]
-        idx = jnp.broadcast_to(arg.indices, (1,) * extra + arg.indices.shape)
+        idx = jnp.broadcast_to(arg.indices, out_shape + arg.indices.shape)
         return BCOO((j, idx), shape=out_shape + arg.shape)
     return j
 
