@@ -755,7 +755,11 @@ CHECKED_ELSEWHERE = {"dim_as_value",  # no operands (test_shape_poly.py)
                      # refs: grad of the array-refs guide's examples (internal refs, plumbing
                      # refs, JAX's error for a differentiated value in a plain ref), against
                      # the analytic derivatives (test_refs.py)
-                     "new_ref", "get", "swap", "addupdate", "freeze"}
+                     "new_ref", "get", "swap", "addupdate", "freeze",
+                     # the sparse family: gradients through each format's buffers against
+                     # the dense computation and finite differences (test_sparse_bcoo.py,
+                     # test_sparse_formats.py)
+                     *(p.name for p in P.SPARSE_PRIMITIVES)}
 
 #: Primitives that must have a transpose rule (linear in some operands).
 LINEAR = {

@@ -143,3 +143,38 @@ def test_todense_p_every_format(fmt):
         olympus.tree_util.tree_unflatten(tree, [jnp.arange(1., A.nse + 1), *leaves[1:]])))
     expect = [float(np.asarray(w)[dense_positions == k + 1][0]) for k in range(A.nse)]
     np.testing.assert_allclose(g, expect)
+
+
+def _loop(f, *xs):
+    return np.stack([np.asarray(f(*(x[i] for x in xs))) for i in range(len(xs[0]))])
+
+
+def test_batching_rules_against_a_loop():
+    """vmap of each sparse primitive (over dense operands and data buffers) equals a
+    Python loop over the batch."""
+    A = sparse.BCOO.fromdense(M)
+    idx, shape = A.indices, A.shape
+    rng = np.random.default_rng(9)
+    ds = rng.standard_normal((3, A.nse)).astype(np.float32)
+    ms = rng.standard_normal((3, 3, 4)).astype(np.float32)
+    dn = (((1,), (0,)), ((), ()))
+    unsorted = jnp.array([[2, 2], [0, 3], [0, 1], [0, 3]])
+    cases = [
+        (lambda m: sparse.bcoo_extract(A, m).data, ms),
+        (lambda d: sparse.bcoo_transpose(sparse.BCOO((d, idx), shape=shape),
+                                         permutation=(1, 0)).todense(), ds),
+        (lambda d: sparse.BCOO((d, unsorted), shape=shape).sort_indices().data, ds),
+        (lambda d: sparse.bcoo_sum_duplicates(sparse.BCOO((d, unsorted), shape=shape),
+                                              nse=3).data, ds),
+        (lambda a: sparse.bcoo_dot_general_sampled(a, jnp.ones((2, 4)), idx,
+                                                   dimension_numbers=dn),
+         rng.standard_normal((3, 3, 2)).astype(np.float32)),
+        (lambda d: (sparse.BCOO((d, idx), shape=shape) @ A.T).todense(), ds),
+        (lambda d: sparse.todense(sparse.BCOO((d, idx), shape=shape)), ds),
+        (lambda m: sparse.BCSR.fromdense(m, nse=12).todense(), ms),
+        (lambda m: sparse.bcsr_extract(sparse.BCSR.fromdense(M).indices,
+                                       sparse.BCSR.fromdense(M).indptr, m), ms),
+        (lambda v: sparse.BCSR.fromdense(M) @ v, rng.standard_normal((3, 4)).astype(np.float32)),
+    ]
+    for f, xs in cases:
+        np.testing.assert_allclose(olympus.vmap(f)(xs), _loop(f, xs), rtol=1e-5, atol=1e-6)
