@@ -45,6 +45,9 @@ ALLOWED = {
     "olympus/src/olympus/_src/ref_discharge.py":
         "the ref discharge re-evaluates an olympuspr equation by equation, re-binding each "
         "ref-free equation's primitive with its params (an interpreter, like eval_olympuspr)",
+    "olympus/src/olympus/experimental/sparse/transform.py":
+        "sparsify evaluates a traced olympuspr equation by equation, re-binding each "
+        "equation without a sparse operand (an interpreter, like eval_olympuspr)",
     "olympus/src/olympus/experimental/jet.py":
         "the jet trace (Taylor mode) is a transformation: its rules re-bind each primitive "
         "on primals and Taylor coefficients, as the JVP and batch traces do",
@@ -300,7 +303,7 @@ def test_olympus_lax_linalg_exports_its_api_only():
 @pytest.mark.parametrize("family", [
     "callbacks", "checks", "collectives", "convolution", "cumulative", "elementwise",
     "indexing", "linalg", "linalg_lapack", "random", "reductions", "shape_ops", "sharding",
-    "sorting", "windowed"])
+    "sorting", "sparse", "windowed"])
 def test_each_wrapper_module_is_an_ir_family_with_an_explicit_all(family):
     import importlib
     import importlib.util
@@ -325,4 +328,4 @@ def test_wrapper_modules_cover_the_families_with_wrappers():
     assert modules == {"callbacks", "checks", "collectives", "control_flow", "convolution",
                        "cumulative", "elementwise", "ffi", "indexing", "linalg",
                        "linalg_lapack", "random", "reductions", "refs", "shape_ops",
-                       "sharding", "sorting", "transfers", "windowed"}
+                       "sharding", "sorting", "sparse", "transfers", "windowed"}

@@ -83,6 +83,9 @@ ALLOWED_MISSING: dict[tuple[str, str], str] = {
     "'rng_uniform' not implemented`)",
     ("lu_pivots_to_permutation", "JVP"): "its operand and result are integers: a JVP only "
     "ever sees zero tangents, which skip the rule (JAX defines none either)",
+    **{(f"{fmt}_{op}", "batching"): "as in JAX, the COO and CSR matrix formats are not "
+       "batchable (BCOO and BCSR are the batched formats)"
+       for fmt in ("coo", "csr") for op in ("todense", "fromdense", "matvec", "matmat")},
 }
 
 #: The layers every primitive needs a rule in (transpose: only the LINEAR ones).

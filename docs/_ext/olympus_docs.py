@@ -44,7 +44,7 @@ SECTIONS: list[tuple[str, list[str]]] = [
     ("Primitives and randomness", [
         "olympus.lax", "olympus.lax.linalg", "olympus.random", "olympus.nn",
         "olympus.nn.initializers", "olympus.dtypes", "olympus.typing", "olympus.ops",
-        "olympus.image", "olympus.experimental.random",
+        "olympus.image", "olympus.experimental.random", "olympus.experimental.sparse",
     ]),
     ("Pytrees", ["olympus.tree_util", "olympus.tree"]),
     ("Compilation stages, export and caching", [

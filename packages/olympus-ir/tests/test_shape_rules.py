@@ -543,6 +543,77 @@ def _ids(cases):
     return [f"{c[0]}-{i}" for i, c in enumerate(cases)]
 
 
+#: The sparse family (`olympus_ir.prims.sparse`): BCOO/BCSR/COO/CSR buffers.
+_SP34 = P.SparseInfo((3, 4))
+_SPB = P.SparseInfo((2, 3, 4))
+_DN1 = (((1,), (0,)), ((), ()))
+class _LeafTree:
+    """A treedef stand-in for a plain array (`todense` reads ``num_leaves``/``unflatten``)."""
+
+    num_leaves = 1
+
+    def unflatten(self, leaves):
+        return list(leaves)[0]
+
+
+class BCOO:
+    """What `todense_format` reads of a BCOO pytree node."""
+
+    def __init__(self, data, indices, shape):
+        self.data, self.indices, self.shape = data, indices, shape
+        self.indices_sorted = self.unique_indices = False
+
+
+class _BCOOTree:
+    num_leaves = 2
+
+    def __init__(self, shape):
+        self.shape = shape
+
+    def unflatten(self, leaves):
+        return BCOO(*leaves, self.shape)
+
+
+HAPPY += [
+    ("todense", "f32[3]", dict(tree=_LeafTree()), "f32[3]"),
+    ("todense", "f32[5] i32[5,2]", dict(tree=_BCOOTree((3, 4))), "f32[3,4]"),
+    ("bcoo_todense", "f32[5] i32[5,2]", dict(spinfo=_SP34), "f32[3,4]"),
+    ("bcoo_todense", "f32[1,5] i32[2,5,2]", dict(spinfo=_SPB), "f32[2,3,4]"),
+    ("bcoo_fromdense", "f32[2,3,4]", dict(nse=5, n_batch=1, n_dense=1, index_dtype=i32),
+     ["f32[2,5,4]", "i32[2,5,1]"]),
+    ("bcoo_extract", "i32[5,2] f32[3,4]", dict(assume_unique=True), "f32[5]"),
+    ("bcoo_transpose", "f32[5] i32[5,2]", dict(permutation=(1, 0), spinfo=_SP34),
+     ["f32[5]", "i32[5,2]"]),
+    ("bcoo_sort_indices", "f32[1,5] i32[2,5,2]", dict(spinfo=_SPB), ["f32[2,5]", "i32[2,5,2]"]),
+    ("bcoo_sum_duplicates", "f32[5] i32[5,2]", dict(spinfo=_SP34, nse=3),
+     ["f32[3]", "i32[3,2]"]),
+    ("bcoo_dot_general", "f32[5] i32[5,2] f32[4,6]", dict(
+        dimension_numbers=_DN1, lhs_spinfo=_SP34, preferred_element_type=None), "f32[3,6]"),
+    ("bcoo_dot_general_sampled", "f32[3,2] f32[2,4] i32[5,2]", dict(dimension_numbers=_DN1),
+     "f32[5]"),
+    ("bcoo_spdot_general", "f32[5] i32[5,2] f32[6] i32[6,2]", dict(
+        lhs_spinfo=_SP34, rhs_spinfo=P.SparseInfo((4, 3)), dimension_numbers=_DN1,
+        preferred_element_type=None), ["f32[9]", "i32[9,2]"]),
+    ("bcsr_todense", "f32[5] i32[5] i32[4]", dict(spinfo=_SP34), "f32[3,4]"),
+    ("bcsr_fromdense", "f32[3,4]", dict(nse=5, n_batch=0, n_dense=0, index_dtype=i32),
+     ["f32[5]", "i32[5]", "i32[4]"]),
+    ("bcsr_extract", "i32[5] i32[4] f32[3,4]", {}, "f32[5]"),
+    ("bcsr_dot_general", "f32[5] i32[5] i32[4] f32[4]", dict(
+        dimension_numbers=_DN1, lhs_spinfo=_SP34, preferred_element_type=None), "f32[3]"),
+    ("coo_todense", "f32[5] i32[5] i32[5]", dict(spinfo=P.COOInfo((3, 4))), "f32[3,4]"),
+    ("coo_fromdense", "f32[3,4]", dict(nse=5, index_dtype=i32), ["f32[5]", "i32[5]", "i32[5]"]),
+    ("coo_matvec", "f32[5] i32[5] i32[5] f32[3]", dict(spinfo=P.COOInfo((3, 4)),
+                                                      transpose=True), "f32[4]"),
+    ("coo_matmat", "f32[5] i32[5] i32[5] f32[4,2]", dict(spinfo=P.COOInfo((3, 4)),
+                                                        transpose=False), "f32[3,2]"),
+    ("csr_todense", "f32[5] i32[5] i32[4]", dict(shape=(3, 4)), "f32[3,4]"),
+    ("csr_fromdense", "f32[3,4]", dict(nse=5, index_dtype=i32), ["f32[5]", "i32[5]", "i32[4]"]),
+    ("csr_matvec", "f32[5] i32[5] i32[4] f32[4]", dict(shape=(3, 4), transpose=False), "f32[3]"),
+    ("csr_matmat", "f32[5] i32[5] i32[4] f32[3,2]", dict(shape=(3, 4), transpose=True),
+     "f32[4,2]"),
+]
+
+
 @pytest.mark.parametrize("name,ins,params,expected", HAPPY, ids=_ids(HAPPY))
 def test_happy_path(name, ins, params, expected):
     p = primitives_by_name[name]
@@ -843,6 +914,51 @@ VALUE_ERRORS = [
      "Arguments to rng_uniform must have identical dtypes, got float32 and int32."),
     ("rng_uniform", "f32[2] f32[]", dict(shape=(2,)),
      re.escape("Arguments to rng_uniform must be scalars; got shapes (2,) and ().")),
+]
+
+VALUE_ERRORS += [
+    ("todense", "f32[4] i32[5,2]", dict(tree=_BCOOTree((3, 4))), "Invalid data.shape"),
+    ("bcoo_todense", "f32[4] i32[5,2]", dict(spinfo=_SP34), "Invalid data.shape"),
+    ("bcoo_fromdense", "f32[3,4]", dict(nse=None, n_batch=0, n_dense=0, index_dtype=i32),
+     "nse must be specified"),
+    ("bcoo_extract", "i32[5,3] f32[3,4]", dict(assume_unique=True), "Invalid indices.shape"),
+    ("bcoo_sort_indices", "f32[1,5] i32[3,5,2]", dict(spinfo=_SPB),
+     "indices batch dimensions not compatible"),
+    ("bcoo_sum_duplicates", "f32[5] i32[5,2]", dict(spinfo=_SP34, nse=None),
+     "nse must be specified"),
+    ("bcoo_dot_general", "f32[5] i32[5,2,1] f32[4,6]", dict(
+        dimension_numbers=_DN1, lhs_spinfo=_SP34, preferred_element_type=None),
+     "indices batch dimensions"),
+    ("bcoo_dot_general_sampled", "f32[3,2] f32[2,4] i32[5,3]", dict(dimension_numbers=_DN1),
+     "Invalid indices.shape"),
+    ("bcoo_spdot_general", "f32[5] i32[5,2] f32[5] i32[6,2]", dict(
+        lhs_spinfo=_SP34, rhs_spinfo=P.SparseInfo((4, 3)), dimension_numbers=_DN1,
+        preferred_element_type=None), "Invalid data.shape"),
+    ("bcsr_todense", "f32[5] i32[5] i32[3]", dict(spinfo=_SP34), "indptr shape must match"),
+    ("bcsr_fromdense", "f32[3]", dict(nse=5, n_batch=0, n_dense=0, index_dtype=i32),
+     "must have 2 sparse dimensions"),
+    ("bcsr_extract", "i32[5] i32[3] f32[3,4]", {}, "indptr shape must match"),
+    ("bcsr_dot_general", "f32[4] i32[5] i32[4] f32[4]", dict(
+        dimension_numbers=_DN1, lhs_spinfo=_SP34, preferred_element_type=None),
+     "Invalid data.shape"),
+    ("coo_todense", "f32[5] i32[4] i32[5]", dict(spinfo=P.COOInfo((3, 4))),
+     "buffer shapes must match"),
+    ("coo_fromdense", "f32[3]", dict(nse=5, index_dtype=i32), "expected a matrix"),
+    ("coo_matvec", "f32[5] i32[5] i32[5] f32[3]", dict(spinfo=P.COOInfo((3, 4)),
+                                                      transpose=False), "shape mismatch"),
+    ("coo_matmat", "f32[5] i32[5] i32[5] f32[4]", dict(spinfo=P.COOInfo((3, 4)),
+                                                      transpose=False), "2-dimensional"),
+    ("csr_todense", "f32[5] i32[5] i32[3]", dict(shape=(3, 4)), "indptr of shape"),
+    ("csr_fromdense", "f32[3]", dict(nse=5, index_dtype=i32), "expected a matrix"),
+    ("csr_matvec", "f32[5] i32[5] i32[4] f32[3]", dict(shape=(3, 4), transpose=False),
+     "shape mismatch"),
+    ("csr_matmat", "f32[5] i32[5] i32[4] f32[3]", dict(shape=(3, 4), transpose=False),
+     "2-dimensional"),
+]
+
+ERRORS += [
+    ("bcoo_transpose", "f32[5] i32[5,2]", dict(permutation=(0, 0), spinfo=_SP34),
+     "isn't a permutation"),
 ]
 
 #: Primitives no operands can make fail, with the reason.

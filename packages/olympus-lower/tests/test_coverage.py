@@ -333,7 +333,77 @@ def _cases():
                             ["stablehlo.rng %arg0, %arg1", "distribution = UNIFORM"])
     cases["top_k"] = (_single(P.top_k_p, [m], k=2),
                       ["chlo.top_k(%arg0, k = 2)", "-> (tensor<2x2xf32>, tensor<2x2xi32>)"])
+    cases.update(_sparse_cases())
     return cases
+
+
+class BCOO:
+    """What the `todense` lowering reads of a BCOO pytree node (the class itself lives in
+    the olympus package, above this one)."""
+
+    def __init__(self, data, indices):
+        self.data, self.indices, self.shape = data, indices, (3, 4)
+        self.indices_sorted = self.unique_indices = True
+
+
+class _BCOOTree:
+    num_leaves = 2
+
+    def unflatten(self, leaves):
+        return BCOO(*leaves)
+
+
+def _sparse_cases():
+    """The sparse family lowers to dense compositions: scatter-adds write stored elements,
+    gathers read them, a sort finds the nonzeros."""
+    A = ShapedArray
+    d5, i52, i5, i4, m34 = (A((5,), F32), A((5, 2), I32), A((5,), I32), A((4,), I32),
+                            A((3, 4), F32))
+    sp, coo = P.SparseInfo((3, 4)), P.COOInfo((3, 4))
+    dn = (((1,), (0,)), ((), ()))
+    v4, v3 = A((4,), F32), A((3,), F32)
+    dot = dict(dimension_numbers=dn, lhs_spinfo=sp, preferred_element_type=None)
+    scatter, gather, sort = "stablehlo.scatter", "stablehlo.gather", "stablehlo.sort"
+    return {
+        "todense": (_single(P.todense_p, [d5, i52], tree=_BCOOTree()), [scatter]),
+        "bcoo_todense": (_single(P.bcoo_todense_p, [d5, i52], spinfo=sp), [scatter]),
+        "bcoo_fromdense": (_single(P.bcoo_fromdense_p, [m34], nse=5, n_batch=0, n_dense=0,
+                                   index_dtype=I32), [sort, gather]),
+        "bcoo_extract": (_single(P.bcoo_extract_p, [i52, m34], assume_unique=True), [gather]),
+        "bcoo_transpose": (_single(P.bcoo_transpose_p, [d5, i52], permutation=(1, 0),
+                                   spinfo=sp), ["stablehlo.concatenate"]),
+        "bcoo_sort_indices": (_single(P.bcoo_sort_indices_p, [d5, i52], spinfo=sp), [sort]),
+        "bcoo_sum_duplicates": (_single(P.bcoo_sum_duplicates_p, [d5, i52], spinfo=sp, nse=5),
+                                [sort, scatter]),
+        "bcoo_dot_general": (_single(P.bcoo_dot_general_p, [d5, i52, v4], **dot),
+                             [gather, "stablehlo.dot_general", scatter]),
+        "bcoo_dot_general_sampled": (_single(P.bcoo_dot_general_sampled_p,
+                                             [A((3, 2), F32), A((2, 4), F32), i52],
+                                             dimension_numbers=dn),
+                                     ["stablehlo.dot_general", gather]),
+        "bcoo_spdot_general": (_single(P.bcoo_spdot_general_p, [d5, i52, d5, i52],
+                                       lhs_spinfo=sp, rhs_spinfo=P.SparseInfo((4, 3)),
+                                       dimension_numbers=dn, preferred_element_type=None),
+                               [sort, scatter]),
+        "bcsr_todense": (_single(P.bcsr_todense_p, [d5, i5, i4], spinfo=sp), [scatter]),
+        "bcsr_fromdense": (_single(P.bcsr_fromdense_p, [m34], nse=5, n_batch=0, n_dense=0,
+                                   index_dtype=I32), [sort]),
+        "bcsr_extract": (_single(P.bcsr_extract_p, [i5, i4, m34]), [gather]),
+        "bcsr_dot_general": (_single(P.bcsr_dot_general_p, [d5, i5, i4, v4], **dot),
+                             [gather, scatter]),
+        "coo_todense": (_single(P.coo_todense_p, [d5, i5, i5], spinfo=coo), [scatter]),
+        "coo_fromdense": (_single(P.coo_fromdense_p, [m34], nse=5, index_dtype=I32), [sort]),
+        "coo_matvec": (_single(P.coo_matvec_p, [d5, i5, i5, v4], spinfo=coo, transpose=False),
+                       [gather, scatter]),
+        "coo_matmat": (_single(P.coo_matmat_p, [d5, i5, i5, A((3, 2), F32)], spinfo=coo,
+                               transpose=True), [gather, scatter]),
+        "csr_todense": (_single(P.csr_todense_p, [d5, i5, i4], shape=(3, 4)), [scatter]),
+        "csr_fromdense": (_single(P.csr_fromdense_p, [m34], nse=5, index_dtype=I32), [sort]),
+        "csr_matvec": (_single(P.csr_matvec_p, [d5, i5, i4, v3], shape=(3, 4), transpose=True),
+                       [gather, scatter]),
+        "csr_matmat": (_single(P.csr_matmat_p, [d5, i5, i4, A((4, 2), F32)], shape=(3, 4),
+                               transpose=False), [gather, scatter]),
+    }
 
 
 CASES = _cases()

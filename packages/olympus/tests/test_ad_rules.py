@@ -746,6 +746,9 @@ NON_DIFFERENTIABLE = {
 #: outer transformation sees them: their rules are checked by test_collective_derivatives
 #: (autodiff inside the vmap) instead of a case.
 CHECKED_ELSEWHERE = {"dim_as_value",  # no operands (test_shape_poly.py)
+                     # gradients against finite differences and JAX's recorded value
+                     # (test_lax_linalg.py)
+                     "tridiagonal_solve",
                      "psum", "pmax", "pmin", "all_gather", "axis_index",
                      # need several devices: their gradients are compared with dense
                      # one-device functions in tests/multidevice/check_collectives_4dev.py
@@ -757,7 +760,11 @@ CHECKED_ELSEWHERE = {"dim_as_value",  # no operands (test_shape_poly.py)
                      # refs: grad of the array-refs guide's examples (internal refs, plumbing
                      # refs, JAX's error for a differentiated value in a plain ref), against
                      # the analytic derivatives (test_refs.py)
-                     "new_ref", "get", "swap", "addupdate", "freeze"}
+                     "new_ref", "get", "swap", "addupdate", "freeze",
+                     # the sparse family: gradients through each format's buffers against
+                     # the dense computation and finite differences (test_sparse_bcoo.py,
+                     # test_sparse_formats.py)
+                     *(p.name for p in P.SPARSE_PRIMITIVES)}
 
 #: Primitives that must have a transpose rule (linear in some operands).
 LINEAR = {
@@ -816,7 +823,11 @@ def _coverage():
 
 #: Deliberately without a JVP rule (as in JAX): `Exported.call` differentiates through its
 #: custom_vjp and the exported VJP (test_export.py), never the primitive itself.
-NO_JVP_RULE = {"call_exported"}
+#: Primitives JAX 0.10.2 defines no derivative for either (grad raises JAX's
+#: "Differentiation rule for '...' not implemented"); lu_pivots_to_permutation maps integers
+#: to integers, so only zero tangents ever reach it.
+NO_JVP_RULE = {"call_exported", "hessenberg", "householder_product", "lu_pivots_to_permutation",
+               "ormqr", "rng_uniform", "schur", "symmetric_product", "tridiagonal"}
 
 
 def test_every_primitive_has_a_jvp_rule():

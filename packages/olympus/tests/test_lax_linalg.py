@@ -357,3 +357,16 @@ def test_tridiagonal_solve_gradient_is_jaxs():
     np.testing.assert_allclose(np.asarray(x), np.full((3, 1), 8.507059e+37), rtol=1e-6)
     nan = L.tridiagonal_solve(z, z, z, np.ones((3, 1), np.float32))
     assert np.isnan(np.asarray(nan)).all()
+
+
+def test_composed_lapack_primitives_under_vmap():
+    """vmap of householder_product, lu_pivots_to_permutation and symmetric_product against
+    a loop over the batch (check_vmap)."""
+    x = rng.standard_normal((3, 5, 3)).astype(np.float32)
+    taus = rng.uniform(0.5, 1.5, (3, 3)).astype(np.float32)
+    check_vmap(L.householder_product, (x, taus))
+    piv = jnp.array([[2, 2, 2], [1, 1, 3], [0, 3, 2]], jnp.int32)
+    check_vmap(lambda p: L.lu_pivots_to_permutation(p, 5), (piv,))
+    a = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    c = rng.standard_normal((3, 4, 4)).astype(np.float32)
+    check_vmap(lambda a, c: L.symmetric_product(a, c, alpha=2.0, beta=0.5), (a, c))

@@ -691,7 +691,11 @@ def _ir_primitives() -> set[str]:
 def test_every_primitive_has_a_checked_rule():
     prims = _ir_primitives()
     # call_exported: none, as in JAX (vmap of Exported.call raises JAX's error, test_export.py)
-    missing = sorted(n for n in prims - {"call_exported"}
+    # COO and CSR matrices: none, as in JAX (test_sparse_formats.py checks the error)
+    # rng_uniform: none, as in JAX (XLA's stateful generator; test_lax_exports.py checks)
+    unbatchable = {"call_exported", "rng_uniform"} | {f"{fmt}_{op}" for fmt in ("coo", "csr")
+                                       for op in ("todense", "fromdense", "matvec", "matmat")}
+    missing = sorted(n for n in prims - unbatchable
                      if primitives_by_name[n] not in batching_rules)
     assert not missing, f"primitives without a batching rule: {missing}"
     covered = {p for c in CASES for p in c.values[0]}
@@ -719,6 +723,12 @@ def test_every_primitive_has_a_checked_rule():
                 # no operands: vmap of a function using a symbolic size as a value, run
                 # against NumPy (test_shape_poly.py: test_vmap_of_a_dimension_value)
                 "dim_as_value",
+                # the LAPACK primitives: vmap against a loop over the batch
+                # (test_lax_linalg.py: test_tridiagonal_solve_against_numpy,
+                # test_condensed_forms_under_vmap_and_jit and
+                # test_composed_lapack_primitives_under_vmap)
+                "hessenberg", "householder_product", "lu_pivots_to_permutation", "ormqr",
+                "schur", "symmetric_product", "tridiagonal", "tridiagonal_solve",
                 # no batching rule, as in JAX: JAX's error (test_export.py)
                 "call_exported",
                 # vmap of device_put to host memory against the values
@@ -735,8 +745,11 @@ def test_every_primitive_has_a_checked_rule():
                 # (test_lax_structural.py: test_structural_vmap_against_loop;
                 # test_control_flow.py: test_custom_linear_solve_vmap_jit_pytrees_and_errors)
                 "tile", "split", "stack", "unstack", "optimization_barrier",
-                "custom_linear_solve"}
-    unchecked = sorted(prims - covered)
+                "custom_linear_solve",
+                # the sparse family, each against a loop or NumPy (test_sparse_formats.py:
+                # test_batching_rules_against_a_loop; test_sparse_bcoo.py: test_vmap_*)
+                *(p.name for p in P.SPARSE_PRIMITIVES)}
+    unchecked = sorted(prims - covered - unbatchable)
     assert not unchecked, f"batching rules without a loop check: {unchecked}"
 
 

@@ -25,6 +25,7 @@ from . import (  # noqa: E402,F401  (importing registers the rules)
     shape_ops,
     sharding,
     sorting,
+    sparse,
     transfers,
     windowed,
 )

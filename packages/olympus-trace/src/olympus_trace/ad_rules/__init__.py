@@ -22,6 +22,7 @@ from . import (  # noqa: F401
     shape_ops,
     sharding,
     sorting,
+    sparse,
     transfers,
     windowed,
 )

@@ -28,6 +28,7 @@ from . import (
     shape_ops,
     sharding,
     sorting,
+    sparse,  # noqa: F401  (the sparse wrappers: olympus.experimental.sparse, not lax)
     transfers,
     windowed,
 )
