@@ -110,12 +110,12 @@ def type_constant(trace: Any, var: Any, value: Any) -> None:
 
 def activate_for(x: Any) -> None:
     """Type the rest of the trace the traced value `x` belongs to."""
-    t = _staging_tracer(x)
+    t = staging_tracer(x)
     if t is not None:
         activate(t._trace)
 
 
-def _staging_tracer(x: Any) -> Any:
+def staging_tracer(x: Any) -> Any:
     """The staging tracer behind `x` (through JVP primals), or None."""
     while x is not None:
         if hasattr(x, "_var") and hasattr(x, "_trace"):
@@ -127,7 +127,7 @@ def _staging_tracer(x: Any) -> Any:
 def type_of(x: Any) -> TypeSharding | None:
     """The sharding type of a traced value (None: replicated or untyped), with the axes the
     current mesh makes ``Auto`` dropped."""
-    t = _staging_tracer(x)
+    t = staging_tracer(x)
     if t is None:
         return None
     types = getattr(t._trace, "types", None)
@@ -138,7 +138,7 @@ def type_of(x: Any) -> TypeSharding | None:
 
 def set_type(x: Any, ty: TypeSharding | None) -> None:
     """Give the traced value `x` the type `ty` (a sharding constraint does)."""
-    t = _staging_tracer(x)
+    t = staging_tracer(x)
     if t is None:
         return
     activate(t._trace)

@@ -572,8 +572,13 @@ def equality_errors_pytreedef(tree1: Any, tree2: Any) -> list[tuple[KeyPath, str
     JAX's words (an empty list when only aux data differs). The search stops below a node
     whose type, arity or metadata differs."""
     leaf = _StructureLeaf()
-    return list(_equality_errors((), tree_unflatten(tree1, [leaf] * tree1.num_leaves),
-                                 tree_unflatten(tree2, [leaf] * tree2.num_leaves)))
+    return equality_errors(tree_unflatten(tree1, [leaf] * tree1.num_leaves),
+                           tree_unflatten(tree2, [leaf] * tree2.num_leaves))
+
+
+def equality_errors(tree1: Any, tree2: Any) -> list[tuple[KeyPath, str, str, str]]:
+    """As `equality_errors_pytreedef`, for two pytrees (their leaves' types are shown)."""
+    return list(_equality_errors((), tree1, tree2))
 
 
 def _equality_errors(path, t1, t2):

@@ -21,6 +21,8 @@ from typing import Any
 
 from olympus_ir import Literal
 
+from .sharding_types import staging_tracer
+
 __all__ = ["eqn_vma", "begin", "vma_of", "ordered_vma", "axis_names_tuple", "body_manual",
            "olympuspr_out_vma"]
 
@@ -63,17 +65,9 @@ class _BodyVma:
         self.manual = manual
 
 
-def _staging_tracer(x: Any) -> Any:
-    while x is not None:
-        if hasattr(x, "_var") and hasattr(x, "_trace"):
-            return x
-        x = getattr(x, "primal", None)
-    return None
-
-
 def begin(tracers: Sequence[Any], vmas: Sequence[frozenset], manual: Sequence) -> None:
     """Track the vma of the values of the trace the body inputs `tracers` belong to."""
-    ts = [_staging_tracer(t) for t in tracers]
+    ts = [staging_tracer(t) for t in tracers]
     trace = next((t._trace for t in ts if t is not None), None)
     if trace is None:
         return
@@ -83,7 +77,7 @@ def begin(tracers: Sequence[Any], vmas: Sequence[frozenset], manual: Sequence) -
 
 def vma_of(x: Any) -> frozenset | None:
     """The manual axes the traced value `x` varies over; None outside a tracked body."""
-    t = _staging_tracer(x)
+    t = staging_tracer(x)
     if t is None:
         return None
     state = getattr(t._trace, "body_vma", None)
@@ -106,7 +100,7 @@ def ordered_vma(x: Any) -> tuple:
     axes = vma_of(x)
     if not axes:
         return ()
-    manual = _staging_tracer(x)._trace.body_vma.manual
+    manual = staging_tracer(x)._trace.body_vma.manual
     return tuple(a for a in manual if a in axes)
 
 
@@ -114,7 +108,7 @@ def body_manual(values: Sequence[Any]) -> tuple | None:
     """The manual axes of the tracked shard_map body any of `values` was traced in (None:
     none was)."""
     for x in values:
-        t = _staging_tracer(x)
+        t = staging_tracer(x)
         state = getattr(getattr(t, "_trace", None), "body_vma", None)
         if state is not None:
             return state.manual

@@ -41,53 +41,10 @@ def arg_descriptor(in_tree, flat_idx: int, dim_idx: int | None) -> str:
     return s if dim_idx is None else f"{s}.shape[{dim_idx}]"
 
 
-def _structure_errors(path, t1, t2):
-    """(path, thing1, thing2, explanation) for each structural difference of two pytrees
-    (the first found along each branch), worded as JAX's ``equality_errors``."""
-    leaf1 = tree_util.treedef_is_strict_leaf(tree_util.tree_structure(t1))
-    leaf2 = tree_util.treedef_is_strict_leaf(tree_util.tree_structure(t2))
-    if leaf1 and leaf2:
-        return
-    if type(t1) is not type(t2):
-        yield path, str(type(t1)), str(type(t2)), "their Python types differ"
-        return
-    if isinstance(t1, (list, tuple)) and len(t1) != len(t2):
-        yield (path, f"{type(t1).__name__} of length {len(t1)}",
-               f"{type(t2).__name__} of length {len(t2)}", "the lengths do not match")
-        return
-    (k1, c1), m1 = _one_level(t1)
-    (k2, c2), m2 = _one_level(t2)
-    if len(c1) != len(c2):
-        try:
-            diff = " ".join(repr(getattr(k, "key", k)) for k in set(k1) ^ set(k2))
-        except TypeError:
-            diff = ""
-
-        def n(c):
-            return f"{len(c)} child" + ("ren" if len(c) > 1 else "")
-
-        yield (path, f"{type(t1)} with {n(c1)}", f"{type(t2)} with {n(c2)}",
-               "the numbers of children do not match"
-               + (diff and f", with the symmetric difference of key sets: {{{diff}}}"))
-        return
-    if m1 != m2:
-        yield (path, f"{type(t1)} with pytree metadata {m1}",
-               f"{type(t2)} with pytree metadata {m2}",
-               "the pytree node metadata does not match")
-        return
-    for k, a, b in zip(k1, c1, c2):
-        yield from _structure_errors((*path, k), a, b)
-
-
-def _one_level(t):
-    pairs, meta = tree_util.flatten_one_level_with_keys(t)
-    pairs = list(pairs)
-    return ([k for k, _ in pairs], [c for _, c in pairs]), meta
-
-
 def _check_tree(exported, in_tree) -> None:
     if in_tree == exported.in_tree:
         return
+    # JAX fills both structures with 0 leaves, so a leaf shows as <class 'int'>.
     got = tree_util.tree_unflatten(in_tree, [0] * in_tree.num_leaves)
     want = tree_util.tree_unflatten(exported.in_tree, [0] * exported.in_tree.num_leaves)
     msg = ("The invocation args and kwargs must have the same pytree structure "
@@ -95,7 +52,8 @@ def _check_tree(exported, in_tree) -> None:
            "have the following structural differences:\n" + "\n".join(
                f"   - {_path_str(path)} is a {thing1} in the invocation and a "
                f"{thing2} when exported, so {explanation}.\n"
-               for path, thing1, thing2, explanation in _structure_errors((), got, want)))
+               for path, thing1, thing2, explanation in
+               tree_util.equality_errors(got, want)))
     raise ValueError(msg)
 
 

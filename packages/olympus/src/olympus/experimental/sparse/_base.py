@@ -21,14 +21,15 @@ class OLYMPUSSparse(abc.ABC):
         self.shape = tuple(int(s) for s in shape)
 
     @property
-    @abc.abstractmethod
     def dtype(self):
         """The element dtype (that of ``data``)."""
+        return self.data.dtype
 
     @property
-    @abc.abstractmethod
     def nse(self) -> int:
-        """The number of specified (stored) elements per batch."""
+        """The number of specified (stored) elements (per batch, for the batched formats,
+        which say so themselves)."""
+        return self.data.size
 
     def __len__(self):
         return self.shape[0]

@@ -505,11 +505,6 @@ class BCOO(OLYMPUSSparse):
         return self.indices.shape[-2]
 
     @property
-    def dtype(self):
-        """The element dtype."""
-        return self.data.dtype
-
-    @property
     def n_batch(self) -> int:
         """The number of leading batch dimensions."""
         return self.indices.ndim - 2

@@ -143,11 +143,6 @@ class BCSR(OLYMPUSSparse):
         return self.indices.shape[-1]
 
     @property
-    def dtype(self):
-        """The element dtype."""
-        return self.data.dtype
-
-    @property
     def n_batch(self):
         """The number of batch dimensions."""
         return self.indices.ndim - 1
@@ -274,16 +269,6 @@ class COO(OLYMPUSSparse):
     def _info(self):
         return COOInfo(self.shape, self._rows_sorted, self._cols_sorted)
 
-    @property
-    def nse(self):
-        """The number of stored elements."""
-        return self.data.size
-
-    @property
-    def dtype(self):
-        """The element dtype."""
-        return self.data.dtype
-
     @classmethod
     def fromdense(cls, mat, *, nse=None, index_dtype=np.int32):
         """A COO matrix of a dense matrix (see `coo_fromdense`)."""
@@ -359,16 +344,6 @@ class CSR(OLYMPUSSparse):
         self.data, self.indices, self.indptr = (jnp.asarray(a) for a in args)
         super().__init__(args, shape=shape)
 
-    @property
-    def nse(self):
-        """The number of stored elements."""
-        return self.data.size
-
-    @property
-    def dtype(self):
-        """The element dtype."""
-        return self.data.dtype
-
     @classmethod
     def fromdense(cls, mat, *, nse=None, index_dtype=np.int32):
         """A CSR matrix of a dense matrix."""
@@ -412,16 +387,6 @@ class CSC(OLYMPUSSparse):
     def __init__(self, args, *, shape):
         self.data, self.indices, self.indptr = (jnp.asarray(a) for a in args)
         super().__init__(args, shape=shape)
-
-    @property
-    def nse(self):
-        """The number of stored elements."""
-        return self.data.size
-
-    @property
-    def dtype(self):
-        """The element dtype."""
-        return self.data.dtype
 
     @classmethod
     def fromdense(cls, mat, *, nse=None, index_dtype=np.int32):
