@@ -66,10 +66,10 @@ def test_errors():
         F.dct(x, type=1)
     with pytest.raises(NotImplementedError, match="Only DCT type 2 is implemented."):
         F.idctn(x, type=3)
-    with pytest.raises(ValueError, match="jax.scipy.fft.dct: norm='forward' is not "
+    with pytest.raises(ValueError, match="olympus.scipy.fft.dct: norm='forward' is not "
                                          "implemented"):
         F.dct(x, norm="forward")
-    with pytest.raises(ValueError, match="jax.scipy.fft.idctn: norm='forward' is not "
+    with pytest.raises(ValueError, match="olympus.scipy.fft.idctn: norm='forward' is not "
                                          "implemented"):
         F.idctn(x, norm="forward")
     with pytest.raises(ValueError, match=r"s must have at most x.ndim \(2\) elements, got 3"):

@@ -393,7 +393,9 @@ def _eig_operand(name, a):
     a = _inexact(name, a)
     s = _shape(a)
     if len(s) < 2 or s[-1] != s[-2]:
-        raise ValueError(f"The input to eig must be a square matrix. Got shape {s}.")
+        if len(s) < 2:
+            raise TypeError(f"Input 0 to eig must have rank at least 2, but got shape={s}")
+        raise ValueError(f"The input to eig must be a square matrix. Got shape {s[-2:]}.")
     return a
 
 
