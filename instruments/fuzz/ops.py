@@ -737,6 +737,14 @@ _add(Op("einsum", "linalg", "jnp.einsum({subscripts}, {0}, {1})", _contract(_ein
 _add(Op("lax.dot", "linalg", "lax.dot", _contract(lambda x, y, p: np.dot(x, y)), exact=False,
         smooth=True, accepts=_arrays))
 
+#: jnp functions whose result is weakly typed when every operand is a weak *scalar*, while
+#: weak operands of rank 1 or more give a strong result (JAX 0.10.2, recorded by hand:
+#: ``jnp.hypot(0, jnp.asarray(1.0))`` is weak, ``jnp.hypot(0, broadcast_to(weak, (2,)))``
+#: is not).
+WEAK_FOR_SCALARS = frozenset({"hypot", "heaviside", "logical_and", "logical_or",
+                              "logical_xor", "logical_not", "lcm", "isreal", "iscomplex"})
+
+
 # ------------------------------------------------------------------ control flow
 
 #: Binary ops a loop body applies to its carry; unary ops a cond branch applies.

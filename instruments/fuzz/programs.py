@@ -320,6 +320,12 @@ class Builder:
             result_key = self.type_of(op, pkey, keys)
         if result_key is None:
             return None
+        if (op in ops_mod.WEAK_FOR_SCALARS and not self.grad
+                and all(vt.is_weak(k) for k in keys)
+                and all(np.ndim(a.ref) == 0 for a in args)):
+            # The recorded rules come from (2,)-shaped operands; on rank-0 weak operands
+            # JAX 0.10.2 keeps these functions' results weak (recorded by hand).
+            result_key = vt.make_key(vt.dtype_of(result_key), True)
         params, params_src = params or {}, params_src or {}
         refs = [a.ref for a in args]
         try:

@@ -201,13 +201,19 @@ def _uf(nin, nout=1, **kw):
     return deco
 
 
-def _keeps_weak(f):
-    """JAX's weak type for `f`'s result: weak when every operand is, although `f` builds it
-    with typed constants (which would make it strong)."""
+def _keeps_weak(f=None, *, scalars_only=False):
+    """JAX's weak type for `f`'s result: weak when every operand is (with `scalars_only`,
+    every operand is a weak scalar: JAX's version of `f` makes typed constants of the
+    operands' shape, so a weak array operand still gives a strong result)."""
+    if f is None:
+        return functools.partial(_keeps_weak, scalars_only=scalars_only)
+
     @functools.wraps(f)
     def g(*args):
         out = f(*args)
-        if all(aval_of(a).weak_type for a in args) and not aval_of(out).weak_type:
+        avals = [aval_of(a) for a in args]
+        if (all(a.weak_type for a in avals) and not aval_of(out).weak_type
+                and not (scalars_only and any(a.ndim for a in avals))):
             out = lax.convert_element_type(out, _dt(out), True)
         return out
 
@@ -587,7 +593,7 @@ atan2 = arctan2
 
 
 @_uf(2)
-@_keeps_weak
+@_keeps_weak(scalars_only=True)
 def hypot(x1, x2, /):
     """Elementwise ``sqrt(x1**2 + x2**2)`` without intermediate overflow."""
     x1, x2 = _binary("hypot", x1, x2, inexact=True)
@@ -864,7 +870,7 @@ def fmin(x1, x2, /):
 
 
 @_uf(2)
-@_keeps_weak
+@_keeps_weak(scalars_only=True)
 def heaviside(x1, x2, /):
     """0 for negative x1, 1 for positive, x2 where x1 == 0."""
     x1, x2 = _binary("heaviside", x1, x2, inexact=True)
@@ -1174,7 +1180,7 @@ def gcd(x1, x2, /):
 
 
 @_uf(2)
-@_keeps_weak
+@_keeps_weak(scalars_only=True)
 def lcm(x1, x2, /):
     """Least common multiple of |x1| and |x2|."""
     x1, x2 = _int_args("lcm", x1, x2)
@@ -1274,7 +1280,7 @@ def _as_bool(x):
 
 
 @_uf(2, identity=True, reducer="all")
-@_keeps_weak
+@_keeps_weak(scalars_only=True)
 def logical_and(x1, x2, /):
     """Elementwise truth-value and."""
     x1, x2 = ensure_arraylike("logical_and", x1, x2)
@@ -1282,7 +1288,7 @@ def logical_and(x1, x2, /):
 
 
 @_uf(2, identity=False, reducer="any")
-@_keeps_weak
+@_keeps_weak(scalars_only=True)
 def logical_or(x1, x2, /):
     """Elementwise truth-value or."""
     x1, x2 = ensure_arraylike("logical_or", x1, x2)
@@ -1290,7 +1296,7 @@ def logical_or(x1, x2, /):
 
 
 @_uf(2, identity=False)
-@_keeps_weak
+@_keeps_weak(scalars_only=True)
 def logical_xor(x1, x2, /):
     """Elementwise truth-value exclusive or."""
     x1, x2 = ensure_arraylike("logical_xor", x1, x2)
@@ -1298,7 +1304,7 @@ def logical_xor(x1, x2, /):
 
 
 @_uf(1)
-@_keeps_weak
+@_keeps_weak(scalars_only=True)
 def logical_not(x, /):
     """Elementwise truth-value not."""
     x = ensure_arraylike("logical_not", x)
@@ -1333,7 +1339,7 @@ greater = _comparison(lax.gt, "greater", "Elementwise ``x1 > x2``.", True)
 greater_equal = _comparison(lax.ge, "greater_equal", "Elementwise ``x1 >= x2``.", True)
 
 
-@_keeps_weak
+@_keeps_weak(scalars_only=True)
 def iscomplex(x):
     """Elementwise: a nonzero imaginary part."""
     x = ensure_arraylike("iscomplex", x)
@@ -1341,7 +1347,7 @@ def iscomplex(x):
     return lax.ne(i, _zero(i))
 
 
-@_keeps_weak
+@_keeps_weak(scalars_only=True)
 def isreal(x):
     """Elementwise: a zero imaginary part."""
     x = ensure_arraylike("isreal", x)
