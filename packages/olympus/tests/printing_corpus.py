@@ -385,6 +385,31 @@ def cases(ns):  # noqa: C901 (one flat list of small functions)
         return olympus.grad(f)(a)
 
     @case(x3)
+    def linearize_of_scan(a):
+        def f(v):
+            return lax.scan(lambda c, x: (c * x, c), 1.0, v)[0]
+        return olympus.linearize(f, a)[1](a)
+
+    @case(x3)
+    def vjp_of_scan_weak_cotangent(a):
+        def f(v):
+            return lax.scan(lambda c, x: (c * x, c * 2), 1.0, v)
+        return olympus.vjp(f, a)[1]((1.0, a))
+
+    @case(np.float32(2.0), x3)
+    def grad_of_scan_with_consts(w, a):
+        def f(w, v):
+            return lax.scan(lambda c, x: (c * w + x, jnp.sin(c)), 0.0, v)[1].sum()
+        return olympus.grad(f, argnums=(0, 1))(w, a)
+
+    @case(x3)
+    def noop_convert_and_broadcast(a):
+        b = lax.convert_element_type_p.bind(a, new_dtype=np.dtype("float32"),
+                                            weak_type=False, sharding=None)
+        return lax.broadcast_in_dim_p.bind(b, shape=(3,), broadcast_dimensions=(0,),
+                                           sharding=None) + 1
+
+    @case(x3)
     def vmap_of_cond(a):
         return olympus.vmap(lambda v: lax.cond(v > 1.0, lambda u: u * 2.0,
                                                lambda u: u, v))(a)

@@ -38,7 +38,6 @@ def test_corpus_is_recorded():
 
 
 TRACED_DIFFERENTLY = {
-    "grad_of_scan": "the transpose of scan is staged differently",
     "grad_of_where": "JAX's linearized _where returns an instantiated zero tangent as a "
                      "residual (a literal output) and passes it to the transposed call",
 }

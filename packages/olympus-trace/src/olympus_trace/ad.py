@@ -493,10 +493,13 @@ def _split_nonlinear(e: Eqn, lin_in: list[bool]):
 discharge_hooks: list[Callable] = []
 
 
-def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence) -> list:
+def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence,
+                  initial_cts: Sequence = ()) -> list:
     """Transpose a linear olympuspr (invars: residuals + linear inputs).
 
-    Returns one cotangent (possibly Zero) per linear input.
+    Returns one cotangent (possibly Zero) per linear input. `initial_cts` are values the
+    first linear inputs' cotangents start from (each contribution is added to it where it
+    is made, as a loop's cotangent accumulator is).
     """
     for hook in discharge_hooks:  # refs in the linear program become values first
         olympuspr, extra = hook(olympuspr)
@@ -506,6 +509,9 @@ def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence) 
     for v, r in zip(olympuspr.invars[:nres], residuals):
         env[id(v)] = r
     linear: set[int] = {id(v) for v in olympuspr.invars[nres:]}
+    # A linear input is typed as its cotangent accumulates (`lin_avals`), as JAX types it:
+    # e.g. a loop's carry by the cotangent it is given, weak or not.
+    in_avals = {id(v): a for v, a in zip(olympuspr.invars[nres:], lin_avals)}
     eqns: list[Eqn] = []
 
     def forward(e):
@@ -533,7 +539,7 @@ def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence) 
             eqns.append(u)
             linear.update(id(v) for v in u.outvars)
 
-    cts: dict[int, Any] = {}
+    cts: dict[int, Any] = {id(v): c for v, c in zip(olympuspr.invars[nres:], initial_cts)}
 
     def add_ct(v, ct):
         if isinstance(ct, Zero) or ct is None:
@@ -554,7 +560,8 @@ def backward_pass(olympuspr, residuals: Sequence, lin_avals, cts_out: Sequence) 
         ct_out = [Zero(v.aval) if c is None else c for v, c in zip(e.outvars, ct_out)]
         invals = [
             olympuspr_utils._literal_value(v) if isinstance(v, Literal)
-            else UndefinedPrimal(v.aval) if id(v) in linear else env[id(v)]
+            else UndefinedPrimal(in_avals.get(id(v), v.aval)) if id(v) in linear
+            else env[id(v)]
             for v in e.invars
         ]
         rule = transpose_rules.get(e.primitive)

@@ -183,7 +183,18 @@ def partial_eval_olympuspr(
     known = known.replace(constvars=olympuspr.constvars)
     unknown_in = [v for v, u in zip(olympuspr.invars, unknowns) if u]
     unknown_out = [v for v, u in zip(olympuspr.outvars, out_unknowns) if u]
-    unknown = Olympuspr([], residuals + unknown_in, unknown_out, unknown_eqns)
+    # The unknown side binds each residual with a variable of its own, so no variable is
+    # bound in two olympusprs (which would print under one name in both, as JAX's never do).
+    fresh = {id(r): Var(r.aval) for r in residuals}
+
+    def sub(v):
+        return fresh.get(id(v), v) if isinstance(v, Var) else v
+
+    unknown_eqns = [e.replace(invars=[sub(v) for v in e.invars])
+                    if any(isinstance(v, Var) and id(v) in fresh for v in e.invars) else e
+                    for e in unknown_eqns]
+    unknown = Olympuspr([], [fresh[id(r)] for r in residuals] + unknown_in,
+                        [sub(v) for v in unknown_out], unknown_eqns)
     return known, unknown, out_unknowns, len(residuals)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from olympus_ir import dtypes
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import (
     ClosedOlympuspr,
@@ -33,7 +34,7 @@ from olympus_ir.core import (
 from olympus_ir.core import __file__ as _ir_core_file
 from olympus_ir.prims.callbacks import own_effect
 from olympus_ir.prims.elementwise import convert_element_type_p
-from olympus_ir.prims.shape_ops import dim_as_value_p
+from olympus_ir.prims.shape_ops import broadcast_in_dim_p, dim_as_value_p
 from olympus_ir.shape_poly import DimExpr
 
 from . import sharding_types, staged_constants, vma_types
@@ -218,6 +219,24 @@ class OlympusprTracer(Tracer):
         return f"JitTracer({self.aval})"  # JAX's name for the tracer of a staged trace
 
 
+def _convert_is_noop(in_aval, out_aval, params) -> bool:
+    return (in_aval.dtype == out_aval.dtype and in_aval.weak_type == out_aval.weak_type
+            and not dtypes.issubdtype(in_aval.dtype, dtypes.extended)
+            and params.get("sharding") is None)
+
+
+def _broadcast_is_noop(in_aval, out_aval, params) -> bool:
+    return (type(in_aval) is ShapedArray and in_aval.shape == tuple(params["shape"])
+            and params.get("sharding") is None)
+
+
+# Primitives whose equation JAX does not stage when it would return its operand unchanged
+# (its staging "forwarding rules"): a convert to the operand's own dtype and weak type, a
+# broadcast to the operand's own shape. Rules that bind these directly (transposes, JVPs)
+# then print as JAX's do.
+_FORWARDS = {convert_element_type_p: _convert_is_noop, broadcast_in_dim_p: _broadcast_is_noop}
+
+
 class OlympusprTrace(Trace):
     """Records equations. Call `to_olympuspr(outs)` at the end."""
 
@@ -280,6 +299,9 @@ class OlympusprTrace(Trace):
     def process_primitive(self, prim, args, params):
         atoms = [self.to_atom(a) for a in args]
         out_aval = abstract_eval(prim, *(a.aval for a in atoms), **params)
+        forwards = _FORWARDS.get(prim)
+        if forwards is not None and forwards(atoms[0].aval, out_aval, params):
+            return self.stage_value(args[0])  # as JAX: no equation for a no-op
         if prim is convert_element_type_p and type(atoms[0]) is Literal:
             folded = staged_constants.fold_convert(self, atoms[0], params, out_aval)
             if folded is not None:  # JAX folds the conversion of a scalar literal

@@ -612,25 +612,24 @@ def _scan_partial_eval(eqn: Eqn, in_unknown):
     known_eqn = Eqn(P.scan_p, k_ops, k_outs + res_vars, dict(
         p, olympuspr=ClosedOlympuspr(known, []), num_consts=n_k_consts, num_carry=n_k_carry,
         linear=(False,) * len(k_ops)), eqn.source_info)
-    # Unknown body invars come as residuals + (unknown consts, carry, xs); reorder to
-    # consts (+ const residuals), carry, stacked and xs residuals, xs.
+    # Unknown body invars come as residuals + (unknown consts, carry, xs); reorder as JAX
+    # does: const residuals, unknown consts, carry, xs, then the extensive residuals
+    # (stacked or read from a known xs) in the order they were made.
     ui = unknown.invars
     res_in, rest = ui[:nres], ui[nres:]
     u_consts, u_carry, u_xs = rest[:n_u_consts], rest[n_u_consts:n_u_consts + n_u_carry], \
         rest[n_u_consts + n_u_carry:]
-
-    def pick(kind_wanted):
-        return [(v, k) for v, (kind, k) in zip(res_in, kinds) if kind == kind_wanted]
-
-    const_res, stack_res, xs_res = pick("const"), pick("stack"), pick("xs")
-    u_body = Olympuspr([], u_consts + [v for v, _ in const_res] + u_carry
-                       + [v for v, _ in stack_res] + [v for v, _ in xs_res] + u_xs,
-                       unknown.outvars, unknown.eqns)
+    const_res = [(v, k) for v, (kind, k) in zip(res_in, kinds) if kind == "const"]
+    stacked_vars = iter(res_vars)
+    ext_res = [(v, next(stacked_vars) if kind == "stack" else ops[k])
+               for v, (kind, k) in zip(res_in, kinds) if kind != "const"]
+    u_body = Olympuspr([], [v for v, _ in const_res] + u_consts + u_carry + u_xs
+                       + [v for v, _ in ext_res], unknown.outvars, unknown.eqns)
     uo_consts = u_ops[:n_u_consts]
     uo_carry = u_ops[n_u_consts:n_u_consts + n_u_carry]
     uo_xs = u_ops[n_u_consts + n_u_carry:]
-    u_operands = (uo_consts + [ops[k] for _, k in const_res] + uo_carry + res_vars
-                  + [ops[k] for _, k in xs_res] + uo_xs)
+    u_operands = ([ops[k] for _, k in const_res] + uo_consts + uo_carry + uo_xs
+                  + [x for _, x in ext_res])
     unknown_eqn = Eqn(P.scan_p, u_operands, u_outs, dict(
         p, olympuspr=ClosedOlympuspr(u_body, []), num_consts=n_u_consts + len(const_res),
         num_carry=n_u_carry, linear=(False,) * len(u_operands)), eqn.source_info)
@@ -645,6 +644,10 @@ partial_eval_rules[P.scan_p] = _scan_partial_eval
 
 def _scan_transpose(cts, *operands, olympuspr, length, reverse, num_consts, num_carry,
                     linear, unroll):
+    # As JAX lays the transposed loop out: consts are the non-linear consts; the carry is
+    # the linear consts' cotangent accumulators, then the carry's cotangent; the xs are the
+    # nonzero cotangents of the ys, then the non-linear xs. A zero cotangent of a ys is
+    # not passed (its transpose inside the body sees a symbolic zero).
     nc, ncar = num_consts, num_carry
     consts, init, xs = operands[:nc], operands[nc:nc + ncar], operands[nc + ncar:]
     # Every carry is linear; a defined carry init can only be an instantiated zero tangent
@@ -660,44 +663,47 @@ def _scan_transpose(cts, *operands, olympuspr, length, reverse, num_consts, num_
     lin_vars = [v for v, lin in zip(c_in, lin_c) if lin] + list(car_in) + [
         v for v, lin in zip(x_in, lin_x) if lin]
     body = Olympuspr([], nl_vars + lin_vars, j.outvars, j.eqns)
-    lin_avals = [v.aval for v in lin_vars]
     n_nl_c = sum(1 for f in lin_c if not f)
     n_lin_c = nc - n_nl_c
     lin_c_avals = [c.aval for c in consts if is_undefined_primal(c)]
-    car_avals = [get_aval(c) if d else c.aval for c, d in zip(init, init_defined)]
     nl_consts = [c for c in consts if not is_undefined_primal(c)]
     nl_xs = [x for x in xs if not is_undefined_primal(x)]
-    n_nl_x = len(nl_xs)
     out_avals = olympuspr.out_avals
     ct_carry = [instantiate(c) if not isinstance(c, Zero) else instantiate(Zero(a))
                 for c, a in zip(cts[:ncar], out_avals[:ncar])]
-    ct_ys = [instantiate(c) if not isinstance(c, Zero) else instantiate(Zero(_stack(a, length)))
-             for c, a in zip(cts[ncar:], out_avals[ncar:])]
+    # The carry's cotangent keeps the type it comes with (a weak cotangent stays weak),
+    # as JAX types the transposed carry by its cotangent.
+    car_avals = [get_aval(c) for c in ct_carry]
+    lin_avals = ([v.aval for v, lin in zip(c_in, lin_c) if lin] + car_avals
+                 + [v.aval for v, lin in zip(x_in, lin_x) if lin])
+    ys_nz = [not isinstance(c, Zero) for c in cts[ncar:]]
+    ct_ys = [instantiate(c) for c in cts[ncar:] if not isinstance(c, Zero)]
+    y_avals = out_avals[ncar:]
 
     def body_t(*args):
-        # consts: nl_consts; carry: (acc for lin consts, ct carry); xs: (nl xs, ct ys)
+        # consts: nl_consts; carry: (acc for lin consts, ct carry); xs: (ct ys, nl xs)
         nlc = list(args[:n_nl_c])
         acc = list(args[n_nl_c:n_nl_c + n_lin_c])
         ctc = list(args[n_nl_c + n_lin_c:n_nl_c + n_lin_c + ncar])
         rest = args[n_nl_c + n_lin_c + ncar:]
-        nlx, cty = list(rest[:n_nl_x]), list(rest[n_nl_x:])
-        cts_in = backward_pass(body, nlc + nlx, lin_avals, ctc + cty)
+        n_y = len(ct_ys)
+        given, nlx = iter(rest[:n_y]), list(rest[n_y:])
+        cty = [next(given) if nz else Zero(a) for nz, a in zip(ys_nz, y_avals)]
+        # A linear const's cotangent is added to its accumulator where it is made, as
+        # JAX accumulates it.
+        cts_in = backward_pass(body, nlc + nlx, lin_avals, ctc + cty, initial_cts=acc)
         cts_in = [instantiate(c) for c in cts_in]
-        ct_lc = cts_in[:n_lin_c]
-        ct_car = cts_in[n_lin_c:n_lin_c + ncar]
-        ct_x = cts_in[n_lin_c + ncar:]
-        new_acc = [lax.add(a, c) for a, c in zip(acc, ct_lc)]
-        return new_acc + ct_car + ct_x
+        return cts_in
 
     nl_x_avals = [get_aval(x).update(shape=get_aval(x).shape[1:]) for x in nl_xs]
-    in_avals = ([get_aval(c) for c in nl_consts] + lin_c_avals + car_avals + nl_x_avals
-                + [a for a in out_avals[ncar:]])
+    in_avals = ([get_aval(c) for c in nl_consts] + lin_c_avals + car_avals
+                + [a for a, nz in zip(y_avals, ys_nz) if nz] + nl_x_avals)
     closed, _ = trace_to_olympuspr(body_t, in_avals)
     body_c, extra = hoist_consts(closed)
     acc0 = [instantiate(Zero(a)) for a in lin_c_avals]
     t_consts = extra + nl_consts
     t_carry = acc0 + ct_carry
-    t_xs = nl_xs + ct_ys
+    t_xs = ct_ys + nl_xs
     outs = bind(P.scan_p, *t_consts, *t_carry, *t_xs, olympuspr=body_c, length=length,
                 reverse=not reverse, num_consts=len(t_consts), num_carry=len(t_carry),
                 linear=(False,) * (len(t_consts) + len(t_carry) + len(t_xs)), unroll=unroll)
@@ -711,6 +717,35 @@ def _scan_transpose(cts, *operands, olympuspr, length, reverse, num_consts, num_
 
 
 transpose_rules[P.scan_p] = _scan_transpose
+
+
+def _scan_dce(eqn: Eqn, used):
+    """Drop the results nobody reads, as JAX's scan DCE does: a carry stays while its
+    result or its next iteration needs it (a fixed point), an unread `ys` goes, and the
+    operands the smaller body no longer reads go with it."""
+    p = eqn.params
+    body: ClosedOlympuspr = p["olympuspr"]
+    nc, ncar = p["num_consts"], p["num_carry"]
+    j = body.olympuspr
+    used_carry, used_ys = list(used[:ncar]), list(used[ncar:])
+    while True:
+        new_j, used_in = dce_deep(j, used_carry + used_ys)
+        grown = [a or b for a, b in zip(used_carry, used_in[nc:nc + ncar])]
+        if grown == used_carry:
+            break
+        used_carry = grown
+    keep = list(used_in[:nc]) + used_carry + list(used_in[nc + ncar:])
+    new_j = new_j.replace(invars=[v for v, k in zip(j.invars, keep) if k])
+    new_eqn = Eqn(P.scan_p, [v for v, k in zip(eqn.invars, keep) if k],
+                  [v for v, u in zip(eqn.outvars, used_carry + used_ys) if u],
+                  dict(p, olympuspr=ClosedOlympuspr(new_j, body.consts),
+                       num_consts=sum(keep[:nc]), num_carry=sum(used_carry),
+                       linear=tuple(x for x, k in zip(p["linear"], keep) if k)),
+                  eqn.source_info)
+    return new_eqn, [True] * len(new_eqn.invars)
+
+
+dce_rules[P.scan_p] = _scan_dce
 
 
 # --- while: JVP only --------------------------------------------------------------------------
