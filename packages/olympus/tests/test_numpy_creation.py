@@ -276,3 +276,29 @@ def test_array_positional_copy_order_ndmin():
     with pytest.raises(TypeError, match=r"^array\(\) takes at most 5 positional arguments "
                                         r"but 6 were given$"):
         jnp.array([1, 2], None, False, "K", 0, 1)
+
+
+def test_complex_to_real_casts_warn_as_jax():
+    """Recorded from reference JAX 0.10.2: `jnp.astype`/`x.astype` from complex to a real
+    or integer dtype keep the real part with a DeprecationWarning (to bool: `x != 0`, no
+    warning); `jnp.array(x, dtype=...)` and `lax.convert_element_type` keep the real part
+    with NumPy's ComplexWarning, even to bool."""
+    import warnings
+
+    from olympus import lax
+
+    x = jnp.array([1j, 0, 2 + 1j])
+    with pytest.warns(DeprecationWarning, match="Casting from complex to real dtypes will "
+                      "soon raise a ValueError. Please first use jnp.real or jnp.imag"):
+        np.testing.assert_array_equal(jnp.astype(x, jnp.float32), [0.0, 0.0, 2.0])
+    with pytest.warns(DeprecationWarning, match="Casting from complex to real"):
+        np.testing.assert_array_equal(x.astype(jnp.int32), [0, 0, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(x.astype(bool), [True, False, True])
+        np.testing.assert_array_equal(x.astype(jnp.complex64), np.array(x))
+    with pytest.warns(np.exceptions.ComplexWarning, match="discards the imaginary part"):
+        np.testing.assert_array_equal(jnp.array(x, dtype=bool), [False, False, True])
+    with pytest.warns(np.exceptions.ComplexWarning, match="discards the imaginary part"):
+        np.testing.assert_array_equal(lax.convert_element_type(x, jnp.float32),
+                                      [0.0, 0.0, 2.0])

@@ -534,3 +534,19 @@ ENTRY main.1 {
 }
 
 """
+
+
+def test_lowered_text_keeps_jax_converts():
+    """Recorded from reference JAX 0.10.2: a convert_element_type lowers to a
+    `stablehlo.convert` even when only the weak type changes, and a cast to bool ends in
+    one after the comparison."""
+    import olympus.numpy as jnp
+
+    x = jnp.ones(3)
+    text = olympus.jit(lambda x, y: x * y).lower(x, 2.0).as_text()
+    assert "    %0 = stablehlo.convert %arg1 : tensor<f32>\n" \
+           "    %1 = stablehlo.broadcast_in_dim %0, dims = [] : (tensor<f32>) -> " \
+           "tensor<3xf32>\n    %2 = stablehlo.multiply %arg0, %1 : tensor<3xf32>\n" in text
+    text = olympus.jit(lambda x: x.astype(bool)).lower(x).as_text()
+    assert "stablehlo.compare NE, %arg0, %0, FLOAT : (tensor<3xf32>, tensor<3xf32>) -> " \
+           "tensor<3xi1>\n    %2 = stablehlo.convert %1 : tensor<3xi1>\n" in text

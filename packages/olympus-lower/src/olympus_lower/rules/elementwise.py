@@ -211,8 +211,15 @@ del _name, _fn, _dir
 @register_lowering("convert_element_type")
 def _convert_element_type_lowering(ctx, x, *, new_dtype, weak_type=False, sharding=None):
     aval_in, aval_out = ctx.avals_in[0], ctx.avals_out[0]
-    # complex -> real takes the real part; anything -> bool is `x != 0`.
-    return [mu.convert(x, aval_in.dtype, aval_out.dtype, aval_in.shape)]
+    # complex -> real takes the real part; anything -> bool is `x != 0`. As JAX's, the
+    # rule always ends in a `stablehlo.convert`, even to the same type (e.g. a weak
+    # scalar made strong), so the lowered text is JAX's; XLA removes it.
+    y = mu.convert(x, aval_in.dtype, aval_out.dtype, aval_in.shape)
+    if y.type == x.type or np.dtype(aval_out.dtype) == np.bool_ or (
+            dtypes.is_complex(aval_in.dtype) and not dtypes.is_complex(aval_out.dtype)
+            and np.dtype(dtypes.finfo(aval_in.dtype).dtype) == np.dtype(aval_out.dtype)):
+        y = hlo.convert(y.type, y)
+    return [y]
 
 
 @register_lowering("bitcast_convert_type")

@@ -66,7 +66,6 @@ from olympus_trace.lax_ops import (
     conv_general_dilated,
     conv_transpose,
     conv_with_general_padding,
-    convert_element_type,
     cos,
     cosh,
     create_token,
@@ -188,6 +187,7 @@ from . import linalg
 from ._approx_top_k import *  # noqa: F403
 from ._associative_scan import associative_scan
 from ._bessel import bessel_i0e, bessel_i1e
+from ._conversion import convert_element_type
 from ._convolution_patches import *  # noqa: F403
 from ._convolution_shapes import *  # noqa: F403
 from ._creation import *  # noqa: F403

@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import functools
 import operator
+import warnings
 
 import numpy as np
 
@@ -125,8 +126,6 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0, device=None)
             if i < len(args) and (copy, order, ndmin)[i] != (True, "K", 0)[i]:
                 raise TypeError(f"array() got multiple values for argument '{name}'")
         copy, order, ndmin = (list(args) + [copy, order, ndmin][len(args):])[:3]
-        import warnings
-
         warnings.warn("Passing the copy, order, and ndmin arguments to jnp.array "
                       "positionally is deprecated. Use keyword arguments instead.",
                       DeprecationWarning, stacklevel=2)
@@ -141,8 +140,15 @@ def array(object, dtype=None, *args, copy=True, order="K", ndmin=0, device=None)
     if isinstance(object, (Tracer, Array)):
         out = object
         if dt is not None:
-            out = astype(out, dt) if aval_of(out).dtype != dt or aval_of(out).weak_type \
-                else out
+            if aval_of(out).dtype != dt or aval_of(out).weak_type:
+                if dtypes.is_complex(aval_of(out).dtype) and not dtypes.is_complex(dt):
+                    # As JAX's: the real part, with NumPy's warning (even for bool).
+                    warnings.warn("Casting complex values to real discards the imaginary "
+                                  "part", np.exceptions.ComplexWarning,
+                                  stacklevel=_caller_stacklevel())
+                    out = lax.convert_element_type(out, dt, False)
+                else:
+                    out = _astype(out, dt)
         if copy and isinstance(out, Array) and out is object:
             out = lax.copy(out)
     elif type(object) in _PY:
@@ -223,12 +229,35 @@ def astype(x, dtype, /, *, copy=False, device=None):
     """`x` converted to `dtype`."""
     x = ensure_arraylike("astype", x)
     dt = canon_dtype(dtype)
+    if dtypes.is_complex(aval_of(x).dtype) and dt != dtypes.bool_ and not dtypes.is_complex(dt):
+        warnings.warn("Casting from complex to real dtypes will soon raise a ValueError. "
+                      "Please first use jnp.real or jnp.imag to take the "
+                      "real/imaginary component of your input.", DeprecationWarning,
+                      stacklevel=_caller_stacklevel())
+    out = _astype(x, dt)
+    return out if device is None else rt.device_put(out, device)
+
+
+def _caller_stacklevel() -> int:
+    """The `stacklevel` that attributes a warning raised in the caller of this function's
+    caller to the first frame outside olympus.numpy (`jnp.astype` and `x.astype` reach
+    it through different wrappers)."""
+    import sys
+
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(
+            "olympus.numpy"):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _astype(x, dt):
     if dtypes.is_complex(aval_of(x).dtype) and dt == dtypes.bool_:
         # convert_element_type(complex, bool) does not mean "nonzero"; compare instead.
         out = lax.ne(x, lax.convert_element_type(0, aval_of(x).dtype))
     else:
         out = lax.convert_element_type(x, dt, False)
-    return out if device is None else rt.device_put(out, device)
+    return out
 
 
 def frombuffer(buffer, dtype=float, count=-1, offset=0):
