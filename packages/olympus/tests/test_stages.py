@@ -550,3 +550,18 @@ def test_lowered_text_keeps_jax_converts():
     text = olympus.jit(lambda x: x.astype(bool)).lower(x).as_text()
     assert "stablehlo.compare NE, %arg0, %0, FLOAT : (tensor<3xf32>, tensor<3xf32>) -> " \
            "tensor<3xi1>\n    %2 = stablehlo.convert %1 : tensor<3xi1>\n" in text
+
+
+def test_compiled_header_asks_jax_sharding_propagation():
+    """Recorded from reference JAX 0.10.2: on one device, the compiled module's header
+    shows that XLA may choose the unspecified arguments' and results' shardings."""
+    import olympus.numpy as jnp
+
+    x = jnp.ones(3)
+    head = olympus.jit(lambda x, y: x + y).lower(x, 1.0).compile().as_text().splitlines()[0]
+    assert head.endswith("entry_computation_layout={(f32[3]{0}, f32[])->f32[3]{0}}, "
+                         "allow_spmd_sharding_propagation_to_parameters={true,true}, "
+                         "allow_spmd_sharding_propagation_to_output={true}")
+    head = olympus.jit(lambda x: (x, x * 2)).lower(x).compile().as_text().splitlines()[0]
+    assert head.endswith("allow_spmd_sharding_propagation_to_parameters={true}, "
+                         "allow_spmd_sharding_propagation_to_output={true,true}")

@@ -233,18 +233,27 @@ def _with_buffer_donors(module: ir.Module, donate: Sequence[int], nargs: int) ->
 
 def _compile_options(device_ids: tuple[int, ...], num_partitions: int,
                      options: tuple[tuple[str, Any], ...], shardy: bool,
-                     propagate_to_outputs: list[bool]) -> Any:
+                     propagate_to_outputs: list[bool],
+                     propagate_to_params: list[bool] | None = None) -> Any:
     opts = xc.CompileOptions()
     opts.num_replicas = 1
     opts.num_partitions = num_partitions
     opts.device_assignment = xc.DeviceAssignment.create(
         np.array([list(device_ids)], dtype=np.int32)
     )
+    build = opts.executable_build_options
     if num_partitions > 1:
-        build = opts.executable_build_options
         build.use_spmd_partitioning = True
         build.use_shardy_partitioner = shardy
         build.allow_spmd_sharding_propagation_to_output = propagate_to_outputs
+    elif propagate_to_params is not None:
+        # One device: nothing is partitioned, but JAX asks the same of XLA for the
+        # arguments and results it left unspecified, and the compiled module's header
+        # shows it (`allow_spmd_sharding_propagation_to_parameters={true}`).
+        if any(propagate_to_params):
+            build.allow_spmd_sharding_propagation_to_parameters = propagate_to_params
+        if any(propagate_to_outputs):
+            build.allow_spmd_sharding_propagation_to_output = propagate_to_outputs
     if options:
         opts.env_option_overrides = list(options)
     return opts
@@ -252,6 +261,17 @@ def _compile_options(device_ids: tuple[int, ...], num_partitions: int,
 
 def _uses_shardy(module: ir.Module) -> bool:
     return any(op.operation.name == "sdy.mesh" for op in module.body.operations)
+
+
+def _unsharded_args(main: Any) -> list[bool]:
+    """Per argument of `main`: True if it carries no sharding attribute."""
+    nargs = len(main.arguments)
+    if "arg_attrs" not in main.attributes:
+        return [True] * nargs
+    attrs = ir.ArrayAttr(main.attributes["arg_attrs"])
+    return [i >= len(attrs) or not any(k in ir.DictAttr(attrs[i])
+                                       for k in ("sdy.sharding", "mhlo.sharding"))
+            for i in range(nargs)]
 
 
 def _unsharded_results(main: Any, nresults: int) -> list[bool]:
@@ -342,6 +362,7 @@ def compile(
     # Everything read from `main` is read now: `main` belongs to the caller's module,
     # which may be replaced by a copy below (and an op outliving its module crashes).
     propagate_to_outputs = _unsharded_results(main, len(out_specs))
+    propagate_to_params = _unsharded_args(main)
     shardy = _uses_shardy(module)
     name = _module_name(module)
     del main
@@ -358,7 +379,8 @@ def compile(
 
     def build_loaded() -> _Loaded:
         compile_options = _compile_options(
-            device_ids, num_partitions, opts, shardy, propagate_to_outputs)
+            device_ids, num_partitions, opts, shardy, propagate_to_outputs,
+            propagate_to_params)
         settings = ["module", device_ids, num_partitions, donated, opts, shardy,
                     propagate_to_outputs, len(callbacks)]
         def compile_fn():
