@@ -804,4 +804,90 @@ def cases(ns):  # noqa: C901 (one flat list of small functions)
     def matmul_then_add_row(a, b):
         return a @ jnp.ones((3, 3), np.float32) + b
 
+    # --- common programs (a sweep of everyday code; several still differ, see the test) ------
+    nn = olympus.nn
+    xs = np.linspace(-1, 1, 6, dtype=f32).reshape(2, 3)
+    v4 = np.linspace(-1, 1, 4, dtype=f32)
+    half = np.float32(0.5)
+
+    @case(xs)
+    def common_grad_softmax(a):
+        return olympus.grad(lambda x: nn.softmax(x).sum())(a)
+
+    @case(xs)
+    def common_grad_relu(a):
+        return olympus.grad(lambda x: nn.relu(x).sum())(a)
+
+    @case(xs)
+    def common_grad_max(a):
+        return olympus.grad(lambda x: jnp.max(x))(a)
+
+    @case(xs)
+    def common_grad_abs(a):
+        return olympus.grad(lambda x: jnp.abs(x).sum())(a)
+
+    @case(xs.T.copy(), v4[:2])
+    def common_grad_mse(w, b):
+        return olympus.grad(lambda w, b: ((xs @ w + b - 1.0) ** 2).mean(), argnums=(0, 1))(w, b)
+
+    @case(v4)
+    def common_value_and_grad(a):
+        return olympus.value_and_grad(lambda x: (x ** 2).sum())(a)
+
+    @case(v4)
+    def common_jacfwd_sin(a):
+        return olympus.jacfwd(jnp.sin)(a)
+
+    @case(v4)
+    def common_hessian(a):
+        return olympus.hessian(lambda x: (x ** 3).sum())(a)
+
+    @case(half)
+    def common_grad_cond(a):
+        return olympus.grad(lambda x: lax.cond(x > 0, jnp.sin, jnp.cos, x))(a)
+
+    @case(np.array([0, 2], np.int32))
+    def common_one_hot(a):
+        return nn.one_hot(a, 3)
+
+    @case(xs)
+    def common_take(a):
+        return jnp.take(a, np.array([0, 2]), axis=1)
+
+    @case(xs)
+    def common_index_update(a):
+        return a.at[0, 1].set(5.0)
+
+    @case(xs)
+    def common_stack(a):
+        return jnp.stack([a, a])
+
+    @case(xs)
+    def common_mean_var(a):
+        return a.mean(0), a.var(0)
+
+    @case(half)
+    def common_eye(a):
+        return jnp.eye(3) * a
+
+    @case(xs)
+    def common_vmap_scan(a):
+        return olympus.vmap(lambda r: lax.scan(lambda c, y: (c + y, c), 0.0, r)[0])(a)
+
+    @case(v4)
+    def common_outer(a):
+        return jnp.outer(a, a)
+
+    @case(v4)
+    def common_grad_prod(a):
+        return olympus.grad(lambda x: jnp.prod(x))(a)
+
+    @case(xs)
+    def common_flip(a):
+        return jnp.flip(a)
+
+    @case(xs)
+    def common_round(a):
+        return jnp.round(a, 1)
+
     return out

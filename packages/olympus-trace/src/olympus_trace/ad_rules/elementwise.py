@@ -156,8 +156,7 @@ def _abs_jvp(primals, tangents):
     if not dtypes.is_complex(get_aval(x).dtype):
         # t where x >= 0, else -t: the derivative at 0 is taken as 1 (JAX's choice), not
         # sign(0) = 0.
-        zero = lax.broadcast_in_dim(scalar(0, x), get_aval(x).shape, ())
-        return y, lax.select(lax.ge(x, zero), t, lax.neg(t))
+        return y, lax.select(lax.ge(x, scalar(0, x)), t, lax.neg(t))
     # d|z| = Re(conj(z) dz) / |z|, taken as 0 at z == 0.
     zero = lax.broadcast_in_dim(scalar(0, y), get_aval(y).shape, ())
     one = lax.broadcast_in_dim(scalar(1, y), get_aval(y).shape, ())
@@ -177,7 +176,9 @@ def _integer_pow_jvp(primals, tangents, *, y):
         return out, t
     if y == 0:
         return out, Zero(aval_of(t))
-    d = lax.mul(scalar(y, x), lax.integer_pow(x, y - 1)) if y != 1 else None
+    # As JAX's rule: x**2 differentiates to 2 * x (no integer_pow[y=1]).
+    d = None if y == 1 else lax.mul(scalar(2, x), x) if y == 2 else lax.mul(
+        scalar(y, x), lax.integer_pow(x, y - 1))
     return out, (t if d is None else lax.mul(t, d))
 
 

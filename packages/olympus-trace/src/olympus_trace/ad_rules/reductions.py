@@ -50,8 +50,10 @@ def _reduce_chooser_jvp(prim):
     def rule(primals, tangents, *, axes, out_sharding=None):
         (x,), (t,) = primals, tangents
         out = bind(prim, x, axes=axes, out_sharding=out_sharding)
-        shape = get_aval(x).shape
-        mask = lax.eq(x, _bcast_back(out, shape, axes))
+        # As JAX's rule: the result reshaped with size-1 reduced dims, compared with the
+        # operand by size-1 broadcasting.
+        kept = tuple(1 if i in axes else d for i, d in enumerate(get_aval(x).shape))
+        mask = lax.eq(x, lax.reshape(out, kept))
         dt = get_aval(t).dtype
         w = lax.convert_element_type(mask, dt)
         counts = lax.reduce_sum(w, axes)

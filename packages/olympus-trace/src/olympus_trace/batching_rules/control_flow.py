@@ -202,22 +202,25 @@ def _scan_rule(axis_data, vals, dims, *, olympuspr, length, reverse, num_consts,
     n_c, n_k = num_consts, num_carry
     consts, init, xs = vals[:n_c], vals[n_c:n_c + n_k], vals[n_c + n_k:]
     cdims, idims, xdims = dims[:n_c], dims[n_c:n_c + n_k], dims[n_c + n_k:]
-    new_xs, x_body_dims = [], []
-    for x, d in zip(xs, xdims, strict=True):
-        if d == 0:  # the scanned axis must stay first
-            x, d = moveaxis(x, 0, 1), 1
-        new_xs.append(x)
-        x_body_dims.append(None if d is None else d - 1)
+    # As JAX's rule: batched consts move their batch axis to 0, batched xs to 1 (the
+    # scanned axis stays first), in the order consts, carry, xs.
+    body_cdims = [None if d is None else 0 for d in cdims]
+    x_body_dims = [None if d is None else 0 for d in xdims]
     carry_bat = [d is not None for d in idims]
     while True:
         od = _out_dims(olympuspr, axis_data,
-                       cdims + [0 if b else None for b in carry_bat] + x_body_dims)[:n_k]
+                       body_cdims + [0 if b else None for b in carry_bat] + x_body_dims)[:n_k]
         new = [b or d is not None for b, d in zip(carry_bat, od, strict=True)]
         if new == carry_bat:
             break
         carry_bat = new
     carry_dims = [0 if b else None for b in carry_bat]
+    consts = [x if d is None or d == 0 else moveaxis(x, d, 0)
+              for x, d in zip(consts, cdims, strict=True)]
+    cdims = body_cdims
     init = [matchaxis(size, d, cd, x) for x, d, cd in zip(init, idims, carry_dims, strict=True)]
+    new_xs = [x if d is None or d == 1 else moveaxis(x, d, 1)
+              for x, d in zip(xs, xdims, strict=True)]
     n_y = len(olympuspr.out_avals) - n_k
     body_b, od = batch_olympuspr(olympuspr, axis_data, cdims + carry_dims + x_body_dims,
                                  carry_dims + [None] * n_y)

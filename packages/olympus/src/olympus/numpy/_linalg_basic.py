@@ -120,8 +120,9 @@ def outer(a, b, out=None):
     (a, b), dt, weak = _promote(_arr("outer", a), _arr("outer", b))
     a, b = _ravel(a), _ravel(b)
     n, m = _shape(a)[0], _shape(b)[0]
-    return uf.multiply(lax.broadcast_in_dim(a, (n, m), (0,)),
-                        lax.broadcast_in_dim(b, (n, m), (1,)))
+    # As JAX's: a[:, None] * b[None, :], broadcast by the multiplication.
+    return uf.multiply(lax.broadcast_in_dim(a, (n, 1), (0,)),
+                       lax.broadcast_in_dim(b, (1, m), (1,)))
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):

@@ -374,6 +374,7 @@ concat = concatenate
 def stack(arrays, axis=0, out=None, dtype=None):
     """Join arrays along a new axis."""
     check_no_out("stack", out)
+    from_sequence = not hasattr(arrays, "shape")
     arrays = _seq_of_arrays("stack", arrays)
     if not arrays:
         raise ValueError("Need at least one array to stack.")
@@ -387,6 +388,8 @@ def stack(arrays, axis=0, out=None, dtype=None):
         arrays = [_creation.astype(a, dtype) for a in arrays]
     else:
         arrays = promote_dtypes(*arrays)
+    if from_sequence:  # as JAX: one `stack` equation
+        return lax.stack(arrays, axis)
     parts = [lax.broadcast_in_dim(a, new, kept) for a in arrays]
     return lax.concatenate(parts, axis) if len(parts) > 1 else parts[0]
 
