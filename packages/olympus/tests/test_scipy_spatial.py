@@ -112,3 +112,17 @@ def test_errors():
         Slerp.init(np.arange(2.0), single)
     with pytest.raises(NotImplementedError):
         Rotation.random(None)
+
+
+def test_rotation_matrix_rounds_as_jax():
+    """Recorded from reference JAX 0.10.2 (its Rotation docstring): JAX evaluates the
+    quaternion-to-matrix formula op by op, so the diagonal of a 90-degree turn is exactly
+    0 in float32 (a fused multiply-add would leave 1.27e-08)."""
+    import numpy as np
+
+    from olympus.scipy.spatial.transform import Rotation
+
+    m = np.asarray(Rotation.from_euler("z", 90, degrees=True).as_matrix())
+    want = np.array([[0.0, -0.99999994, 0.0], [0.99999994, 0.0, 0.0],
+                     [0.0, 0.0, 0.99999994]], np.float32)
+    np.testing.assert_array_equal(m, want)

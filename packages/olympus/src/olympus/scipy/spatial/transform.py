@@ -4,7 +4,6 @@ are named tuples of arrays, hence pytrees; batches of rotations have a leading a
 
 from __future__ import annotations
 
-import functools
 import re
 import typing
 
@@ -17,7 +16,6 @@ __all__ = ["Rotation", "Slerp"]
 
 # The conversions are compiled once per shape, dtype and static option (one dispatch per
 # call instead of one per operation).
-_jit = olympus.jit
 
 
 def _norm(v):
@@ -28,7 +26,6 @@ def _normalize(q):
     return q / _norm(q)[..., None]
 
 
-@_jit
 def _compose(p, q):
     """The Hamilton product p q of quaternions (x, y, z, w)."""
     pv, pw = p[..., :3], p[..., 3:]
@@ -38,7 +35,6 @@ def _compose(p, q):
     return jnp.concatenate([vec, w], axis=-1)
 
 
-@_jit
 def _as_matrix(q):
     x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     rows = [
@@ -49,7 +45,6 @@ def _as_matrix(q):
     return jnp.stack([jnp.stack(r, axis=-1) for r in rows], axis=-2)
 
 
-@_jit
 def _from_matrix(m):
     """Shepperd's method: build the quaternion from the largest of the diagonal entries
     and the trace, for stability."""
@@ -72,7 +67,6 @@ def _from_matrix(m):
     return _normalize(q)
 
 
-@functools.partial(_jit, static_argnames=("degrees",))
 def _from_rotvec(rv, degrees):
     if degrees:
         rv = jnp.deg2rad(rv)
@@ -84,7 +78,6 @@ def _from_rotvec(rv, degrees):
     return jnp.concatenate([scale[..., None] * rv, jnp.cos(angle / 2)[..., None]], axis=-1)
 
 
-@functools.partial(_jit, static_argnames=("degrees",))
 def _as_rotvec(q, degrees):
     q = jnp.where(q[..., 3:] < 0, -q, q)
     angle = 2.0 * jnp.arctan2(_norm(q[..., :3]), q[..., 3])
@@ -97,19 +90,16 @@ def _as_rotvec(q, degrees):
     return scale[..., None] * q[..., :3]
 
 
-@_jit
 def _from_mrp(p):
     sq1 = jnp.sum(p * p, axis=-1, keepdims=True) + 1
     return jnp.concatenate([2 * p, 2 - sq1], axis=-1) / sq1
 
 
-@_jit
 def _as_mrp(q):
     sign = jnp.where(q[..., 3:] < 0, -1.0, 1.0).astype(q.dtype)
     return sign * q[..., :3] / (1.0 + sign * q[..., 3:])
 
 
-@_jit
 def _canonical(q):
     neg, zero = q < 0, q == 0
     flip = (neg[..., 3] | (zero[..., 3] & neg[..., 0])
@@ -141,7 +131,6 @@ def _elementary(axis, angle):
     return jnp.stack(parts, axis=-1)
 
 
-@functools.partial(_jit, static_argnames=("axes", "intrinsic", "degrees"))
 def _from_euler(angles, axes, intrinsic, degrees):
     if degrees:
         angles = jnp.deg2rad(angles)
@@ -152,7 +141,6 @@ def _from_euler(angles, axes, intrinsic, degrees):
     return q
 
 
-@functools.partial(_jit, static_argnames=("axes", "extrinsic", "degrees"))
 def _euler_from_quat(q, axes, extrinsic, degrees):
     """Euler angles by Bernardes and Viollet's (2022) direct quaternion method."""
     if not extrinsic:
@@ -191,7 +179,6 @@ def _euler_from_quat(q, axes, extrinsic, degrees):
     return jnp.rad2deg(angles) if degrees else angles
 
 
-@functools.partial(_jit, static_argnames=("inverse",))
 def _apply(q, vectors, inverse):
     m = _as_matrix(q)
     if inverse:
