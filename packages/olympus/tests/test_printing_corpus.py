@@ -44,7 +44,6 @@ _STAGED_CONSTANTS = ("JAX stages the computation of constants (iota/eq/convert f
 _RULE = "a differentiation rule stages different equations than JAX's"
 TRACED_DIFFERENTLY = {
     "common_eye": _STAGED_CONSTANTS,
-    "common_flip": _NESTED_JIT,
     "common_grad_cond": "cond's partial evaluation: JAX's known branches return empty2 "
                         "residual placeholders, and its residuals are ordered differently",
     "common_grad_prod": _RULE + " (reduce_prod's JVP)",
@@ -55,8 +54,6 @@ TRACED_DIFFERENTLY = {
     "common_index_update": _STAGED_CONSTANTS + " (scatter indices)",
     "common_jacfwd_sin": _STAGED_CONSTANTS + " (jacfwd's identity)",
     "common_mean_var": _NESTED_JIT + " (_var), and ddof is a traced argument",
-    "common_one_hot": _NESTED_JIT + " (_one_hot)",
-    "common_round": _NESTED_JIT,
     "common_take": _NESTED_JIT + " (_take), with index normalization staged",
     "grad_of_where": "JAX's linearized _where returns an instantiated zero tangent as a "
                      "residual (a literal output) and passes it to the transposed call",

@@ -313,6 +313,12 @@ def one_hot(x, num_classes, *, dtype=None, axis=-1):
             num_classes, "The error arose in olympus.nn.one_hot argument `num_classes`.\n")
     num_classes = operator.index(num_classes)  # a float: Python's TypeError, as in JAX
     dt = dtypes.canonicalize_dtype(float if dtype is None else dtype)
+    return _one_hot(x, num_classes, dtype=dt, axis=axis)
+
+
+@_jitted(static_argnames=("num_classes", "dtype", "axis"))
+def _one_hot(x, num_classes, *, dtype, axis):
+    dt = dtype
     aval = prom.aval_of(x)
     out_axis = prom.canonicalize_axis(axis, aval.ndim + 1)
     lhs = lax.expand_dims(x, (out_axis,))

@@ -23,6 +23,7 @@ from olympus_trace import staged_constants
 from olympus_trace.core import Tracer, get_aval
 from olympus_trace.errors import ConcretizationTypeError
 
+from .._src.library_jit import jitted as _jitted
 from . import _indexing
 from . import _ufuncs as uf
 from ._linalg_basic import diagonal
@@ -632,27 +633,35 @@ def tri(N, M=None, k=0, dtype=None):
     return lax.convert_element_type(mask, dt)
 
 
+def _tri_staged(N, M, k):
+    """The boolean (N, M) mask ``i + k >= j`` as equations, as JAX's `tri` stages it."""
+    i = lax.add(lax.broadcasted_iota(np.int32, (N, M), 0), np.int32(operator.index(k)))
+    return lax.ge(i, lax.broadcasted_iota(np.int32, (N, M), 1))
+
+
+def _masked_triangle(name, m, k, keep_lower):
+    m = ensure_arraylike(name, m)
+    shape = aval_of(m).shape
+    if len(shape) < 2:
+        raise ValueError(f"Argument to olympus.numpy.{name} must be at least 2D")
+    nd = len(shape)
+    mask = _tri_staged(shape[-2], shape[-1], k)
+    if nd > 2:
+        mask = lax.broadcast_in_dim(mask, shape, (nd - 2, nd - 1))
+    zeros = zeros_like(m)
+    return lax.select(mask, m, zeros) if keep_lower else lax.select(mask, zeros, m)
+
+
+@_jitted(static_argnames=("k",))
 def tril(m, k=0):
     """The lower triangle (entries above the k-th diagonal zeroed) of the last two axes."""
-    m = ensure_arraylike("tril", m)
-    shape = aval_of(m).shape
-    if len(shape) < 2:
-        raise ValueError("Argument to olympus.numpy.tril must be at least 2-dimensional")
-    mask = _tri_mask(shape[-2], shape[-1], k)
-    zero = np.array(0, aval_of(m).dtype)[()]
-    return _indexing.where(mask, m, zero)
+    return _masked_triangle("tril", m, k, True)
 
 
+@_jitted(static_argnames=("k",))
 def triu(m, k=0):
     """The upper triangle (entries below the k-th diagonal zeroed) of the last two axes."""
-    m = ensure_arraylike("triu", m)
-    shape = aval_of(m).shape
-    if len(shape) < 2:
-        raise ValueError("Argument to olympus.numpy.triu must be at least 2-dimensional")
-    kk = k - 1 if not isinstance(k, Tracer) else lax.sub(k, 1)
-    mask = _tri_mask(shape[-2], shape[-1], kk)
-    zero = np.array(0, aval_of(m).dtype)[()]
-    return _indexing.where(mask, zero, m)
+    return _masked_triangle("triu", m, operator.index(k) - 1, False)
 
 
 def diag(v, k=0):

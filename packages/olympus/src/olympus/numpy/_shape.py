@@ -22,6 +22,7 @@ from olympus_trace import lax_ops as lax
 from olympus_trace import promotion as prom
 from olympus_trace.core import Tracer
 
+from .._src.library_jit import jitted as _jitted
 from . import _creation
 from . import _ufuncs as uf
 from ._util import (
@@ -645,6 +646,13 @@ def _zeros(shape, dt):
 def flip(m, axis=None):
     """Reverse the order of elements along the given axes (all by default)."""
     m = ensure_arraylike("flip", m)
+    if axis is not None and not isinstance(axis, int):
+        axis = tuple(_axes_seq(axis))
+    return _flip(m, axis)
+
+
+@_jitted(static_argnames=("axis",))
+def _flip(m, axis=None):
     nd = _ndim(m)
     if axis is None:
         axes = tuple(range(nd))

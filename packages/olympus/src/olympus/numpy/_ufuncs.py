@@ -792,9 +792,7 @@ def rint(x, /):
     return lax.round(x, 1)
 
 
-def round(a, decimals=0, out=None):  # noqa: A001
-    """Round to `decimals` decimal places, ties to even (integers are returned unchanged for
-    ``decimals >= 0``)."""
+def _round(a, decimals=0, out=None):
     from ._util import static_int
 
     check_no_out("round", out)
@@ -821,7 +819,18 @@ def round(a, decimals=0, out=None):  # noqa: A001
     return _round_float(a)
 
 
-around = round
+@_jitted(static_argnames=("decimals",))
+def round(a, decimals=0, out=None):  # noqa: A001
+    """Round to `decimals` decimal places, ties to even (integers are returned unchanged for
+    ``decimals >= 0``)."""
+    return _round(a, decimals, out)
+
+
+@_jitted(static_argnames=("decimals",))
+def around(a, decimals=0, out=None):
+    """Round to `decimals` decimal places (an alias of `round`, jitted under its own name
+    around `round`'s, as JAX's)."""
+    return round(a, decimals, out)
 
 
 @_jitted()
