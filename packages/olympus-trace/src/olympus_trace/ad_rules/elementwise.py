@@ -177,7 +177,12 @@ def _integer_pow_jvp(primals, tangents, *, y):
         return out, t
     if y == 0:
         return out, Zero(aval_of(t))
-    d = lax.mul(scalar(y, x), lax.integer_pow(x, y - 1)) if y != 1 else None
+    if y == 1:
+        d = None
+    elif y == 2:  # 2 * x, with no integer_pow[y=1] (JAX's derivative of a square)
+        d = lax.mul(scalar(2, x), x)
+    else:
+        d = lax.mul(scalar(y, x), lax.integer_pow(x, y - 1))
     return out, (t if d is None else lax.mul(t, d))
 
 
