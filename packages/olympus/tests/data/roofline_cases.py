@@ -233,6 +233,12 @@ def _program_cases(ns):
     out["mlp_step"] = lambda: rl.roofline(mlp_step)(*mlp_args())
     out["mlp_loss_vjp"] = lambda: rl.roofline(mlp_loss, vjp=True)(*mlp_args())
 
+    out["vjp_bf16"] = lambda: rl.roofline(lambda x, w: jnp.tanh(x @ w) * x[:, :1], vjp=True)(
+        jnp.zeros((4, 8), jnp.bfloat16), jnp.zeros((8, 6), jnp.bfloat16))
+    out["and_grad_no_mesh"] = lambda: rl.roofline_and_grad(
+        lambda x, w, i: (jnp.tanh(x @ w) * i, jnp.sum(x)), None, None, None)(
+        jnp.zeros((4, 8)), jnp.zeros((8, 6)), jnp.zeros((4, 6), jnp.int32))
+
     def convnet(w, x):
         y = lax.conv_general_dilated(x, w, (1, 1), "SAME",
                                      dimension_numbers=("NHWC", "HWIO", "NHWC"))
