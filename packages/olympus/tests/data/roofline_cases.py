@@ -268,6 +268,40 @@ def _program_cases(ns):
         jax.grad(lambda x: jnp.sum(jax.checkpoint(lambda v: jnp.sin(jnp.sin(v)))(x))))(
         jnp.zeros((4, 8)))
     out["softmax"] = lambda: rl.roofline(jax.nn.softmax)(jnp.zeros((4, 16)))
+    out["gelu"] = lambda: rl.roofline(jax.nn.gelu)(jnp.zeros((4, 16)))
+    out["logsumexp"] = lambda: rl.roofline(
+        lambda x: jax.nn.logsumexp(x, axis=-1))(jnp.zeros((4, 16)))
+
+    def layer_norm(x, g, b):
+        mu = jnp.mean(x, axis=-1, keepdims=True)
+        var = jnp.var(x, axis=-1, keepdims=True)
+        return (x - mu) * jax.lax.rsqrt(var + 1e-5) * g + b
+
+    out["layer_norm"] = lambda: rl.roofline(layer_norm)(
+        jnp.zeros((4, 16)), jnp.ones((16,)), jnp.zeros((16,)))
+    out["layer_norm_grad"] = lambda: rl.roofline(
+        jax.grad(lambda x, g, b: jnp.sum(layer_norm(x, g, b)), argnums=(0, 1, 2)))(
+        jnp.zeros((4, 16)), jnp.ones((16,)), jnp.zeros((16,)))
+
+    def attention(q, k, v):
+        s = jnp.einsum("bqhd,bkhd->bhqk", q, k) / 8.0
+        return jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(s, axis=-1), v)
+
+    qkv = lambda: [jnp.zeros((2, 5, 3, 8))] * 3  # noqa: E731
+    out["attention"] = lambda: rl.roofline(attention)(*qkv())
+    out["attention_grad"] = lambda: rl.roofline(
+        jax.grad(lambda q, k, v: jnp.sum(attention(q, k, v)), argnums=(0, 1, 2)))(*qkv())
+    out["argmax_where_take"] = lambda: rl.roofline(
+        lambda x, i: jnp.where(x > 0, jnp.take(x, i, axis=0), jnp.argmax(x, axis=0)))(
+        jnp.zeros((6, 4)), jnp.zeros((6,), jnp.int32))
+    out["fori_loop"] = lambda: rl.roofline(
+        lambda x: lax.fori_loop(0, 4, lambda i, c: jnp.sin(c) * i, x))(jnp.zeros((4, 8)))
+    out["vmap_matmul"] = lambda: rl.roofline(jax.vmap(lambda a, b: a @ b))(
+        jnp.zeros((3, 4, 5)), jnp.zeros((3, 5, 6)))
+    out["cumsum_jnp"] = lambda: rl.roofline(lambda x: jnp.cumsum(x, axis=1))(
+        jnp.zeros((4, 6)))
+    out["pin_rhs"] = lambda: rl.roofline(lambda a, b: a @ b, pin_rhs_in_vmem=True)(
+        jnp.zeros((4, 6)), jnp.zeros((6, 3)))
     return out
 
 
