@@ -13,6 +13,7 @@ alive between equations."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,8 +21,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
+import olympus
+import olympus.numpy as jnp
+from olympus import tree_util
+from olympus.interpreters.partial_eval import dce_olympuspr
+from olympus.sharding import NamedSharding
 from olympus_ir import ClosedOlympuspr, Literal, Olympuspr, ShapedArray
 from olympus_ir.dtypes import KeyDType
+from olympus_ir.prims import collectives as C
+from olympus_ir.prims.sharding import shard_map_p
+from olympus_trace.tree_util import broadcast_prefix
 
 __all__ = ["RooflineRuleContext", "RooflineShape", "RooflineResult", "roofline",
            "roofline_and_grad", "register_roofline", "register_standard_roofline",
@@ -234,8 +243,6 @@ def _fold_multi_axis_reductions(eqns: Sequence[Any]) -> list[Any]:
     a collective over several axes differently from a chain of single-axis ones, so such a
     chain (same primitive and source line, each result read only by the next) is counted
     as the one equation JAX has."""
-    from olympus_ir.prims import collectives as C
-
     uses: dict[int, int] = {}
     for eqn in eqns:
         for v in eqn.invars:
@@ -266,15 +273,10 @@ def _axis_tuple(name: Any) -> tuple:
 
 def _with_vjp(f: Callable) -> Callable:
     """`f`'s backward pass: its VJP applied to bfloat16 cotangents of its outputs."""
-    import functools
-
-    import olympus
-    import olympus.numpy as jnp
-
     @functools.wraps(f)
     def wrapped(*args):
         primals, f_vjp = olympus.vjp(f, *args)
-        return f_vjp(olympus.tree_util.tree_map(jnp.bfloat16, primals))
+        return f_vjp(tree_util.tree_map(jnp.bfloat16, primals))
 
     return wrapped
 
@@ -292,15 +294,6 @@ def roofline(f: Callable, mesh: Any = None, in_specs: Any = None, out_specs: Any
     per-device body of a `shard_map` and the output shapes carry their `NamedSharding`;
     `vjp` costs `f`'s backward pass instead; `pin_lhs_in_vmem`/`pin_rhs_in_vmem` leave a
     matmul's operand (and, for lhs, its result) out of its HBM bytes."""
-    import functools
-
-    import olympus
-    from olympus.interpreters.partial_eval import dce_olympuspr
-    from olympus.sharding import NamedSharding
-    from olympus_trace.tree_util import broadcast_prefix
-
-    from ... import tree_util
-
     @functools.wraps(f)
     def wrapped(*args):
         fn = f
@@ -317,7 +310,7 @@ def roofline(f: Callable, mesh: Any = None, in_specs: Any = None, out_specs: Any
                       for s, spec in zip(leaves, specs, strict=True)]
             out_shapes = tree_util.tree_unflatten(treedef, leaves)
         program, _ = dce_olympuspr(closed.olympuspr, (True,) * len(closed.olympuspr.outvars))
-        bodies = [e for e in program.eqns if e.primitive.name == "shard_map"]
+        bodies = [e for e in program.eqns if e.primitive is shard_map_p]
         if bodies:
             program = _open(bodies[-1].params["olympuspr"])
         if print_olympuspr:
@@ -335,18 +328,13 @@ def roofline_and_grad(f: Callable, mesh: Any, in_specs: Any, out_specs: Any, *,
                       ) -> Callable[..., tuple[Any, RooflineResult, RooflineResult]]:
     """`f` transformed to return ``(output shapes, forward cost, backward cost)``; the
     backward pass is costed with every non-int32 argument (and cotangent) in bfloat16."""
-    import functools
-
-    import olympus
-    import olympus.numpy as jnp
-
     kw = dict(pin_lhs_in_vmem=pin_lhs_in_vmem, pin_rhs_in_vmem=pin_rhs_in_vmem,
               print_olympuspr=print_olympuspr)
 
     @functools.wraps(f)
     def wrapped(*args):
         shapes, fwd = roofline(f, mesh, in_specs, out_specs, **kw)(*args)
-        bwd_args = olympus.tree_util.tree_map(
+        bwd_args = tree_util.tree_map(
             lambda x: olympus.ShapeDtypeStruct(
                 x.shape, jnp.int32 if x.dtype == jnp.int32 else jnp.bfloat16,
                 sharding=x.sharding),

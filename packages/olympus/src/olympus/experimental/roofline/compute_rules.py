@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from olympus.interpreters.partial_eval import dce_olympuspr
 from olympus_ir import core as ir_core
 from olympus_ir.prims import callbacks as CB
 from olympus_ir.prims import collectives as C
@@ -210,8 +211,6 @@ def _scatter_roofline(ctx: RooflineRuleContext, *args, update_olympuspr=None,
                       **params) -> RooflineResult:
     """Moving the data is free; the update function (the combiner of scatter-add and its
     kind, `scatter_apply`'s function) is applied once per element of the updates."""
-    from olympus.interpreters.partial_eval import dce_olympuspr
-
     _, indices, updates = _shapes(ctx.avals_in)
     program = update_olympuspr
     combine = _SCATTER_COMBINERS.get(ctx.primitive)
