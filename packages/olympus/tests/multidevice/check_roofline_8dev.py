@@ -5,8 +5,7 @@ Expected values were recorded from reference JAX 0.10.2 with the same programs
 
 Not compared, because Olympus traces them differently from JAX (not a roofline matter):
 the backward passes of `roofline_and_grad` inside shard_map (Olympus's VJP of shard_map
-stages the forward and backward bodies differently from JAX's), and a ppermute whose
-permutation names devices outside a size-1 axis (Olympus rejects it when tracing)."""
+recomputes the forward body in the backward shard_map where JAX passes residuals)."""
 
 from __future__ import annotations
 
@@ -30,10 +29,9 @@ MESH = CASES.mesh_cases(NS)
 EXPECTED = json.loads(
     (Path(__file__).resolve().parents[1] / "data" / "roofline_jax.json").read_text())["mesh"]
 FORWARD_ONLY = {"grad_matmuls", "remat"}
-NOT_COMPARED = {"one_sized_axis"}
 
 
-@pytest.mark.parametrize("name", sorted(set(MESH) - NOT_COMPARED))
+@pytest.mark.parametrize("name", sorted(MESH))
 def test_mesh_costs_equal_jax(name):
     logging.disable(logging.WARNING)
     got = olympus_summary(CASES, MESH[name])
