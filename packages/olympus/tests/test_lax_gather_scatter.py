@@ -45,13 +45,19 @@ def test_gather_out_of_bounds_modes():
     idx = np.array([[1], [7], [-1]], np.int32)
     clip = lax.gather(x, idx, ROWS, (1, 5), mode=GatherScatterMode.CLIP)
     np.testing.assert_array_equal(np.asarray(clip), x[[1, 3, 0]])
-    fill = np.asarray(lax.gather(x, idx, ROWS, (1, 5)))  # default: fill with NaN
+    # No mode promises in-bounds indices; XLA then clamps, as reference JAX 0.10.2 gave
+    # (rows 1, 3, 0 for float32 and int32 alike).
+    promised = np.asarray(lax.gather(x, idx, ROWS, (1, 5)))
+    np.testing.assert_array_equal(promised, x[[1, 3, 0]])
+    fill = np.asarray(lax.gather(x, idx, ROWS, (1, 5), mode="fill"))  # fill with NaN
     np.testing.assert_array_equal(fill[0], x[1])
     assert np.isnan(fill[1:]).all()
     fill7 = lax.gather(x, idx, ROWS, (1, 5), mode="fill", fill_value=7.0)
     np.testing.assert_array_equal(np.asarray(fill7)[1:], np.full((2, 5), 7.0))
-    ints = np.asarray(lax.gather(_x(np.int32), idx, ROWS, (1, 5)))
+    ints = np.asarray(lax.gather(_x(np.int32), idx, ROWS, (1, 5), mode="fill"))
     assert (ints[1:] == np.iinfo(np.int32).min).all()
+    np.testing.assert_array_equal(np.asarray(lax.gather(_x(np.int32), idx, ROWS, (1, 5))),
+                                  _x(np.int32)[[1, 3, 0]])
 
 
 def test_gather_batching_dims():

@@ -93,6 +93,27 @@ def test_pmap_arguments_and_stages():
         olympus.pmap(lambda a, b: a + b)(np.zeros((4, 2)), np.zeros((2, 2)))
 
 
+def test_ppermute_permutation_is_checked_when_lowering_as_in_jax(mesh):
+    """Over a mesh axis JAX traces any permutation and rejects one whose indices, modulo
+    the axis size, repeat when lowering (message recorded from reference JAX 0.10.2); an
+    index out of range that does not repeat is a clear ValueError (JAX: an IndexError)."""
+    def smap(perm):
+        return olympus.shard_map(lambda a: lax.ppermute(a, "x", perm=perm), mesh=mesh,
+                                 in_specs=P("x"), out_specs=P("x"))
+
+    x = np.zeros((8, 2), np.float32)
+    assert len(olympus.make_olympuspr(smap(((4, 0), (0, 1))))(x).eqns) == 1
+    with pytest.raises(ValueError, match=r"^ppermute sources and destinations must be unique, "
+                       r"got \(\(4, 0\), \(0, 1\)\)\.\n"):
+        olympus.jit(smap(((4, 0), (0, 1)))).lower(x)
+    with pytest.raises(ValueError, match=r"indices in perm \(\(5, 0\), \(0, 1\)\) must be "
+                       r"in range\(0, 4\)"):
+        olympus.jit(smap(((5, 0), (0, 1)))).lower(x)
+    with pytest.raises(ValueError, match=r"must be in range\(0, 4\)"):
+        olympus.vmap(lambda a: lax.ppermute(a, "i", perm=((4, 0),)), axis_name="i")(
+            np.zeros((4, 2), np.float32))
+
+
 def test_grad_through_shard_map_with_replicated_and_split_inputs(mesh):
     w = np.linspace(-1, 1, 4).astype(np.float32)
 

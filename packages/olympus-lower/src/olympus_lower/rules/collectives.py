@@ -185,6 +185,12 @@ def _psum_scatter_lowering(ctx, x, *, axis_name, axis_size, scatter_dimension=0,
 def _ppermute_lowering(ctx, x, *, axis_name, perm):
     names, sizes = _mesh("ppermute")
     groups = replica_groups(names, sizes, (axis_name,))
+    n = len(groups[0])
+    srcs, dsts = [s % n for s, _ in perm], [d % n for _, d in perm]
+    if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
+        raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
+    if any(not (0 <= i < n) for pair in perm for i in pair):
+        raise ValueError(f"ppermute: indices in perm {perm} must be in range(0, {n}).")
     pairs = [[g[s], g[d]] for g in groups for s, d in perm]
     arr = np.asarray(pairs, np.int64).reshape(-1, 2)
     attr = ir.DenseIntElementsAttr.get(arr, type=ir.RankedTensorType.get(

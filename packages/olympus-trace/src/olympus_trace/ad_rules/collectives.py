@@ -1,6 +1,6 @@
 """JVP and transpose rules of the collectives. psum and all_gather are linear (psum
-transposes to psum, JAX's rule; all_gather to each member's block of the psum of the
-gathered cotangents); pmax/pmin pass the tangent of the member(s) holding the extremum
+transposes to psum, all_gather to the psum_scatter of the gathered cotangents, JAX's
+rules); pmax/pmin pass the tangent of the member(s) holding the extremum
 (averaged over ties), like reduce_max; axis_index has an integer result. ppermute
 transposes to the inverse permutation, psum_scatter to a tiled all_gather, all_to_all to
 the all_to_all back; pvary and psum_invariant transpose to each other. ragged_all_to_all
@@ -63,17 +63,8 @@ def _all_gather_jvp(primals, tangents, **params):
 def _all_gather_transpose(ct, x, *, axis_name, axis_size, axis=0, tiled=False):
     if isinstance(ct, Zero):
         return [Zero(x.aval)]
-    total = bind(psum_p, ct, axis_name=axis_name)
-    shape = get_aval(total).shape
-    block = x.aval.shape[axis] if tiled else 1
-    me = bind(axis_index_p, axis_name=axis_name)
-    idx_dt = get_aval(me).dtype
-    starts = [np.zeros((), idx_dt)] * len(shape)
-    starts[axis] = lax.mul(me, np.array(block, idx_dt))
-    sizes = list(shape)
-    sizes[axis] = block
-    part = lax.dynamic_slice(total, starts, sizes, allow_negative_indices=False)
-    return [lax.reshape(part, x.aval.shape)]
+    return [bind(psum_scatter_p, ct, axis_name=axis_name, axis_size=axis_size,
+                 scatter_dimension=axis, tiled=tiled)]
 
 
 jvp_rules[psum_p] = _psum_jvp

@@ -176,9 +176,12 @@ def _integer_pow_jvp(primals, tangents, *, y):
         return out, t
     if y == 0:
         return out, Zero(aval_of(t))
-    # As JAX's rule: x**2 differentiates to 2 * x (no integer_pow[y=1]).
-    d = None if y == 1 else lax.mul(scalar(2, x), x) if y == 2 else lax.mul(
-        scalar(y, x), lax.integer_pow(x, y - 1))
+    if y == 1:
+        d = None
+    elif y == 2:  # 2 * x, with no integer_pow[y=1] (JAX's derivative of a square)
+        d = lax.mul(scalar(2, x), x)
+    else:
+        d = lax.mul(scalar(y, x), lax.integer_pow(x, y - 1))
     return out, (t if d is None else lax.mul(t, d))
 
 

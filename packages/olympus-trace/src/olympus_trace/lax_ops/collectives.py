@@ -70,6 +70,18 @@ def _bound_axes():
     yield from reversed(_mesh_axes)
 
 
+def _is_mesh_axis(axis_name: Any) -> bool:
+    """Whether the innermost binding of `axis_name` is a shard_map body's mesh axis (not a
+    vmap/pmap axis of the trace stack)."""
+    t = current_trace()
+    while t is not None:
+        ad = getattr(t, "axis_data", None)
+        if ad is not None and ad.name == axis_name:
+            return False
+        t = getattr(t, "parent", None)
+    return any(name == axis_name for name, _ in _mesh_axes)
+
+
 def axis_size(axis_name: Any) -> int:
     """The size of the mapped axis `axis_name` (a name or a tuple of names: the product);
     NameError when no enclosing transformation binds it."""
@@ -180,9 +192,13 @@ def ppermute(x, axis_name, perm):
     check_axis_name(axis_name)
     n = axis_size(axis_name)
     perm = tuple((int(s), int(d)) for s, d in perm)
-    for s_, d_ in perm:
-        if not (0 <= s_ < n and 0 <= d_ < n):
-            raise ValueError(f"ppermute: indices in perm {perm} must be in range(0, {n}).")
+    # Over mesh axes JAX checks the permutation when lowering (indices modulo the group
+    # size must be unique), so a program that is only traced (roofline, make_olympuspr)
+    # accepts it; over vmapped axes the indices must be in range here.
+    if not all(_is_mesh_axis(a) for a in _names(axis_name)):
+        for s_, d_ in perm:
+            if not (0 <= s_ < n and 0 <= d_ < n):
+                raise ValueError(f"ppermute: indices in perm {perm} must be in range(0, {n}).")
     return tree_util.tree_map(lambda v: bind(ppermute_p, v, axis_name=axis_name, perm=perm), x)
 
 

@@ -123,7 +123,10 @@ def gather(operand, start_indices, dimension_numbers: GatherDimensionNumbers,
                         f"{type(dimension_numbers).__name__}")
     operand = _operand("gather", "operand", operand)
     start_indices = _indices("gather", start_indices)
-    parsed = GatherScatterMode.from_any(mode)
+    # JAX's lax.gather promises in-bounds indices unless told otherwise (jnp indexing
+    # passes its mode explicitly).
+    parsed = GatherScatterMode.from_any(
+        GatherScatterMode.PROMISE_IN_BOUNDS if mode is None else mode)
     dt = get_aval(operand).dtype
     fv = None
     if parsed == GatherScatterMode.FILL_OR_DROP:
