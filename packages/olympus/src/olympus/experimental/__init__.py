@@ -3,7 +3,7 @@
 `checkify`, `compilation_cache`, `compute_on`, `mesh_utils`, `multihost_utils`, `ode`,
 `pjit`, `profiler`, `shard_map`, `jet`, `random`, `sparse`, `layout`,
 `custom_partitioning`, `xla_metadata`, `serialize_executable`, `shard_alike`, `rnn`,
-`control_deps`, `topologies`, `scheduling_groups`, `buffer_callback`, `source_mapper`, `colocated_python`."""
+`control_deps`, `topologies`, `scheduling_groups`, `buffer_callback`, `source_mapper`, `colocated_python`, `transfer`."""
 
 from .._src.callbacks import io_callback
 from .._src.extended_arrays import EArray, primal_tangent_dtype
@@ -14,13 +14,13 @@ __all__ = ["io_callback", "EArray", "primal_tangent_dtype", "cur_qdd", "checkify
            "profiler", "shard_map", "jet", "sparse", "layout", "custom_partitioning",
            "xla_metadata", "serialize_executable", "shard_alike", "rnn",
            "control_deps", "topologies", "scheduling_groups", "buffer_callback",
-           "source_mapper", "colocated_python"]
+           "source_mapper", "colocated_python", "transfer"]
 
 _SUBMODULES = {"checkify", "compilation_cache", "compute_on", "mesh_utils", "multihost_utils",
                "ode", "pjit", "profiler", "shard_map", "jet", "random", "sparse", "layout",
                "custom_partitioning", "xla_metadata", "serialize_executable", "shard_alike",
                "rnn", "control_deps", "topologies", "scheduling_groups", "buffer_callback",
-               "source_mapper", "colocated_python"}
+               "source_mapper", "colocated_python", "transfer"}
 
 
 def __getattr__(name: str):
