@@ -81,3 +81,17 @@ def test_annotations():
     assert pp.format_doc(a, use_color=True) == (
         "x = 1\x1b[2m    # one\x1b[22m\nyy = 22z\x1b[2m # two\x1b[22m\n"
         "\x1b[2m         # three\x1b[22m")
+
+
+def test_marks_report_where_they_land_without_changing_the_layout():
+    doc = pp.group(pp.nest(2, pp.concat([
+        pp.text("head"), pp.brk(), pp.mark("a"), pp.text("alpha"), pp.mark("b"),
+        pp.brk(), pp.text("beta"), pp.mark("c")])))
+    plain = pp.format_doc(doc, 8)
+    marks: list = []
+    assert pp.format_doc(doc, 8, marks=marks) == plain == "head\n  alpha\n  beta"
+    assert marks == [(1, 2, "a"), (1, 7, "b"), (2, 6, "c")]
+    marks.clear()
+    assert pp.format_doc(doc, 80, marks=marks) == "head alpha beta"
+    assert marks == [(0, 5, "a"), (0, 10, "b"), (0, 15, "c")]
+    assert "alpha" in pp.format_doc(doc, 80, use_color=True)  # marks print nothing

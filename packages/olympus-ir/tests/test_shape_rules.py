@@ -378,6 +378,20 @@ def _ffi(results):
                 custom_call_api_version=4, legacy_backend_config=None, attributes=())
 
 
+class _Leaves:
+    """A tree stand-in for buffer_callback's in_tree/out_tree (only its leaf count)."""
+
+    def __init__(self, n):
+        self.num_leaves = n
+
+
+def _buffer_cb(results, n_in, **kw):
+    return dict(dict(callback=print, result_avals=tuple(A(r) for r in results),
+                     in_tree=_Leaves(n_in), out_tree=_Leaves(len(results)), vmap_method=None,
+                     has_side_effect=False, input_output_aliases=(),
+                     command_buffer_compatible=False), **kw)
+
+
 #: ``ref[i, :]`` of a (3, 4) ref.
 _IDX_ROW = Indexer((("int",), ("slice", 0, 4, 1)), (3, 4))
 
@@ -482,6 +496,9 @@ HAPPY = [
     ("random_gamma", "key<fry>[2] f64[2,3]", dict(log_space=True), "f64[2,3]"),
     # ffi
     ("ffi_call", "f32[2,3] i32[]", _ffi(("f32[2,3]", "u8[4]")), ["f32[2,3]", "u8[4]"]),
+    ("buffer_callback", "f32[2,3]", _buffer_cb(("f32[2,3]", "i32[]"), 1,
+                                               input_output_aliases=((0, 0),)),
+     ["f32[2,3]", "i32[]"]),
     # refs
     ("new_ref", "f32[3]*", dict(kind=None, memory_space=None), "Ref{f32[3]*}"),
     ("freeze", "Ref{f32[3]}", {}, "f32[3]"),
@@ -1022,6 +1039,12 @@ ERRORS = [
     ("eigh", "f16[3,3]", {}, "eigh requires a float32.*got float16"),
     ("ffi_call", "f32[2]", dict(_ffi(("f32[2]",)), target_name=3),
      "ffi_call target_name must be a string"),
+    ("buffer_callback", "f32[2]", _buffer_cb(("f32[2]",), 2),
+     "buffer_callback has 1 operands and 1 results, but its trees hold 2 and 1 leaves"),
+    ("buffer_callback", "f32[2]", _buffer_cb(("f32[2]",), 1, callback=3),
+     "buffer_callback callback must be callable"),
+    ("buffer_callback", "f32[2]", _buffer_cb(("f32[2]",), 1, input_output_aliases=((1, 0),)),
+     "buffer_callback alias 1:0 is out of range"),
     ("new_ref", "Ref{f32[3]}", dict(kind=None, memory_space=None),
      "new_ref cannot hold a ref"),
     ("freeze", "f32[3]", {}, "freeze requires a ref operand, got f32"),

@@ -103,6 +103,14 @@ PARAMS = {"integer_pow": {"y": 3}, "round": {"rounding_method": 0}, "name": {"na
           "reduce_precision": {"exponent_bits": 5, "mantissa_bits": 10}}
 
 
+class _Leaves:
+    """A tree stand-in for buffer_callback's in_tree/out_tree (lowering reads only the
+    leaf count)."""
+
+    def __init__(self, n):
+        self.num_leaves = n
+
+
 class _Layout:
     """A memory layout as the lowering reads one (``major_to_minor``)."""
 
@@ -224,6 +232,14 @@ def _cases():
                 input_output_aliases=(), custom_call_api_version=4,
                 legacy_backend_config=None, attributes=(("n", 3),)),
         ["stablehlo.custom_call @t", "backend_config = {n = 3 : i64}"])
+    cases["buffer_callback"] = (
+        _single(P.buffer_callback_p, [x3], callback=print, result_avals=(x3,),
+                in_tree=_Leaves(1), out_tree=_Leaves(1), vmap_method=None,
+                has_side_effect=True, input_output_aliases=((0, 0),),
+                command_buffer_compatible=False),
+        ["stablehlo.custom_call @xla_buffer_python_cpu_callback(%arg0)",
+         "has_side_effect = true", "mhlo.backend_config = {index = 0 : ui64}",
+         "output_operand_aliases"])
     cases["threefry2x32"] = (_single(P.threefry2x32_p, [A((2,), U32)] * 4),
                              ["stablehlo.shift_left", "tensor<2xui32>"])
     br = closed_fn([x3], lambda b, v: [b.eqn(P.neg_p, v)])

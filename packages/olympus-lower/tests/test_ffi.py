@@ -1,12 +1,14 @@
 """``ffi_call`` lowering: the typed-FFI custom call, its attributes (JAX's conversions of
 Python and numpy values) and layouts. Execution against a real kernel is olympus's
-``test_ffi.py`` (it builds one with the system compiler)."""
+``test_ffi.py`` (it builds one with the system compiler). ``buffer_callback``: jaxlib's
+buffer-callback handler, run on the CPU client."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from _lower_util import Builder
+from _lower_util import Builder, _Cpu, execute
+from jaxlib import xla_client as xc
 
 from olympus_ir import ShapedArray
 from olympus_ir import primitives as P
@@ -48,3 +50,42 @@ def test_legacy_backend_config_and_aliases():
     assert "output_operand_aliases" in text
     with pytest.raises(ValueError, match="attributes requires a custom call API version"):
         _lowered((("a", 1),), version=2)
+
+
+class _Flat:
+    """A tree stand-in (the real ones are olympus_trace pytrees): `leaves` leaves, rebuilt
+    as ``((*leaves,), {})`` for the inputs or a tuple for the outputs."""
+
+    def __init__(self, leaves, args=False):
+        self.num_leaves, self.args = leaves, args
+
+    def unflatten(self, leaves):
+        return (tuple(leaves), {}) if self.args else tuple(leaves)
+
+
+def test_buffer_callback_lowers_and_writes_results_in_place():
+    seen = []
+
+    def cb(ctx, outs, x, n):
+        seen.append((x.writeable, outs[0].writeable, n.shape))
+        np.asarray(outs[0])[...] = np.asarray(x) * np.asarray(n)
+        np.asarray(outs[1])[...] = 7
+
+    b = Builder()
+    x = b.arg(ShapedArray((2, 3), F32))
+    n = b.arg(ShapedArray((), F32))
+    outs = b.eqn(P.buffer_callback_p, x, n, callback=cb,
+                 result_avals=(ShapedArray((2, 3), F32), ShapedArray((), np.dtype(np.int32))),
+                 in_tree=_Flat(2, args=True), out_tree=_Flat(2), vmap_method=None,
+                 has_side_effect=False, input_output_aliases=(),
+                 command_buffer_compatible=False)
+    lowered = lower_olympuspr(b.build(outs), name="f")
+    assert ("stablehlo.custom_call @xla_buffer_python_cpu_callback(%arg0, %arg1) "
+            '{backend_config = "", mhlo.backend_config = {index = 0 : ui64}') in lowered.as_text()
+    cpu = _Cpu.get()
+    exe = cpu.client.compile_and_load(lowered.module, cpu.devices, xc.CompileOptions(),
+                                      host_callbacks=list(lowered.host_callbacks))
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    got, seven = execute(lowered, data, np.float32(3), exe=exe)
+    np.testing.assert_array_equal(got, data * 3)
+    assert int(seven) == 7 and seen == [(False, True, ())]

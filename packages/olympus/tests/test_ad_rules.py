@@ -774,6 +774,8 @@ NON_DIFFERENTIABLE = {
     # custom_jvp / custom_vjp make them differentiable
     "pure_callback": "opaque host function", "io_callback": "opaque host function",
     "ffi_call": "opaque foreign function (its JVP raises JAX's error: test_ffi.py)",
+    "buffer_callback": "opaque host function (its JVP raises JAX's error: "
+                       "test_buffer_callback.py)",
     "check": "no results; its JVP checks the primal values (test_checkify.py)",
 }
 
@@ -955,6 +957,7 @@ def _zero_rule_operands():
         # no zero-tangent rule: their JVPs raise JAX's errors, or (check) have no results;
         # checked in test_callbacks.py / test_checkify.py
         "pure_callback": None, "io_callback": None, "check": None, "ffi_call": None,
+        "buffer_callback": None,
     }
 
 

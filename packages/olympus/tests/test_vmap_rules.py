@@ -795,6 +795,8 @@ def test_every_primitive_has_a_checked_rule():
                 "rng_bit_generator",
                 # every vmap_method against numpy with a C kernel (test_ffi.py)
                 "ffi_call",
+                # every vmap_method against numpy (test_buffer_callback.py)
+                "buffer_callback",
                 # vmap over ref arguments against numpy, and the closed-over-ref error
                 # (test_refs.py)
                 "new_ref", "get", "swap", "addupdate", "freeze",

@@ -366,7 +366,8 @@ class Olympuspr:
                      custom_pp_eqn_rules: bool = True, name_stack: bool = False,
                      print_effects: bool = False, **format_kwargs: Any) -> str:
         """The text of this olympuspr, as JAX's ``Jaxpr.pretty_print``: `format_kwargs` are
-        ``width`` (80), ``use_color`` (default: in a terminal) and ``annotation_prefix``."""
+        ``width`` (80), ``use_color`` (default: in a terminal), ``annotation_prefix`` and
+        ``source_map`` (a list to receive each line's equation spans, see `pp_olympuspr`)."""
         from .pretty import pp_olympuspr
 
         return pp_olympuspr(

@@ -11,7 +11,9 @@ Every document knows its flat width when built, so deciding a group costs O(1) a
 out a document is linear in its size.
 
 A text may count for another width than its length (see `text`). Text may carry an *annotation* (a comment printed at the right of its line, after the
-longest line) and a colour (ANSI escapes, used only when asked for).
+longest line) and a colour (ANSI escapes, used only when asked for). A `mark` is a
+zero-width point whose line and column `format_doc` reports when given a `marks` list (how
+a printed olympuspr maps its lines back to source, for source maps).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 __all__ = [
     "Doc", "LazyDoc", "nil", "text", "brk", "concat", "group", "nest", "join", "lazy", "color", "keyword",
-    "type_annotation", "format_doc",
+    "type_annotation", "format_doc", "mark",
     "BLACK", "RED", "GREEN", "YELLOW", "BLUE", "MAGENTA", "CYAN", "WHITE", "RESET",
     "NORMAL", "DIM", "BRIGHT",
 ]
@@ -123,6 +125,17 @@ class _Color(Doc):
                 f"{self.intensity})")
 
 
+class _Mark(Doc):
+    __slots__ = ("tag",)
+
+    def __init__(self, tag):
+        self.tag = tag
+        self.w = 0
+
+    def __repr__(self) -> str:
+        return f"mark({self.tag!r})"
+
+
 class LazyDoc(Doc):
     __slots__ = ("text", "build")
 
@@ -166,6 +179,12 @@ def lazy(flat: str, build, width: int | None = None) -> Doc:
     that fitting as a whole means every part fits flat). `width` is as for `text`. Printing
     big olympusprs goes fast this way: most equations fit on their line."""
     return LazyDoc(flat, len(flat) if width is None else width, build)
+
+
+def mark(tag) -> Doc:
+    """A zero-width point tagged `tag`: ``format_doc(..., marks=out)`` appends
+    ``(line index, column, tag)`` to `out` where it lands (no effect on the layout)."""
+    return _Mark(tag)
 
 
 def group(doc: Doc) -> Doc:
@@ -223,14 +242,16 @@ def _ansi(state: list, update: tuple) -> str:
 
 
 def format_doc(doc: Doc, width: int = 80, *, use_color: bool = False,
-               annotation_prefix: str = " # ") -> str:
-    """Lay `doc` out in `width` columns (see the module docstring)."""
-    if not use_color:
-        return _format_plain(doc, width, annotation_prefix)
+               annotation_prefix: str = " # ", marks: list | None = None) -> str:
+    """Lay `doc` out in `width` columns (see the module docstring); with a `marks` list,
+    report where each `mark` lands (columns count characters of the plain text)."""
+    if not use_color or marks is not None:
+        return _format_plain(doc, width, annotation_prefix, marks)
     return _format_color(doc, width, annotation_prefix)
 
 
-def _format_plain(doc: Doc, width: int, annotation_prefix: str) -> str:
+def _format_plain(doc: Doc, width: int, annotation_prefix: str,
+                  marks: list | None = None) -> str:
     """The layout without colours: the common, fast path."""
     lines: list[tuple[str, int, list[str]]] = []
     line: list[str] = []
@@ -273,6 +294,9 @@ def _format_plain(doc: Doc, width: int, annotation_prefix: str) -> str:
             push((indent, flat or d.w <= width - k, d.child))
         elif t is Nest:
             push((indent + d.n, flat, d.child))
+        elif t is _Mark:
+            if marks is not None:
+                marks.append((len(lines), sum(map(len, line)), d.tag))
         else:  # colour: no effect on the plain layout
             push((indent, flat, d.child))
     lines.append(("".join(line), k, annotations))
@@ -339,6 +363,8 @@ def _format_color(doc: Doc, width: int, annotation_prefix: str) -> str:
             stack.append((indent, flat or d.w <= width - k, d.child, col))
         elif t is _Nest:
             stack.append((indent + d.n, flat, d.child, col))
+        elif t is _Mark:
+            pass
         else:
             col = (col[0] if d.foreground is None else d.foreground,
                    col[1] if d.background is None else d.background,

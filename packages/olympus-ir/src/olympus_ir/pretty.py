@@ -53,6 +53,7 @@ class PpSettings(NamedTuple):
     name_stack: bool = False
     custom_pp_eqn_rules: bool = True
     print_effects: bool = False
+    source_map: bool = False  # mark where each equation's text starts and ends
 
 
 _DEFAULT_SETTINGS = PpSettings()
@@ -369,8 +370,8 @@ def default_pp_eqn(eqn: Eqn, context: PpContext, settings: PpSettings,
         ins = pp.lazy(ins_flat, lambda: _vars_doc(eqn.invars, context, "", False))
         return _eqn_doc(eqn, context, settings, prim, lhs, kv, ins)
 
-    if settings.source_info or settings.name_stack:
-        return build()  # annotated: no one-line form to offer
+    if settings.source_info or settings.name_stack or settings.source_map:
+        return build()  # annotated (or marked): no one-line form to offer
     # The whole equation on its line when it fits (most do): its parts are all groups.
     flat = (f"{lhs_flat} = {prim}{kv_flat} {ins_flat}" if eqn.outvars
             else f"{prim}{kv_flat} {ins_flat}")
@@ -391,7 +392,10 @@ def _eqn_doc(eqn: Eqn, context: PpContext, settings: PpSettings, prim: str, lhs:
 
 def pp_eqn_doc(eqn: Eqn, context: PpContext, settings: PpSettings) -> pp.Doc:
     rule = pp_eqn_rules.get(eqn.primitive) if settings.custom_pp_eqn_rules else None
-    return (rule or default_pp_eqn)(eqn, context, settings)
+    doc = (rule or default_pp_eqn)(eqn, context, settings)
+    if settings.source_map:
+        return pp.concat([pp.mark((True, eqn)), doc, pp.mark((False, eqn))])
+    return doc
 
 
 def _skeleton(j: Olympuspr, context: PpContext, settings: PpSettings) -> pp.Doc:
@@ -536,14 +540,45 @@ _CAN_USE_COLOR = _detect_color()
 def pp_olympuspr(j: Olympuspr | ClosedOlympuspr, *, source_info: bool = False,
                  print_shapes: bool = True, custom_pp_eqn_rules: bool = True,
                  name_stack: bool = False, print_effects: bool = False, width: int = 80,
-                 use_color: bool | None = None, annotation_prefix: str = " # ") -> str:
-    """The text of `j` (the keyword arguments of JAX's ``Jaxpr.pretty_print``)."""
+                 use_color: bool | None = None, annotation_prefix: str = " # ",
+                 source_map: list | None = None) -> str:
+    """The text of `j` (the keyword arguments of JAX's ``Jaxpr.pretty_print``).
+
+    With a `source_map` list (then no colours), it receives one list per printed line of
+    ``(start column, end column, source_info)``: the line cut into the regions each
+    equation prints itself (the innermost equation wins; a region runs to the next
+    equation boundary or the line's end, and an equation spanning lines starts again at
+    the indentation of each), as JAX's printer reports them."""
     settings = PpSettings(print_shapes, source_info, name_stack, custom_pp_eqn_rules,
-                          print_effects)
+                          print_effects, source_map is not None)
     doc = pp_toplevel(j, settings)
-    if use_color is None:
-        use_color = _CAN_USE_COLOR
-    return pp.format_doc(doc, width, use_color=use_color, annotation_prefix=annotation_prefix)
+    if source_map is None:
+        if use_color is None:
+            use_color = _CAN_USE_COLOR
+        return pp.format_doc(doc, width, use_color=use_color,
+                             annotation_prefix=annotation_prefix)
+    marks: list = []
+    out = pp.format_doc(doc, width, annotation_prefix=annotation_prefix, marks=marks)
+    lines = out.split("\n")
+    per_line: list[list] = [[] for _ in lines]
+    active: list[Eqn] = []  # the equations whose text is being printed, innermost last
+    k = 0
+    for i, line in enumerate(lines):
+        start = len(line) - len(line.lstrip(" ")) if i else 0
+        while k < len(marks) and marks[k][0] == i:
+            _, col, (is_start, eqn) = marks[k]
+            k += 1
+            if active and col != start and active[-1].source_info is not None:
+                per_line[i].append((start, col, active[-1].source_info))
+            if is_start:
+                active.append(eqn)
+            else:
+                active.pop()
+            start = col
+        if active and start != len(line) and active[-1].source_info is not None:
+            per_line[i].append((start, len(line), active[-1].source_info))
+    source_map.extend(per_line)
+    return out
 
 
 def name_vars(j: Olympuspr | ClosedOlympuspr, *, drop_unread: bool = True) -> PpContext:

@@ -232,7 +232,9 @@ def _eqn_location(eqn: Any) -> ir.Location:
     scope = getattr(si, "name_stack", "")
     name = f"{scope}/{eqn.primitive.name}" if scope else eqn.primitive.name
     if si is not None and getattr(si, "file", None):
-        child = ir.Location.file(str(si.file), int(si.line or 0), 0)
+        # The column is known when tracing recorded it (`precise_source_info`).
+        child = ir.Location.file(str(si.file), int(si.line or 0),
+                                 int(getattr(si, "column", None) or 0))
         return ir.Location.name(name, childLoc=child)
     return ir.Location.name(name)
 

@@ -54,7 +54,7 @@ from .. import mlir_utils as mu
 from ._registry import register_lowering
 
 __all__ = ["thread_effect_tokens", "host_callback_wrapper", "checked_callback_wrapper",
-           "check_callback_results", "take_callback_error"]
+           "check_callback_results", "take_callback_error", "keep_callback_error"]
 
 _CALLBACK_TARGET = "xla_ffi_python_cpu_callback"
 _TOKEN_VALUE = np.array(True)
@@ -75,6 +75,11 @@ def take_callback_error() -> BaseException | None:
     forgotten), or None."""
     e, _pending.error = _pending.error, None
     return e
+
+
+def keep_callback_error(e: BaseException) -> None:
+    """Remember `e`, raised by a host callback on this thread, for `take_callback_error`."""
+    _pending.error = e
 
 
 def check_callback_results(outs: Any, result_avals: Sequence[ShapedArray]) -> list:

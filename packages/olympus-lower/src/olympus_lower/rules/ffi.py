@@ -6,6 +6,12 @@ attributes travel in ``mhlo.backend_config`` as an MLIR dictionary, each value c
 JAX); with an older version the opaque `legacy_backend_config` string is passed instead.
 Layouts are minor-to-major, as XLA takes them. `build_ffi_lowering_function` is the
 builder ``olympus.ffi`` exposes for user lowering rules.
+
+``buffer_callback`` is a typed-FFI call of jaxlib's built-in
+``xla_buffer_python_cpu_callback`` handler, whose ``index`` attribute selects the Python
+function in the module's host-callback list (as for the other callbacks). jaxlib calls
+that function with an execution context and one buffer per operand, then per result; the
+function here rebuilds the user's trees from them and refuses a returned value.
 """
 
 from __future__ import annotations
@@ -18,10 +24,11 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from olympus_ir import dtypes
-from olympus_ir.prims.ffi import FrozenDict, HashableArray, ffi_call_p
+from olympus_ir.prims.ffi import FrozenDict, HashableArray, buffer_callback_p, ffi_call_p
 
 from .. import mlir_utils as mu
 from ._registry import register_lowering
+from .callbacks import keep_callback_error
 
 __all__ = ["ir_attribute", "build_ffi_lowering_function", "emit_ffi_call"]
 
@@ -149,3 +156,39 @@ def _ffi_call_lowering(ctx, *operands, target_name, has_side_effect, input_layou
         api_version=custom_call_api_version,
         backend_config=legacy_backend_config if custom_call_api_version < 4 else None,
         attributes=dict(attributes))
+
+
+_BUFFER_CALLBACK_TARGET = "xla_buffer_python_cpu_callback"
+
+
+def buffer_callback_host(callback, in_tree, out_tree):
+    """The function jaxlib's buffer-callback handler calls: ``(ctx, *operand_buffers,
+    *result_buffers)`` -> `callback(ctx, results_tree, *args, **kwargs)`, which must
+    return None (JAX's ValueError otherwise)."""
+    n_in = in_tree.num_leaves
+
+    def host(exec_ctx, *buffers):
+        try:
+            args, kwargs = in_tree.unflatten(buffers[:n_in])
+            outs = out_tree.unflatten(buffers[n_in:])
+            if callback(exec_ctx, outs, *args, **kwargs) is not None:
+                raise ValueError("buffer_callback callback must not return any values.")
+        except BaseException as e:
+            keep_callback_error(e)
+            raise
+        return ()
+
+    host.__name__ = f"host_{getattr(callback, '__name__', 'callback')}"
+    return host
+
+
+@register_lowering(buffer_callback_p)
+def _buffer_callback_lowering(ctx, *operands, callback, in_tree, out_tree, has_side_effect,
+                              input_output_aliases, command_buffer_compatible, result_avals,
+                              vmap_method):
+    # command_buffer_compatible only changes the GPU target; on CPU it has no effect.
+    index = ctx.register_host_callback(buffer_callback_host(callback, in_tree, out_tree))
+    return emit_ffi_call(ctx, _BUFFER_CALLBACK_TARGET, operands,
+                         has_side_effect=has_side_effect,
+                         operand_output_aliases=dict(input_output_aliases),
+                         attributes={"index": np.uint64(index)})

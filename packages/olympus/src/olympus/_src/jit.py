@@ -458,7 +458,8 @@ def _chain_callback_error(e: Exception) -> None:
     runtime error's ``__cause__`` (programs with host callbacks stay off the C++ fast
     path so their errors pass here)."""
     cause = take_callback_error()
-    if cause is not None and "CpuCallback error" in str(e):
+    if cause is not None and ("CpuCallback error" in str(e)
+                              or "calling buffer callback" in str(e)):
         e.__cause__ = cause
 
 

@@ -127,8 +127,16 @@ class Lowered(Stage):
         self._lowered = lowered_module
 
     def as_text(self, dialect: str | None = None, *, debug_info: bool = False) -> str:
-        """The module as text: StableHLO (the default) or ``dialect='hlo'``."""
+        """The module as text: StableHLO (the default) or ``dialect='hlo'``; with
+        `debug_info`, the source locations too (for HLO, the instructions' metadata and
+        the file/frame tables it refers to)."""
         if dialect == "hlo":
+            if debug_info:
+                from jaxlib import _hlo
+
+                options = _hlo.HloPrintOptions.short_parsable()
+                options.print_metadata = True
+                return self._lowered.as_hlo().as_hlo_module().to_string(options)
             return self._lowered.as_hlo().as_hlo_text()
         if dialect not in (None, "stablehlo"):
             raise ValueError(f"unknown dialect: {dialect}")

@@ -3,7 +3,8 @@
 `checkify`, `compilation_cache`, `compute_on`, `mesh_utils`, `multihost_utils`, `ode`,
 `pjit`, `profiler`, `shard_map`, `jet`, `random`, `sparse`, `layout`,
 `custom_partitioning`, `xla_metadata`, `serialize_executable`, `shard_alike`, `rnn`,
-`control_deps`, `topologies`, `scheduling_groups`, `roofline`."""
+`control_deps`, `topologies`, `scheduling_groups`, `roofline`, `buffer_callback`,
+`source_mapper`, `colocated_python`, `transfer`."""
 
 from .._src.callbacks import io_callback
 from .._src.extended_arrays import EArray, primal_tangent_dtype
@@ -13,12 +14,14 @@ __all__ = ["io_callback", "EArray", "primal_tangent_dtype", "cur_qdd", "checkify
            "compilation_cache", "compute_on", "mesh_utils", "multihost_utils", "ode", "pjit",
            "profiler", "shard_map", "jet", "sparse", "layout", "custom_partitioning",
            "xla_metadata", "serialize_executable", "shard_alike", "rnn",
-           "control_deps", "topologies", "scheduling_groups", "roofline"]
+           "control_deps", "topologies", "scheduling_groups", "roofline", "buffer_callback",
+           "source_mapper", "colocated_python", "transfer"]
 
 _SUBMODULES = {"checkify", "compilation_cache", "compute_on", "mesh_utils", "multihost_utils",
                "ode", "pjit", "profiler", "shard_map", "jet", "random", "sparse", "layout",
                "custom_partitioning", "xla_metadata", "serialize_executable", "shard_alike",
-               "rnn", "control_deps", "topologies", "scheduling_groups", "roofline"}
+               "rnn", "control_deps", "topologies", "scheduling_groups", "roofline",
+               "buffer_callback", "source_mapper", "colocated_python", "transfer"}
 
 
 def __getattr__(name: str):
