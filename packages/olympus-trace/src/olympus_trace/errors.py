@@ -87,5 +87,9 @@ class UnexpectedTracerError(OlympusTypeError, _Documented):
         super().__init__(self._with_link(msg))
 
 
-class KeyReuseError(OlympusTypeError):
-    """A PRNG key was used more than once while key-reuse checking was on."""
+class KeyReuseError(OlympusTypeError, _Documented):
+    """A PRNG key was used more than once while key-reuse checking was on (see
+    `olympus_trace.key_reuse`); the message carries JAX's link to the error's page."""
+
+    def __init__(self, msg: str):
+        super().__init__(self._with_link(msg))
