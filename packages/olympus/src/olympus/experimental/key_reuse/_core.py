@@ -29,7 +29,7 @@ from olympus_trace.key_reuse import (
 )
 from olympus_trace.make_olympuspr import trace_fun
 
-from ...random._key_reuse import checked_jit_call, check_signature, update_consumption
+from ...random._key_reuse import check_signature, checked_jit_call, update_consumption
 
 __all__ = ["Sink", "Source", "Forward", "KeyReuseSignature", "DynamicKeyReuseSignature",
            "dynamic_key_reuse_signature", "key_reuse_signatures", "unknown_signature",
