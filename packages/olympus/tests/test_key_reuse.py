@@ -884,3 +884,25 @@ def test_key_reuse_flag():
         f_good(key)
         with pytest.raises(KeyReuseError, match="In random_bits"):
             f_bad(key)
+
+
+def test_error_cause_points_at_the_first_use(reuse_on):
+    """As JAX: the eager error's cause says where the key was first used, with that
+    traceback (the user's frames)."""
+    key = olympus.random.key(0)
+
+    def first_use(k):
+        return olympus.random.normal(k)
+    first_use(key)
+    with pytest.raises(KeyReuseError) as info:
+        olympus.random.normal(key)
+    cause = info.value.__cause__
+    assert isinstance(cause, KeyReuseError)
+    assert str(cause).startswith("PRNG key first used at the above location was subsequently "
+                                 "reused at the following location:")
+    names = []
+    tb = cause.__traceback__
+    while tb is not None:
+        names.append(tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    assert names[-1] == "first_use"

@@ -17,8 +17,17 @@ option, which is part of the jit key.
 
 from __future__ import annotations
 
+import os
+import sys
+import types
+
 import numpy as np
 
+import olympus
+import olympus_ir
+import olympus_lower
+import olympus_runtime
+import olympus_trace
 from olympus_ir.prims.control_flow import jit_p
 from olympus_trace import core as _trace_core
 from olympus_trace import key_reuse as _analysis
@@ -43,15 +52,39 @@ def set_enabled(on: bool) -> None:
     _trace_core.set_eval_rule(_checked_eval if on else _eager.eval_primitive)
 
 
+_FIRST_USE = ("PRNG key first used at the above location was subsequently reused at the "
+              "following location:")
+
+#: The directories of Olympus's packages: their frames are left out of where a key was used.
+_OWN_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (
+    olympus, olympus_ir, olympus_trace, olympus_lower, olympus_runtime))
+
+
+def _user_traceback() -> types.TracebackType | None:
+    """The caller's stack outside Olympus's packages, as a traceback (outermost first)."""
+    tb = None
+    frame = sys._getframe(1)
+    while frame is not None:  # innermost outwards, each linking to the one inside it
+        if not frame.f_code.co_filename.startswith(_OWN_DIRS):
+            tb = types.TracebackType(tb, frame, frame.f_lasti, frame.f_lineno)
+        frame = frame.f_back
+    return tb
+
+
 def check_signature(sig, args, funcname: str) -> None:
-    """Refuse the concrete keys among `args` that `sig` consumes and that are consumed."""
+    """Refuse the concrete keys among `args` that `sig` consumes and that are consumed. The
+    error's cause carries the traceback of the key's first use, as JAX's does."""
     for sink in sig.sinks:
         if sink.idx >= len(args):
             continue
         key = args[sink.idx]
         if type(key) is PRNGKeyArray and np.any(np.logical_and(key._consumed, sink.mask)):
-            raise KeyReuseError(
+            err = KeyReuseError(
                 f"Previously-consumed key passed to {funcname} at index {sink.idx}")
+            first = getattr(key, "_used_at", None)
+            if first is not None:
+                raise err from KeyReuseError(_FIRST_USE).with_traceback(first)
+            raise err
 
 
 def update_consumption(sig, args_in, args_out) -> None:
@@ -61,6 +94,8 @@ def update_consumption(sig, args_in, args_out) -> None:
             key = args_in[sink.idx]
             if type(key) is PRNGKeyArray:
                 key._consumed = _merge(key._consumed, sink.mask)
+                if np.any(sink.mask):
+                    key._used_at = _user_traceback()
     for out in args_out:
         if type(out) is PRNGKeyArray:
             out._consumed = True

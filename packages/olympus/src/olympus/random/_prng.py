@@ -175,7 +175,7 @@ class PRNGKeyArray(_rt.ArrayBase):
     (key) dimensions, ``reshape``, ``==``/``!=``, and `len`. Use `key_data` to get the raw
     data back."""
 
-    __slots__ = ("_base", "_impl", "_used")
+    __slots__ = ("_base", "_impl", "_used", "_used_at")
     __array_priority__ = 100
 
     def __init__(self, base, impl: PRNGImpl | None = None):
