@@ -906,3 +906,29 @@ def test_error_cause_points_at_the_first_use(reuse_on):
         names.append(tb.tb_frame.f_code.co_name)
         tb = tb.tb_next
     assert names[-1] == "first_use"
+
+
+def test_markers_are_identities_under_jit_vmap_and_grad():
+    """consume / assert_consumed_value leave the keys' data as it is: eagerly, compiled,
+    batched (the batching rule keeps the batch axis) and differentiated (no tangent)."""
+    keys = olympus.random.split(olympus.random.key(3), 4)
+    data = np.asarray(olympus.random.key_data(keys))
+    for f in (consume, olympus.jit(consume), olympus.vmap(consume),
+              olympus.jit(olympus.vmap(consume))):
+        np.testing.assert_array_equal(np.asarray(olympus.random.key_data(f(keys))), data)
+
+    def marked(k):
+        assert_unconsumed(k)
+        return k
+    out = olympus.jit(olympus.vmap(marked))(keys)
+    np.testing.assert_array_equal(np.asarray(olympus.random.key_data(out)), data)
+
+    def draw(x, k):
+        assert_unconsumed(k)
+        return x * olympus.random.uniform(consume(k))
+    key = olympus.random.key(5)
+    expected = np.asarray(olympus.random.uniform(key))
+    np.testing.assert_allclose(np.asarray(olympus.grad(draw)(2.0, key)), expected, rtol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(olympus.vmap(olympus.grad(draw), (None, 0))(2.0, keys)),
+        np.asarray(olympus.vmap(olympus.random.uniform)(keys)), rtol=1e-6)
