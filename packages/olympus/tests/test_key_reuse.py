@@ -932,3 +932,56 @@ def test_markers_are_identities_under_jit_vmap_and_grad():
     np.testing.assert_allclose(
         np.asarray(olympus.vmap(olympus.grad(draw), (None, 0))(2.0, keys)),
         np.asarray(olympus.vmap(olympus.random.uniform)(keys)), rtol=1e-6)
+
+
+def test_shard_map_body_is_checked(reuse_on):
+    from olympus.sharding import Mesh
+    from olympus.sharding import PartitionSpec as P
+
+    mesh = Mesh(np.array(olympus.devices()[:1]), ("x",))
+    bad = olympus.shard_map(lambda k: olympus.random.bits(k) + olympus.random.bits(k),
+                            mesh=mesh, in_specs=P(), out_specs=P())
+    with pytest.raises(KeyReuseError, match=TRACED_BITS):
+        olympus.jit(bad)(olympus.random.key(0))
+    key = olympus.random.key(0)
+    olympus.jit(olympus.shard_map(olympus.random.bits, mesh=mesh, in_specs=P(),
+                                  out_specs=P()))(key)
+    assert key._consumed
+
+
+def test_eager_indexing_and_copies(reuse_on):
+    """Consumed states recorded from JAX 0.10.2 for the same eager steps."""
+    key = olympus.random.key(0)
+    olympus.random.bits(key)
+    assert key.copy()._consumed and jnp.array(key)._consumed and jnp.copy(key)._consumed
+    assert key[None]._consumed  # a broadcast forwards the state
+    assert not olympus.random.key(1)[None]._consumed
+    assert olympus.jit(olympus.random.key_data)(key).shape == (2,)  # unwrap does not consume
+    assert bool(key == key)  # comparing does not consume
+
+    keys = olympus.random.split(olympus.random.key(0), 3)
+    assert not keys[jnp.array([0, 1])]._consumed  # a gather forwards
+    assert not np.any(keys._consumed)
+    keys[-1]
+    np.testing.assert_array_equal(keys._consumed, [False, False, True])
+    keys = olympus.random.split(olympus.random.key(0), 4)
+    part = keys[1:3]
+    np.testing.assert_array_equal(keys._consumed, [False, True, True, False])
+    assert not part._consumed
+    grid = olympus.random.split(olympus.random.key(0), (2, 2))
+    grid[0]
+    with pytest.raises(KeyReuseError, match="Previously-consumed key passed to slice at index 0"):
+        grid[:, 0]
+    pair = olympus.random.split(olympus.random.key(0), 2)
+    a, b = pair  # unpacking is not slicing
+    assert not np.any(pair._consumed) and not a._consumed
+    a, b = pair
+
+    key = olympus.random.key(0)
+    olympus.random.randint(key, (), 0, 3)
+    with pytest.raises(KeyReuseError, match=JIT_MSG):
+        olympus.random.randint(key, (), 0, 3)
+    key = olympus.random.key(0)
+    olympus.random.permutation(key, 3)
+    with pytest.raises(KeyReuseError, match=JIT_MSG):
+        olympus.random.choice(key, 3)

@@ -229,8 +229,11 @@ class PRNGKeyArray(_rt.ArrayBase):
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d key array")
+        # Unpacking (``k1, k2 = split(key)``) is not slicing for the key-reuse checker, as
+        # in JAX: the keys come out unconsumed and the array is left as it was.
+        base = self._base
         for i in range(self.shape[0]):
-            yield self[i]
+            yield PRNGKeyArray(_getitem(base, (i, Ellipsis, slice(None))), self._impl)
 
     def __getitem__(self, idx):
         if not isinstance(idx, tuple):
