@@ -58,6 +58,34 @@ def test_assertions():
         check(assert_consumed, key)
 
 
+def test_unknown():
+    """A primitive without a key-reuse rule (here a user's) consumes its keys."""
+    from olympus.extend import core
+
+    unknown_p = core.Primitive("unknown")
+    unknown_p.def_abstract_eval(lambda x: x)
+    unknown_p.def_impl(lambda x: x)
+
+    def f(key):
+        assert_unconsumed(key)
+        key2 = unknown_p.bind(key)
+        assert_consumed(key)
+        assert_consumed(key2)
+    check(f, olympus.random.key(0))
+
+
+def test_device_put_multiple():
+    def f(key1, key2):
+        key1_d, key2_d = olympus.device_put((key1, key2))
+        assert_unconsumed(key1_d)
+        consume(key1)
+        assert_consumed(key1_d)
+        assert_unconsumed(key2_d)
+        consume(key2)
+        assert_consumed(key2_d)
+    check(f, olympus.random.key(0), olympus.random.key(1))
+
+
 def test_consume():
     def f(key):
         assert_unconsumed(key)
@@ -306,8 +334,9 @@ STATIC = [
     (random_prims.random_seed_p, olympus.random.key, 0),
     (random_prims.random_split_p, olympus.random.split, key0),
     (random_prims.random_wrap_p, olympus.random.wrap_key_data, np.uint32([0, 0])),
-    (random_prims.random_gamma_p, olympus.random.gamma, key0, 1.0),
+    (olympus.random.random_gamma_p, olympus.random.gamma, key0, 1.0),
     (olympus.lax.broadcast_in_dim_p, lambda key: key[None], key0),
+    (olympus.lax.copy_p, jnp.array, key0),
     (olympus.lax.convert_element_type_p, lambda key: jnp.array(key, dtype=key.dtype), key0),
     (olympus.lax.reshape_p, lambda key: key.reshape((1,)), key0),
     (olympus.lax.squeeze_p, jnp.squeeze, key1D),
@@ -985,3 +1014,18 @@ def test_eager_indexing_and_copies(reuse_on):
     olympus.random.permutation(key, 3)
     with pytest.raises(KeyReuseError, match=JIT_MSG):
         olympus.random.choice(key, 3)
+
+
+def test_vmapped_loop_with_a_batched_predicate_carrying_a_key(reuse_on):
+    """Recorded from JAX: vmap of poisson over its rate (a while loop whose predicate is
+    batched, carrying a key) is not reuse; the values are those without the check."""
+    key = olympus.random.key(0)
+    lam = jnp.asarray([1.0, 20.0])
+    sample = olympus.jit(olympus.vmap(lambda rate: olympus.random.poisson(key, rate, (5,))))
+    got = sample(lam)
+    _core.check_key_reuse(olympus.vmap(lambda rate: olympus.random.poisson(key, rate, (5,))),
+                          lam)
+    with olympus.debug_key_reuse(False):
+        expected = olympus.jit(olympus.vmap(
+            lambda rate: olympus.random.poisson(olympus.random.key(0), rate, (5,))))(lam)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
