@@ -121,15 +121,25 @@ def _merge(before, mask):
 
 
 def _checked_eval(prim, args, params):
-    """The eager evaluation rule while checking: `prim`'s signature applied to `args`."""
-    sig = _analysis.key_reuse_signature_from_primitive(
-        prim, [get_aval(a) for a in args], params)
-    if sig is None:
-        return _eager.eval_primitive(prim, args, params)
+    """The eager evaluation rule while checking: `prim`'s signature applied to `args`.
+    Only calls given concrete keys (a nested jit's closed-over keys count) are checked;
+    the others evaluate as they do unchecked (their results are fresh)."""
     if prim is jit_p:
         name, inputs = "jit-compiled function", [*args, *params["olympuspr"].consts]
     else:
-        name, inputs = prim.name, list(args)
+        name, inputs = prim.name, args
+    if not any(type(a) is PRNGKeyArray for a in inputs):
+        return _eager.eval_primitive(prim, args, params)
+    try:
+        sig = _analysis.key_reuse_signature_from_primitive(
+            prim, [get_aval(a) for a in args], params)
+    except KeyReuseError:
+        raise
+    except (TypeError, ValueError):  # bad operands: the evaluation below raises its own
+        sig = None
+    if sig is None:
+        return _eager.eval_primitive(prim, args, params)
+    inputs = list(inputs)
     check_signature(sig, inputs, name)
     out = _eager.eval_primitive(prim, args, params)
     update_consumption(sig, inputs, list(out) if prim.multiple_results else [out])
