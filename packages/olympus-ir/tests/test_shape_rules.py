@@ -492,6 +492,8 @@ HAPPY = [
     ("random_bits", "key<fry>[3]", dict(bit_width=8, shape=(2,)), "u8[3,2]"),
     ("random_bits", "key<fry>[]", dict(bit_width=64, shape=()), "u64[]"),
     ("random_clone", "key<fry>[2]", {}, "key<fry>[2]"),
+    ("consume", "key<fry>[2]", {}, "key<fry>[2]"),
+    ("assert_consumed_value", "key<fry>[]", dict(value=True), "key<fry>[]"),
     ("random_gamma", "key<fry>[] f32[2,3]", dict(log_space=False), "f32[2,3]"),
     ("random_gamma", "key<fry>[2] f64[2,3]", dict(log_space=True), "f64[2,3]"),
     # ffi
@@ -894,6 +896,8 @@ ERRORS = [
     ("random_fold_in", "key<fry>[2] u32[3]", {}, r"shape \(2,\) and messages of shape \(3,\)"),
     ("random_bits", "key<fry>[]", dict(bit_width=12, shape=()), "8, 16, 32 or 64, got 12"),
     ("random_clone", "f32[]", {}, "random_clone accepts PRNG key arrays"),
+    ("consume", "u32[2]", {}, r"consume accepts PRNG key arrays, got u32\[2\]"),
+    ("assert_consumed_value", "f32[]", dict(value=False), "assert_consumed_value accepts PRNG"),
     ("random_gamma", "u32[2] f32[3]", dict(log_space=False), "random_gamma accepts PRNG key"),
     ("random_gamma", "key<fry>[] i32[3]", dict(log_space=False), "floating-point shape"),
     ("random_gamma", "key<fry>[2] f32[3]", dict(log_space=False), "must be a prefix"),

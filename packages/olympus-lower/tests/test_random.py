@@ -132,5 +132,13 @@ def test_key_programs_must_be_rewritten_to_key_data():
                                                   "holding typed PRNG keys must be rewritten"):
         lower_olympuspr(b.build([out]), name="f")
     for name in ("random_seed", "random_split", "random_fold_in", "random_bits",
-                 "random_clone", "random_unwrap", "random_gamma"):
+                 "random_clone", "random_unwrap", "random_gamma", "consume",
+                 "assert_consumed_value"):
         assert P.primitive_by_name(name) in P.KEY_PRIMITIVES
+    # The key-reuse markers too (they run compiled in olympus's test_key_reuse.py).
+    for prim, params in ((P.consume_p, {}), (P.assert_consumed_value_p, {"value": True})):
+        b = Builder()
+        data = b.arg(ShapedArray((2,), np.dtype(np.uint32)))
+        marked = b.eqn(prim, b.eqn(P.random_wrap_p, data, impl=_Fry()), **params)
+        with pytest.raises(NotImplementedError, match="'random_wrap' reached lowering"):
+            lower_olympuspr(b.build([b.eqn(P.random_unwrap_p, marked)]), name="f")

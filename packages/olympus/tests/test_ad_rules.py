@@ -790,6 +790,8 @@ CHECKED_ELSEWHERE = {"dim_as_value",  # no operands (test_shape_poly.py)
                      # (test_random_key_types.py)
                      "random_seed", "random_wrap", "random_unwrap", "random_split",
                      "random_fold_in", "random_bits", "random_clone",
+                     # the key-reuse markers: grad through them (test_key_reuse.py)
+                     "consume", "assert_consumed_value",
                      # the implicit derivative, against random_gamma_grad and JAX's
                      # recorded gradients (test_random_gamma_primitive.py) and SciPy
                      # (test_random_gamma_grad.py)

@@ -804,6 +804,8 @@ def test_every_primitive_has_a_checked_rule():
                 # (test_random_key_types.py)
                 "random_seed", "random_wrap", "random_unwrap", "random_split",
                 "random_fold_in", "random_bits", "random_clone",
+                # the key-reuse markers: vmap against the unbatched keys (test_key_reuse.py)
+                "consume", "assert_consumed_value",
                 # against per-key calls and JAX's recorded values
                 # (test_random_gamma_primitive.py)
                 "random_gamma",

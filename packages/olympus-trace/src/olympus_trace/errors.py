@@ -87,5 +87,20 @@ class UnexpectedTracerError(OlympusTypeError, _Documented):
         super().__init__(self._with_link(msg))
 
 
-class KeyReuseError(OlympusTypeError):
-    """A PRNG key was used more than once while key-reuse checking was on."""
+class KeyReuseError(OlympusTypeError, _Documented):
+    """A PRNG key was consumed more than once. Checked only while the
+    ``olympus_debug_key_reuse`` option is on (see ``olympus.experimental.key_reuse``)::
+
+      >>> with olympus.debug_key_reuse(True):  # doctest: +SKIP
+      ...   key = olympus.random.key(0)
+      ...   value = olympus.random.uniform(key)
+      ...   new_value = olympus.random.uniform(key)
+      Traceback (most recent call last):
+        ...
+      KeyReuseError: Previously-consumed key passed to jit-compiled function at index 0
+
+    Keys are stateless: drawing twice from one key gives the same numbers, so a key is
+    split (``olympus.random.split``) into fresh keys instead of being used again."""
+
+    def __init__(self, msg: str):
+        super().__init__(self._with_link(msg))

@@ -9,7 +9,7 @@ from typing import Any
 
 from olympus_ir.avals import ShapedArray
 
-from . import sharding_types, tree_util
+from . import key_reuse, sharding_types, tree_util
 from .core import current_trace, get_aval
 from .lax_ops.collectives import bound_mesh_axes
 from .staging import DebugInfo, fun_source_info, trace_to_olympuspr
@@ -166,4 +166,6 @@ def trace_fun(fun, args, kwargs, static_argnums, static_argnames, traced_for,
         return out_leaves
 
     closed, _ = trace_to_olympuspr(flat_fun, in_avals, dbg)
+    if key_reuse.enabled:  # olympus_debug_key_reuse: checked where JAX checks, once traced
+        key_reuse.check_key_reuse_olympuspr(closed)
     return closed, out_store["tree"], closed.out_avals

@@ -1,8 +1,9 @@
 """Random bit generation: XLA's stateless ``rng_bit_generator``, the threefry2x32 hash
 (the building block of Olympus's default PRNG), and the typed-key primitives
 (``random_seed``, ``random_wrap``, ``random_unwrap``, ``random_split``, ``random_fold_in``,
-``random_bits``, ``random_clone``, and the Gamma sampler ``random_gamma``) whose operands or
-results have a key dtype
+``random_bits``, ``random_clone``, the Gamma sampler ``random_gamma``, and the key-reuse
+checker's identities ``consume`` and ``assert_consumed_value``) whose operands or results
+have a key dtype
 (`dtypes.KeyDType`, printed ``key<fry>``), as JAX 0.10.2 has them. Their ``impl`` parameter
 is the PRNG implementation (an object with ``name``, ``tag`` and ``key_shape``), printed by
 its tag."""
@@ -19,7 +20,7 @@ from ..pretty import def_pp_params
 __all__ = ["RandomAlgorithm", "rng_bit_generator_p", "threefry2x32_p", "rng_uniform_p",
            "random_seed_p", "random_wrap_p", "random_unwrap_p", "random_split_p",
            "random_fold_in_p", "random_bits_p", "random_clone_p", "random_gamma_p",
-           "KEY_PRIMITIVES"]
+           "consume_p", "assert_consumed_value_p", "KEY_PRIMITIVES"]
 
 
 class RandomAlgorithm(enum.IntEnum):
@@ -114,9 +115,16 @@ random_clone_p = new_primitive("random_clone")
 #: ``jax.random``): one equation, so its derivative is the implicit one and vmap rebinds it.
 random_gamma_p = new_primitive("random_gamma")
 
+#: The key-reuse checker's markers (JAX's ``jax.experimental.key_reuse``): identities on
+#: keys; ``consume`` marks its operand consumed, ``assert_consumed_value`` (param ``value``:
+#: the expected consumed mask) asserts what the analysis knows at that point.
+consume_p = new_primitive("consume")
+assert_consumed_value_p = new_primitive("assert_consumed_value")
+
 #: The primitives that take or make typed keys (lowered through the keys' u32 data).
 KEY_PRIMITIVES = frozenset({random_seed_p, random_wrap_p, random_unwrap_p, random_split_p,
-                            random_fold_in_p, random_bits_p, random_clone_p, random_gamma_p})
+                            random_fold_in_p, random_bits_p, random_clone_p, random_gamma_p,
+                            consume_p, assert_consumed_value_p})
 
 
 def _key_operand(name: str, keys) -> dtypes.KeyDType:
@@ -178,6 +186,18 @@ def random_bits_shape_rule(keys, *, bit_width, shape):
 @def_shape_rule(random_clone_p)
 def random_clone_shape_rule(keys):
     _key_operand("random_clone", keys)
+    return keys
+
+
+@def_shape_rule(consume_p)
+def consume_shape_rule(keys):
+    _key_operand("consume", keys)
+    return keys
+
+
+@def_shape_rule(assert_consumed_value_p)
+def assert_consumed_value_shape_rule(keys, *, value):
+    _key_operand("assert_consumed_value", keys)
     return keys
 
 

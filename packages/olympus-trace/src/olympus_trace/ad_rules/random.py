@@ -13,7 +13,7 @@ from ._util import aval_of, zero_jvp
 
 for _p in (P.rng_bit_generator_p, P.threefry2x32_p, P.random_seed_p, P.random_wrap_p,
            P.random_unwrap_p, P.random_split_p, P.random_fold_in_p, P.random_bits_p,
-           P.random_clone_p):
+           P.random_clone_p, P.consume_p, P.assert_consumed_value_p):
     jvp_rules[_p] = zero_jvp(_p)
 
 

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from olympus_ir import dtypes
 from olympus_ir import primitives as P
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import ClosedOlympuspr
@@ -93,8 +94,16 @@ def _trace_with(fun, avals) -> ClosedOlympuspr:
 
 
 def _select_on(pred, old, new):
-    """`new` where the member's `pred` (shape ``[B]``) is true, else `old` (batch dim 0)."""
-    shape = get_aval(new).shape
+    """`new` where the member's `pred` (shape ``[B]``) is true, else `old` (batch dim 0).
+
+    Typed keys are selected through their data (unwrap, select, wrap): the loop then reads
+    its old keys without consuming them and carries fresh ones, as JAX's while (which makes
+    this select in its lowering) is seen by the key-reuse checker."""
+    aval = get_aval(new)
+    if dtypes.is_key_dtype(aval.dtype):
+        data = _select_on(pred, lax_ops.random_unwrap(old), lax_ops.random_unwrap(new))
+        return lax_ops.random_wrap(data, impl=aval.dtype.impl)
+    shape = aval.shape
     which = pred if len(shape) == 1 else lax_ops.broadcast_in_dim(pred, shape, (0,))
     return lax_ops.select_n(which, old, new)
 

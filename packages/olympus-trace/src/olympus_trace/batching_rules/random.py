@@ -67,7 +67,7 @@ def _random_fold_in_rule(axis_data, vals, dims):
 
 for _p in (P.random_seed_p, P.random_wrap_p, P.random_split_p, P.random_bits_p):
     batching_rules[_p] = _keys_front_rule(_p)
-for _p in (P.random_unwrap_p, P.random_clone_p):
+for _p in (P.random_unwrap_p, P.random_clone_p, P.consume_p, P.assert_consumed_value_p):
     batching_rules[_p] = _same_dim_rule(_p)
 batching_rules[P.random_fold_in_p] = _random_fold_in_rule
 

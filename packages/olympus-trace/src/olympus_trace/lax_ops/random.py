@@ -14,7 +14,7 @@ from ..core import bind
 
 __all__ = ["RandomAlgorithm", "rng_bit_generator", "threefry2x32", "rng_uniform",
            "random_seed", "random_wrap", "random_unwrap", "random_split", "random_fold_in",
-           "random_bits", "random_clone", "random_gamma"]
+           "random_bits", "random_clone", "random_gamma", "consume", "assert_consumed_value"]
 
 
 def threefry2x32(k1, k2, x1, x2):
@@ -85,3 +85,14 @@ def random_gamma(keys, a, *, log_space):
     """Gamma(a, 1) samples (their logs when `log_space`), one per element of `a`, from keys
     whose shape is a prefix of ``a.shape`` (JAX's ``random_gamma_p``)."""
     return bind(P.random_gamma_p, keys, a, log_space=log_space)
+
+
+def consume(keys):
+    """`keys`, marked consumed for the key-reuse checker (`olympus_trace.key_reuse`)."""
+    return bind(P.consume_p, keys)
+
+
+def assert_consumed_value(keys, value):
+    """`keys`, with the key-reuse checker asserting their consumed mask is `value` (a
+    `olympus_trace.key_reuse.ConsumedMask`) at this point of the program."""
+    return bind(P.assert_consumed_value_p, keys, value=value)

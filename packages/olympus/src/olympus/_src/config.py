@@ -162,6 +162,14 @@ def _set_disable_jit(v: bool) -> None:
     rt.config.set_disable_jit(v)  # the C++ jit fast path reads this state
 
 
+def _set_debug_key_reuse(v: bool) -> None:
+    """Key-reuse checking on or off: the trace layer's analysis and the eager bookkeeping
+    (`olympus.random._key_reuse`), which nothing pays for while it is off."""
+    from ..random import _key_reuse
+
+    _key_reuse.set_enabled(bool(v))
+
+
 def _set_explain_cache_misses(v: bool) -> None:
     """While explaining, jaxlib's post-call hook counts the C++ fast path's cache hits."""
     import olympus_runtime as rt
@@ -306,7 +314,6 @@ OPTIONS: dict[str, Option] = {o.name: o for o in [
     *[Option(f"olympus_{name}", default, _bool(f"olympus_{name}"), jit_key=key, help=text)
       for name, default, key, text in (
         ("enable_checks", False, False, "Verify every olympuspr jit traces (slow)."),
-        ("debug_key_reuse", False, False, "Check PRNG keys for reuse."),
         ("enable_custom_prng", False, False, "Deprecated; kept for compatibility."),
         ("softmax_custom_jvp", False, False, "Deprecated; kept for compatibility."),
         ("no_tracing", False, False, "Raise instead of tracing a function for jit."),
@@ -320,6 +327,10 @@ OPTIONS: dict[str, Option] = {o.name: o for o in [
          "Raise when a multi-controller computation is started from another thread."),
         ("auto_pcast", True, False, "Insert pcasts automatically in shard_map."),
     )],
+    # Part of the jit key, as JAX's: a program is checked when traced with the flag on.
+    Option("olympus_debug_key_reuse", False, _bool("olympus_debug_key_reuse"),
+           on_change=_set_debug_key_reuse, jit_key=True,
+           help="Check typed PRNG keys for reuse (olympus.experimental.key_reuse)."),
     Option("olympus_legacy_prng_key", "allow", _enum(("allow", "warn", "error"), False),
            help="What passing a raw uint32 key to olympus.random does: allow, warn, error."),
     Option("olympus_array_garbage_collection_guard", None,

@@ -657,7 +657,13 @@ class Jitted:
             # Inlined into the enclosing trace: static arguments must still be hashable.
             self._check_statics(args, kwargs)
             return self._fun(*args, **kwargs), None, False
-        outs, call = self._compiled_call(args, kwargs)
+        checking_keys = config._values["olympus_debug_key_reuse"]
+        if checking_keys:  # consumed keys are tracked per call: no C++ fast path
+            from ..random._key_reuse import checked_jit_call
+
+            outs, call = checked_jit_call(self, args, kwargs)
+        else:
+            outs, call = self._compiled_call(args, kwargs)
         if config.check_special:  # every call checked: no C++ fast path
             kind = debugging.invalid_kind(tree_util.tree_leaves(outs))
             if kind is not None:
@@ -665,7 +671,7 @@ class Jitted:
             return outs, None, False
         if _layouts.state.custom_layouts_made and _layouts.any_custom_layout((args, kwargs)):
             return outs, None, False  # relaid out on every call: see `layouts`
-        return outs, call.fastpath_data(), False
+        return outs, None if checking_keys else call.fastpath_data(), False
 
     def trace(self, *args, **kwargs) -> stages.Traced:
         stages.check_not_traced(tree_util.tree_leaves((args, kwargs)))

@@ -234,6 +234,8 @@ _KEY_RULES = {
     "random_wrap": _same_data,
     "random_unwrap": _same_data,
     "random_clone": _same_data,
+    "consume": _same_data,
+    "assert_consumed_value": _same_data,
     "random_gamma": _gamma_rule,
 }
 

@@ -44,6 +44,7 @@ from olympus_ir import dtypes
 from olympus_ir.avals import ShapedArray
 from olympus_ir.core import abstract_eval
 from olympus_ir.prims.random import random_clone_p, random_unwrap_p, random_wrap_p
+from olympus_trace import key_reuse as _key_reuse_analysis
 from olympus_trace import lax_ops as lax
 from olympus_trace import tree_util
 from olympus_trace.core import Tracer, get_aval
@@ -174,12 +175,26 @@ class PRNGKeyArray(_rt.ArrayBase):
     (key) dimensions, ``reshape``, ``==``/``!=``, and `len`. Use `key_data` to get the raw
     data back."""
 
-    __slots__ = ("_base", "_impl")
+    __slots__ = ("_base", "_impl", "_used", "_used_at")
     __array_priority__ = 100
 
     def __init__(self, base, impl: PRNGImpl | None = None):
         self._base = base
         self._impl = _IMPLS["threefry2x32"] if impl is None else impl
+
+    @property
+    def _consumed(self):
+        """Whether (a bool, or per key a boolean array) these keys were consumed, as the
+        key-reuse checker (``olympus_debug_key_reuse``, `_key_reuse`) tracks it; unset
+        (False) until the checker marks it, so making a key costs nothing extra."""
+        try:
+            return self._used
+        except AttributeError:
+            return False
+
+    @_consumed.setter
+    def _consumed(self, value):
+        self._used = value
 
     @property
     def shape(self) -> tuple:
@@ -214,15 +229,23 @@ class PRNGKeyArray(_rt.ArrayBase):
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d key array")
+        # Unpacking (``k1, k2 = split(key)``) is not slicing for the key-reuse checker, as
+        # in JAX: the keys come out unconsumed and the array is left as it was.
+        base = self._base
         for i in range(self.shape[0]):
-            yield self[i]
+            yield PRNGKeyArray(_getitem(base, (i, Ellipsis, slice(None))), self._impl)
 
     def __getitem__(self, idx):
         if not isinstance(idx, tuple):
             idx = (idx,)
         if not any(i is Ellipsis for i in idx):
             idx = idx + (Ellipsis,)
-        return PRNGKeyArray(_getitem(self._base, idx + (slice(None),)), self._impl)
+        out = PRNGKeyArray(_getitem(self._base, idx + (slice(None),)), self._impl)
+        if _key_reuse_analysis.enabled and not isinstance(self._base, Tracer):
+            from ._key_reuse import slice_keys
+
+            slice_keys(self, idx, out)
+        return out
 
     def reshape(self, *shape):
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -231,8 +254,12 @@ class PRNGKeyArray(_rt.ArrayBase):
         if -1 in shape:
             known = math.prod(d for d in shape if d != -1)
             shape[shape.index(-1)] = self.size // max(known, 1)
-        return PRNGKeyArray(jnp.reshape(self._base, tuple(shape) + self._impl.key_shape),
-                            self._impl)
+        out = PRNGKeyArray(jnp.reshape(self._base, tuple(shape) + self._impl.key_shape),
+                           self._impl)
+        if _key_reuse_analysis.enabled:  # a reshape forwards the keys (and their state)
+            out._consumed = self._consumed if np.ndim(self._consumed) == 0 else \
+                np.reshape(self._consumed, out.shape)
+        return out
 
     def ravel(self):
         return self.reshape(self.size)
@@ -596,10 +623,12 @@ def _eager_unwrap(args, params):
 
 
 def _eager_clone(args, params):
+    """A new key array over the same data: under the key-reuse checker a clone is fresh
+    while the original keeps its own state."""
     (keys,) = args
     if not isinstance(keys, PRNGKeyArray):
         raise TypeError(f"random_clone accepts PRNG key arrays, got {get_aval(keys).str_short()}.")
-    return keys
+    return PRNGKeyArray(keys._base, keys._impl)
 
 
 _eager.host_rules[random_wrap_p] = _eager_wrap
