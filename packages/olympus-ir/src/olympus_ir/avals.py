@@ -126,6 +126,22 @@ class ShapedArray:
     def strip_weak_type(self) -> ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
 
+    # As a part of a high-level type (JAX's hijax): an array type lowers to itself.
+    def lo_ty(self) -> list[ShapedArray]:
+        return [self]
+
+    def lower_val(self, val: Any) -> list:
+        return [val]
+
+    def raise_val(self, val: Any) -> Any:
+        return val
+
+    def to_tangent_aval(self) -> ShapedArray:
+        """The type of this type's tangents: the same for inexact dtypes, float0 else."""
+        if dtypes.is_inexact(self.dtype):
+            return self
+        return ShapedArray(self.shape, dtypes.float0, self.weak_type, self.memory_space)
+
     def __eq__(self, other: object) -> bool:
         return (
             type(other) is ShapedArray

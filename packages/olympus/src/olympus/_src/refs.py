@@ -104,6 +104,71 @@ class Ref:
 trace_core.aval_handlers[Ref] = lambda r: r._aval
 
 
+class TransformedRef:
+    """A view of a ref through a sequence of indexings (`transforms`, each an index as
+    ``ref[idx]`` takes): reading it reads the ref and applies them in order; writing it
+    writes the viewed part of the ref."""
+
+    __slots__ = ("ref", "transforms")
+
+    def __init__(self, ref, transforms=()):
+        self.ref = ref
+        self.transforms = tuple(transforms)
+
+    def _view(self, x):
+        for t in self.transforms:
+            x = x[t]
+        return x
+
+    @property
+    def shape(self):
+        import olympus
+
+        return olympus.eval_shape(lambda r: self._view(r), self.ref.aval.inner_aval).shape
+
+    @property
+    def dtype(self):
+        return self.ref.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def at(self):
+        return _TransformedRefIndexer(self)
+
+    def get(self, idx=()):
+        return self[idx if idx != () else ...]
+
+    def __getitem__(self, idx):
+        return self._view(self.ref[...])[idx]
+
+    def __setitem__(self, idx, value):
+        def update(x, path, v):
+            if not path:
+                return v
+            return x.at[path[0]].set(update(x[path[0]], path[1:], v))
+
+        self.ref[...] = update(self.ref[...], (*self.transforms, idx), value)
+
+    def set(self, value, idx=...):
+        self[idx] = value
+
+    def __repr__(self) -> str:
+        return f"TransformedRef(ref={self.ref!r}, transforms={self.transforms!r})"
+
+
+class _TransformedRefIndexer:
+    __slots__ = ("tref",)
+
+    def __init__(self, tref):
+        self.tref = tref
+
+    def __getitem__(self, idx):
+        return TransformedRef(self.tref.ref, (*self.tref.transforms, idx))
+
+
 def _is_ref(x) -> bool:
     return isinstance(x, Ref) or (isinstance(x, Tracer) and isinstance(x.aval, AbstractRef))
 

@@ -3,7 +3,7 @@
 `checkify`, `compilation_cache`, `compute_on`, `mesh_utils`, `multihost_utils`, `ode`,
 `pjit`, `profiler`, `shard_map`, `jet`, `random`, `sparse`, `layout`,
 `custom_partitioning`, `xla_metadata`, `serialize_executable`, `shard_alike`, `rnn`,
-`control_deps`, `topologies`, `scheduling_groups`."""
+`control_deps`, `topologies`, `scheduling_groups`, `hijax`."""
 
 from .._src.callbacks import io_callback
 from .._src.extended_arrays import EArray, primal_tangent_dtype
@@ -13,12 +13,12 @@ __all__ = ["io_callback", "EArray", "primal_tangent_dtype", "cur_qdd", "checkify
            "compilation_cache", "compute_on", "mesh_utils", "multihost_utils", "ode", "pjit",
            "profiler", "shard_map", "jet", "sparse", "layout", "custom_partitioning",
            "xla_metadata", "serialize_executable", "shard_alike", "rnn",
-           "control_deps", "topologies", "scheduling_groups"]
+           "control_deps", "topologies", "scheduling_groups", "hijax"]
 
 _SUBMODULES = {"checkify", "compilation_cache", "compute_on", "mesh_utils", "multihost_utils",
                "ode", "pjit", "profiler", "shard_map", "jet", "random", "sparse", "layout",
                "custom_partitioning", "xla_metadata", "serialize_executable", "shard_alike",
-               "rnn", "control_deps", "topologies", "scheduling_groups"}
+               "rnn", "control_deps", "topologies", "scheduling_groups", "hijax"}
 
 
 def __getattr__(name: str):
