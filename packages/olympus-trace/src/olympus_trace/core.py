@@ -250,15 +250,6 @@ class Tracer:
         """The concrete value behind this tracer, or None if it is abstract."""
         return None
 
-    def __getattr__(self, name: str):
-        # Reached only when normal lookup fails: a method or property a high-level type
-        # defines for its values (`aval_method`, `aval_property`).
-        if name.startswith("_"):
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        from .hitypes import tracer_aval_attribute
-
-        return tracer_aval_attribute(self, name)
-
     def _origin_msg(self) -> str:
         return ""
 

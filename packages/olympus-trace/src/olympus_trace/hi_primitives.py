@@ -21,6 +21,7 @@ from __future__ import annotations
 from functools import partial
 
 from olympus_ir.core import Primitive, shape_rules
+from olympus_ir.pretty import def_pp_params
 
 from . import tree_util
 from .ad import (
@@ -35,7 +36,7 @@ from .ad import (
     zeros_like_aval,
 )
 from .batching import batching_rules, vmap_flat
-from .core import bind, current_trace
+from .core import EvalTrace, bind, current_trace
 from .hitypes import HiType, hi_typeof, is_hi, lo_types, lower_value, raise_value
 from .staging import trace_to_olympuspr
 
@@ -204,8 +205,23 @@ def _jvp_rule(prim, primals, tangents, **params):
     t_hi = _raise_linear(in_tys, tangents, _tangent_type)
     if prim.hi is None:
         p = params["_prim"]
-        if _overrides(p, "vjp_fwd") and (isinstance(current_trace(), TangentTrace)
-                                         or not _overrides(p, "jvp")):
+        # Linearizing (grad, vjp, linearize) uses `lin` when given, else `vjp_fwd` (as JAX's
+        # reverse mode does); forward mode (jvp, and the JVP of a jitted body that reverse
+        # mode differentiates) uses `jvp`, else `lin`, else `vjp_fwd`, whose tangent can
+        # only be transposed.
+        linearizing = isinstance(current_trace(), TangentTrace)
+        if linearizing and not _overrides(p, "lin"):
+            return _linearize(p, p_hi, t_hi)  # JAX's error if there is no `vjp_fwd`
+        if _overrides(p, "lin") and (linearizing or not _overrides(p, "jvp")):
+            ans, res = p.lin(tree_util.tree_unflatten(p.in_tree, _nzs(t_hi)),
+                             *tree_util.tree_unflatten(p.in_tree, p_hi))[:2]
+            out_dot = p.linearized(res, *tree_util.tree_unflatten(
+                p.in_tree, [instantiate_zeros(t) for t in t_hi]))
+            out_hi = p.out_tree.flatten_up_to(ans)
+            dot_hi = p.out_tree.flatten_up_to(out_dot)
+            return (_lower_all(out_tys, out_hi),
+                    _lower_linear(out_tys, dot_hi, _tangent_type))
+        if _overrides(p, "vjp_fwd") and (linearizing or not _overrides(p, "jvp")):
             return _linearize(p, p_hi, t_hi)
         out, out_dot = p.jvp(tree_util.tree_unflatten(p.in_tree, p_hi),
                              tree_util.tree_unflatten(p.in_tree, t_hi))
@@ -258,12 +274,19 @@ def _batch_rule(prim, axis_data, vals, dims, **params):
         in_dims = tree_util.tree_unflatten(p.in_tree, list(dims))
         ans, out_dims = p.batch(axis_data, args, in_dims)
         return p.out_tree.flatten_up_to(ans), p.out_tree.flatten_up_to(out_dims)
-    outs = vmap_flat(partial(_expand_lo, prim, params), axis_data, vals, list(dims),
+    outs = vmap_flat(lambda *xs: _expand_lo(prim, params, xs), axis_data, vals, list(dims),
                      lambda n: [0] * n)
     return outs, [0] * len(outs)
 
 
+def _printed_params(eqn) -> dict:
+    """A high-level primitive's equation prints the user's params (the signature is in
+    the operand and result types)."""
+    return _user_params(eqn.params)
+
+
 def _install_rules(lo: HiLoPrimitive) -> None:
+    def_pp_params(lo)(_printed_params)
     shape_rules[lo] = partial(_shape_rule, lo)
     jvp_rules[lo] = partial(_jvp_rule, lo)
     transpose_rules[lo] = partial(_transpose_rule, lo)
@@ -310,6 +333,8 @@ class HiPrimitive(Primitive):
         if isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], (set, frozenset)):
             out = out[0]
         out_tys = tuple(out) if self.multiple_results else (out,)
+        if type(current_trace()) is EvalTrace:  # outside any transformation: run it
+            return self.to_lojax(*args, **params)
         leaves = _lower_all(in_tys, [instantiate_zeros(a) for a in args])
         outs = bind(self._lo, *leaves, _in_tys=in_tys, _out_tys=out_tys, **params)
         his = _raise_all(out_tys, outs)
@@ -373,6 +398,14 @@ class VJPHiPrimitive:
         raise NotImplementedError(f"for jvp support, subclass {type(self)} must "
                                   "implement `jvp`")
 
+    def lin(self, nzs_in, *primals):
+        raise NotImplementedError(f"for linearize support, subclass {type(self)} "
+                                  "must implement `lin` and `linearized`")
+
+    def linearized(self, residuals, *tangents):
+        raise NotImplementedError(f"for linearize support, subclass {type(self)} "
+                                  "must implement `lin` and `linearized`")
+
     def transpose(self, out_ct, *maybe_accums):
         raise NotImplementedError(f"for transpose support, subclass {type(self)} "
                                   "must implement `transpose`")
@@ -385,6 +418,8 @@ class VJPHiPrimitive:
         return None
 
     def __call__(self, *args):
+        if type(current_trace()) is EvalTrace:  # outside any transformation: run it
+            return self.expand(*args)
         args_flat = self.in_tree.flatten_up_to(args)
         lo = _lower_all(self.in_avals_flat, [instantiate_zeros(a) for a in args_flat])
         outs = bind(call_hi_primitive_p, *lo, _prim=self)
@@ -408,12 +443,32 @@ class VJPHiPrimitive:
 
 # --- reverse mode of a VJPHiPrimitive: vjp_fwd now, vjp_bwd when transposed -----------------
 
-call_hi_primitive_linearized_p = Primitive("call_hi_primitive_linearized",
-                                           multiple_results=True)
+class _LinearizedPrimitive(Primitive):
+    """The tangent of a `VJPHiPrimitive` known only by `vjp_fwd`/`vjp_bwd`: it can be
+    transposed, never evaluated (forward mode needs the primitive's `jvp`)."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def _no_forward(*args, _prim, **params):
+        raise NotImplementedError(f"for jvp support, subclass {type(_prim)} must "
+                                  "implement `jvp`")
+
+    def expansion_lowering(self, ctx, *args, _prim, **params):
+        self._no_forward(_prim=_prim)
+
+
+call_hi_primitive_linearized_p = _LinearizedPrimitive("call_hi_primitive_linearized",
+                                                      multiple_results=True)
+call_hi_primitive_linearized_p.def_impl(_LinearizedPrimitive._no_forward)
+
+
+def _nzs(tangents) -> list[bool]:
+    return [not isinstance(t, Zero) for t in tangents]
 
 
 def _linearize(p: VJPHiPrimitive, p_hi, t_hi):
-    nzs = [not isinstance(t, Zero) for t in t_hi]
+    nzs = _nzs(t_hi)
     res_out = p.vjp_fwd(tree_util.tree_unflatten(p.in_tree, nzs),
                         *tree_util.tree_unflatten(p.in_tree, p_hi))
     ans, res = res_out[0], res_out[1]
@@ -447,8 +502,8 @@ def _linearized_transpose(cts, *args, _prim, res_tree, nz_in):
     return out
 
 
-def _linearized_jvp(primals, tangents, **params):
-    raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+def _linearized_jvp(primals, tangents, *, _prim, **params):
+    _LinearizedPrimitive._no_forward(_prim=_prim)
 
 
 transpose_rules[call_hi_primitive_linearized_p] = _linearized_transpose

@@ -169,8 +169,10 @@ class MappingSpec:
 
 
 class aval_method:
-    """A method defined on a type that a traced value of that type has too: on a tracer,
-    ``x.name(...)`` calls ``fun(x, ...)``."""
+    """A method a type defines for its values (JAX's marker for methods a traced value
+    forwards to its type). Olympus's traced high-level values are the user's own value
+    objects rebuilt around tracers, so they have their class's methods; on the type itself
+    ``ty.name(...)`` calls ``fun(ty, ...)``."""
 
     __slots__ = ("fun",)
 
@@ -184,8 +186,8 @@ class aval_method:
 
 
 class aval_property:
-    """A property defined on a type that a traced value of that type has too: on a
-    tracer, ``x.name`` is ``fget(x)``."""
+    """A property a type defines for its values (see `aval_method`): ``ty.name`` is
+    ``fget(ty)``."""
 
     __slots__ = ("fget",)
 
@@ -196,21 +198,6 @@ class aval_property:
         if obj is None:
             return self
         return self.fget(obj)
-
-
-def tracer_aval_attribute(tracer: Tracer, name: str):
-    """``tracer.name`` when the tracer's type defines `name` as an `aval_method` or
-    `aval_property`; AttributeError otherwise (asked only after normal lookup failed)."""
-    for klass in type(tracer.aval).__mro__:
-        attr = klass.__dict__.get(name)
-        if attr is None:
-            continue
-        if isinstance(attr, aval_method):
-            return attr.fun.__get__(tracer, type(tracer))
-        if isinstance(attr, aval_property):
-            return attr.fget(tracer)
-        break
-    raise AttributeError(f"{type(tracer).__name__!r} object has no attribute {name!r}")
 
 
 #: A user's value class -> the function giving a value's high-level type.
