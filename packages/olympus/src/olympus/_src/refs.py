@@ -106,8 +106,8 @@ trace_core.aval_handlers[Ref] = lambda r: r._aval
 
 class TransformedRef:
     """A view of a ref through a sequence of indexings (`transforms`, each an index as
-    ``ref[idx]`` takes): reading it reads the ref and applies them in order; writing it
-    writes the viewed part of the ref."""
+    ``x[idx]`` takes), what ``ref.at[idx]`` gives on a traced ref: reading it reads the ref
+    and applies them in order; writing it writes the viewed part of the ref."""
 
     __slots__ = ("ref", "transforms")
 
@@ -121,28 +121,40 @@ class TransformedRef:
         return x
 
     @property
-    def shape(self):
-        import olympus
+    def shape(self) -> tuple:
+        from .jit import jit
 
-        return olympus.eval_shape(lambda r: self._view(r), self.ref.aval.inner_aval).shape
+        return jit(self._view).eval_shape(self.ref.aval.inner_aval).shape
 
     @property
     def dtype(self):
-        return self.ref.dtype
+        return self.ref.aval.inner_aval.dtype
 
     @property
     def ndim(self) -> int:
         return len(self.shape)
 
     @property
-    def at(self):
-        return _TransformedRefIndexer(self)
+    def size(self) -> int:
+        return int(np.prod(self.shape))
 
-    def get(self, idx=()):
-        return self[idx if idx != () else ...]
+    @property
+    def at(self) -> _RefViewIndexer:
+        return _RefViewIndexer(self.ref, self.transforms)
+
+    def get(self, idx=...):
+        return self[idx]
+
+    def set(self, value, idx=...) -> None:
+        self[idx] = value
+
+    def swap(self, value, idx=...):
+        old = self[idx]
+        self[idx] = value
+        return old
 
     def __getitem__(self, idx):
-        return self._view(self.ref[...])[idx]
+        return self._view(get(self.ref, ...))[idx]
 
     def __setitem__(self, idx, value):
         def update(x, path, v):
@@ -150,23 +162,23 @@ class TransformedRef:
                 return v
             return x.at[path[0]].set(update(x[path[0]], path[1:], v))
 
-        self.ref[...] = update(self.ref[...], (*self.transforms, idx), value)
-
-    def set(self, value, idx=...):
-        self[idx] = value
+        swap(self.ref, ..., update(get(self.ref, ...), (*self.transforms, idx), value))
 
     def __repr__(self) -> str:
         return f"TransformedRef(ref={self.ref!r}, transforms={self.transforms!r})"
 
 
-class _TransformedRefIndexer:
-    __slots__ = ("tref",)
+class _RefViewIndexer:
+    """``ref.at``: ``ref.at[idx]`` is the view of `ref` through `idx`."""
 
-    def __init__(self, tref):
-        self.tref = tref
+    __slots__ = ("ref", "transforms")
 
-    def __getitem__(self, idx):
-        return TransformedRef(self.tref.ref, (*self.tref.transforms, idx))
+    def __init__(self, ref, transforms=()):
+        self.ref = ref
+        self.transforms = transforms
+
+    def __getitem__(self, idx) -> TransformedRef:
+        return TransformedRef(self.ref, (*self.transforms, idx))
 
 
 def _is_ref(x) -> bool:
