@@ -840,6 +840,32 @@ def test_grad_remat_hitype():
     np.testing.assert_array_equal(gy, 2 * np.ones(2))
 
 
+@pytest.mark.parametrize("jit", [False, True])
+def test_ref_prim(jit):
+    class SquareRef(VJPHiPrimitive):
+        def __init__(self, ref_aval):
+            self.in_avals = (ref_aval,)
+            self.out_aval = None
+            self.params = {}
+            super().__init__()
+
+        def expand(self, ref):
+            ref[...] = ref[...] ** 2
+
+    x_ref = olympus.new_ref(2.)
+
+    def f(_, x_ref):
+        SquareRef(typeof(x_ref))(x_ref)
+
+    if jit:
+        f = olympus.jit(f)
+    f(0, x_ref)
+    assert float(x_ref[...]) == 4.
+    # JAX's test checks the program's effect is a write to the ref: Olympus's ref effect.
+    traced = olympus.jit(f).trace(0, x_ref).olympuspr
+    assert [str(e) for e in traced.effects] == ["Ref"]
+
+
 # --- HijaxTransformCoverageTest ---------------------------------------------------------------
 
 

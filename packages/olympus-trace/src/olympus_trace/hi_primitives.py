@@ -22,6 +22,8 @@ from functools import partial
 
 from olympus_ir.core import Primitive, shape_rules
 from olympus_ir.pretty import def_pp_params
+from olympus_ir.prims.callbacks import effect_rules
+from olympus_ir.prims.refs import AbstractRef, ref_effect
 
 from . import tree_util
 from .ad import (
@@ -285,8 +287,17 @@ def _printed_params(eqn) -> dict:
     return _user_params(eqn.params)
 
 
+def _ref_effect(eqn):
+    """A high-level primitive given refs reads or writes them (JAX asks the user to declare
+    the effect; Olympus's ref effect is one, `Ref`)."""
+    if any(isinstance(getattr(v, "aval", None), AbstractRef) for v in eqn.invars):
+        return ref_effect
+    return None
+
+
 def _install_rules(lo: HiLoPrimitive) -> None:
     def_pp_params(lo)(_printed_params)
+    effect_rules[lo] = _ref_effect
     shape_rules[lo] = partial(_shape_rule, lo)
     jvp_rules[lo] = partial(_jvp_rule, lo)
     transpose_rules[lo] = partial(_transpose_rule, lo)
