@@ -31,6 +31,7 @@ from olympus.experimental.hijax import (
     is_undefined_primal,
     register_hitype,
 )
+from olympus_ir.prims.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from olympus_trace.ad import zeros_like_aval
 from olympus_trace.hi_primitives import GradAccum, NullAccum
 
@@ -935,6 +936,69 @@ def test_grad_custom_vjp_optimize_remat_with_hijax():
 
     f.defvjp(f_fwd, f_bwd, optimize_remat=True)
     assert float(olympus.jit(olympus.grad(f))(jnp.float32(3.0))) == 6.0
+
+
+def _foo_custom_vjp(body):
+    @olympus.custom_vjp
+    def foo(x):
+        return body(x)
+
+    def foo_fwd(x):
+        return foo(x), x
+
+    def foo_bwd(res, g):
+        return (g * 2.0 * res,)
+
+    foo.defvjp(foo_fwd, foo_bwd)
+    return foo
+
+
+def _foo_custom_jvp(body):
+    @olympus.custom_jvp
+    def foo(x):
+        return body(x)
+
+    @foo.defjvp
+    def foo_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        return body(x), t * 2.0 * x
+
+    return foo
+
+
+@pytest.mark.parametrize("make,call_p", [(_foo_custom_vjp, custom_vjp_call_p),
+                                         (_foo_custom_jvp, custom_jvp_call_p)])
+def test_custom_derivatives_inlined_when_lower(make, call_p):
+    """JAX's test_custom_{vjp,jvp}_inlined_when_lower and
+    test_custom_{vjp,jvp}_with_hiprimitive_lowered: the low-level form (``Traced.lojax``)
+    of a custom-derivative function of a high-level primitive has neither the call nor
+    the primitive."""
+    foo = make(square)
+    traced = olympus.jit(foo).trace(jnp.float32(0.0))
+    assert traced.olympuspr.is_high
+    lo = traced.lojax.olympuspr
+    assert not any(e.primitive is call_p for e in lo.eqns)
+    assert not lo.is_high
+    assert float(traced.lojax(3.0)) == 9.0
+    # A program with no high-level primitive is its own low-level form: the call stays.
+    plain = olympus.jit(make(lambda x: x * x)).trace(jnp.float32(0.0))
+    assert not plain.olympuspr.is_high
+    assert plain.lojax.olympuspr is plain.olympuspr
+    assert any(e.primitive is call_p for e in plain.lojax.olympuspr.eqns)
+
+
+def test_custom_vjp_with_hiprimitive_is_high():
+    foo = _foo_custom_vjp(square)
+    olympuspr = olympus.make_olympuspr(foo)(jnp.float32(2.0))
+    assert olympuspr.olympuspr.is_high
+
+
+def test_lojax_lowers_inside_control_flow():
+    f = olympus.jit(lambda x: olympus.lax.cond(x > 0, square, lambda x: x, x))
+    lo = f.trace(1.0).lojax.olympuspr
+    assert not lo.is_high
+    assert "integer_pow[y=2]" in str(lo)
+    assert float(f.trace(1.0).lojax(3.0)) == 9.0
 
 
 # --- errors and names -------------------------------------------------------------------------

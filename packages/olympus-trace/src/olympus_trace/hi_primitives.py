@@ -19,10 +19,12 @@ expansion.
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
-from olympus_ir.core import Primitive, shape_rules
+from olympus_ir.core import ClosedOlympuspr, Literal, Olympuspr, Primitive, shape_rules
 from olympus_ir.pretty import def_pp_params
 from olympus_ir.prims.callbacks import effect_rules
+from olympus_ir.prims.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from olympus_ir.prims.refs import AbstractRef, ref_effect
 
 from . import tree_util
@@ -43,7 +45,7 @@ from .hitypes import HiType, hi_typeof, is_hi, lo_types, lower_value, raise_valu
 from .staging import trace_to_olympuspr
 
 __all__ = ["HiPrimitive", "VJPHiPrimitive", "GradAccum", "NullAccum", "instantiate_zeros",
-           "call_hi_primitive_p", "call_hi_primitive_linearized_p"]
+           "call_hi_primitive_p", "call_hi_primitive_linearized_p", "lower_high_level"]
 
 
 # --- values between the two levels ------------------------------------------------------------
@@ -150,6 +152,7 @@ class HiLoPrimitive(Primitive):
     ``call_hi_primitive``, whose params name the `VJPHiPrimitive`)."""
 
     __slots__ = ("hi", "__dict__")
+    high_level = True  # `Olympuspr.is_high`
 
     def __init__(self, name: str, hi):
         super().__init__(name, multiple_results=True)
@@ -519,3 +522,59 @@ def _linearized_jvp(primals, tangents, *, _prim, **params):
 
 transpose_rules[call_hi_primitive_linearized_p] = _linearized_transpose
 jvp_rules[call_hi_primitive_linearized_p] = _linearized_jvp
+
+
+# --- the low-level form of a program (JAX's lojax) -------------------------------------------
+
+
+def lower_high_level(closed: ClosedOlympuspr) -> ClosedOlympuspr:
+    """`closed` with every high-level primitive application replaced by its expansion, and
+    every custom_jvp/custom_vjp call of a high-level function inlined (JAX's ``lojax``); a
+    program with none is returned as it is."""
+    for _ in range(_MAX_LOWERING_ROUNDS):  # an expansion may apply other primitives
+        j = closed.olympuspr
+        if not j.is_high:
+            return closed
+        closed, _ = trace_to_olympuspr(
+            lambda *xs, j=j, consts=closed.consts: _eval_lowering(j, consts, xs),
+            [v.aval for v in j.invars], j.debug_info)
+    raise RecursionError("high-level primitives kept expanding to high-level primitives "
+                         f"after {_MAX_LOWERING_ROUNDS} rounds")
+
+
+_MAX_LOWERING_ROUNDS = 100
+
+
+def _lower_param(v):
+    if isinstance(v, ClosedOlympuspr) and v.olympuspr.is_high:
+        return lower_high_level(v)
+    if isinstance(v, (tuple, list)) and any(isinstance(x, ClosedOlympuspr) for x in v):
+        return type(v)(_lower_param(x) for x in v)
+    return v
+
+
+def _eval_lowering(j: Olympuspr, consts, args) -> list:
+    env: dict[int, Any] = {}
+
+    def read(a):
+        return a.val if isinstance(a, Literal) else env[id(a)]
+
+    for v, x in zip(j.constvars, consts):
+        env[id(v)] = x
+    for v, x in zip(j.invars, args):
+        env[id(v)] = x
+    for e in j.eqns:
+        ins = [read(a) for a in e.invars]
+        call = e.params.get("call_olympuspr")
+        if getattr(e.primitive, "high_level", False):
+            outs = _expand_lo(e.primitive, e.params, ins)
+        elif e.primitive in (custom_jvp_call_p, custom_vjp_call_p) and call.olympuspr.is_high:
+            outs = _eval_lowering(call.olympuspr, call.consts, ins)
+        else:
+            params = {k: _lower_param(v) for k, v in e.params.items()}
+            outs = bind(e.primitive, *ins, **params)
+            if not e.primitive.multiple_results:
+                outs = [outs]
+        for v, x in zip(e.outvars, outs):
+            env[id(v)] = x
+    return [read(a) for a in j.outvars]
