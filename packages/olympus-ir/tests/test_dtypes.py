@@ -507,3 +507,24 @@ def test_control_flow_allowed_effects_registry():
     e, other = MyEffect(), object()
     assert s.contains(e) and not s.contains(other)
     assert s.filter_in([e, other]) == [e] and s.filter_not_in([e, other]) == [other]
+
+
+def test_shaped_array_rank_changes_under_vmap():
+    """JAX's ShapedArray.dec_rank/inc_rank/leading_axis_spec (mapped/unmapped types)."""
+    from olympus_ir.avals import mapped_axes_probe
+
+    a = ShapedArray((3, 4), np.float32)
+    assert a.dec_rank(3, 0) == ShapedArray((4,), np.float32)
+    assert a.dec_rank(4, -1) == ShapedArray((3,), np.float32)
+    assert a.dec_rank(3, None) is a
+    assert a.inc_rank(5, 1) == ShapedArray((3, 5, 4), np.float32)
+    assert a.inc_rank(5, -1) == ShapedArray((3, 4, 5), np.float32)
+    assert a.leading_axis_spec() == 0
+    with pytest.raises(ValueError, match="out of bounds"):
+        a.dec_rank(3, 2)
+    mapped_axes_probe.axes = seen = []
+    try:
+        assert a.dec_rank(3, 7) is a  # only recorded while probing
+    finally:
+        mapped_axes_probe.axes = None
+    assert seen == [7]

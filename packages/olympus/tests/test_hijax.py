@@ -34,6 +34,7 @@ from olympus.experimental.hijax import (
 from olympus_ir.prims.custom_derivatives import custom_jvp_call_p, custom_vjp_call_p
 from olympus_trace.ad import zeros_like_aval
 from olympus_trace.hi_primitives import GradAccum, NullAccum
+from olympus_trace.hitypes import MappingSpec
 
 # --- a quantized array: two low-level arrays --------------------------------------------------
 
@@ -196,6 +197,23 @@ class GetTupElt(VJPHiPrimitive):
         elts = [zeros_like_aval(ty) for ty in tup_ty.tys]
         elts[self.idx] = g
         tup_accum.accum(make_tup(*elts))
+
+
+@dataclass(frozen=True)
+class TupSpec(MappingSpec):
+    val: tuple
+
+
+def _tup_dec_rank(self, size, spec):
+    return TupTy(tuple(ty.dec_rank(size, s) for ty, s in zip(self.tys, spec.val)))
+
+
+def _tup_inc_rank(self, size, spec):
+    return TupTy(tuple(ty.inc_rank(size, 0) for ty in self.tys))
+
+
+TupTy.dec_rank = _tup_dec_rank
+TupTy.inc_rank = _tup_inc_rank
 
 
 def make_tup(*elts):
@@ -633,6 +651,44 @@ def test_tuple_basic(jit):
     if jit:
         f = olympus.jit(f)
     assert f() == 2
+
+
+def test_tuple_vmap():
+    tup = make_tup(jnp.arange(3.), jnp.arange(3.))
+    out = olympus.vmap(lambda x: x, in_axes=TupSpec((0, 0)), out_axes=TupSpec((0, 0)),
+                       axis_size=3)(tup)
+    assert isinstance(out, HiTup)
+    np.testing.assert_array_equal(out.elts[0], np.arange(3.))
+    np.testing.assert_array_equal(out.elts[1], np.arange(3.))
+
+
+def test_tuple_nested_vmap():
+    tup = make_tup(jnp.arange(12.).reshape((3, 4)), jnp.arange(12.).reshape((3, 4)))
+    map1 = olympus.vmap(lambda x: x, in_axes=TupSpec((0, 0)), out_axes=TupSpec((0, 0)),
+                        axis_size=3)
+    map2 = olympus.vmap(map1, in_axes=TupSpec((1, 1)), out_axes=TupSpec((1, 1)),
+                        axis_size=4)
+    out = map2(tup)
+    for a, b in zip(out.elts, tup.elts):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_tuple_vmap_primitive():
+    tup = make_tup(jnp.arange(3.), 5.)
+
+    def f(tup):
+        a, b = get_tuple_element(tup, 0), get_tuple_element(tup, 1)
+        return make_tup(b, a)
+
+    out = olympus.vmap(f, in_axes=TupSpec((0, None)), out_axes=TupSpec((None, 0)),
+                       axis_size=3)(tup)
+    assert float(out.elts[0]) == 5.
+    np.testing.assert_array_equal(out.elts[1], np.arange(3.))
+
+
+def test_tuple_vmap_spec_errors():
+    with pytest.raises(TypeError, match="mapping spec"):
+        olympus.vmap(lambda x: x, in_axes=(TupSpec((0, 0)),), axis_size=3)(jnp.arange(3.))
 
 
 @pytest.mark.parametrize("jit", [False, True])

@@ -39,8 +39,8 @@ from .ad import (
     transpose_rules,
     zeros_like_aval,
 )
-from .batching import batching_rules, vmap_flat
-from .core import EvalTrace, bind, current_trace
+from .batching import BatchTrace, BatchTracer, batching_rules
+from .core import EvalTrace, bind, current_trace, set_current_trace
 from .hitypes import HiType, hi_typeof, is_hi, lo_types, lower_value, raise_value
 from .staging import trace_to_olympuspr
 
@@ -279,9 +279,16 @@ def _batch_rule(prim, axis_data, vals, dims, **params):
         in_dims = tree_util.tree_unflatten(p.in_tree, list(dims))
         ans, out_dims = p.batch(axis_data, args, in_dims)
         return p.out_tree.flatten_up_to(ans), p.out_tree.flatten_up_to(out_dims)
-    outs = vmap_flat(lambda *xs: _expand_lo(prim, params, xs), axis_data, vals, list(dims),
-                     lambda n: [0] * n)
-    return outs, [0] * len(outs)
+    # No rule: batch the expansion, each result keeping the batch axis it gets.
+    trace = BatchTrace(current_trace(), axis_data)
+    tracers = [BatchTracer(trace, v, d) if d is not None else v for v, d in zip(vals, dims)]
+    try:
+        with set_current_trace(trace):
+            outs = _expand_lo(prim, params, tracers)
+        vals_dims = [trace.to_batch_info(o) for o in outs]
+    finally:
+        trace.invalidate()
+    return [v for v, _ in vals_dims], [d for _, d in vals_dims]
 
 
 def _printed_params(eqn) -> dict:

@@ -16,11 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from olympus_ir.avals import mapped_axes_probe
+
 from .core import Tracer, get_aval
 
 __all__ = ["HiType", "MutableHiType", "HiPspec", "MappingSpec", "QuasiDynamicData", "AvalQDD",
            "AvalMutableQDD", "aval_method", "aval_property", "register_hitype",
-           "hitype_handlers", "hi_typeof", "is_hi", "lo_types", "lower_value", "raise_value"]
+           "hitype_handlers", "hi_typeof", "is_hi", "lo_types", "lower_value", "raise_value",
+           "lo_mapped_axes"]
 
 
 def _must_override(self, what: str):
@@ -237,6 +240,27 @@ def register_hitype(val_cls: type, typeof_fn: Callable[[Any], Any]) -> None:
 
     if first:
         tree_util.register_pytree_node(val_cls, flatten, unflatten)
+
+
+def lo_mapped_axes(ty: Any, size: int, spec: Any) -> list:
+    """The axis along which each low-level array of a value of type `ty` is mapped when
+    the value is mapped with `spec`: an int maps every array along that axis; a
+    `MappingSpec` is what the type's own `dec_rank` hands its array types."""
+    n = len(lo_types(ty))
+    if spec is None or isinstance(spec, int):
+        return [spec] * n
+    if not isinstance(ty, HiType):
+        raise TypeError(f"a mapping spec {spec!r} was given for a value of type {ty}")
+    prev = mapped_axes_probe.axes
+    mapped_axes_probe.axes = axes = []
+    try:
+        ty.dec_rank(size, spec)
+    finally:
+        mapped_axes_probe.axes = prev
+    if len(axes) != n or not all(a is None or isinstance(a, int) for a in axes):
+        raise TypeError(f"cannot map a value of type {ty} with spec {spec!r}: its dec_rank "
+                        f"must map each of its {n} arrays with an int or None")
+    return axes
 
 
 def is_hi(ty: Any) -> bool:
