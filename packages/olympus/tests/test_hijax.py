@@ -10,9 +10,13 @@ equivalents). The expected values are the ones those tests assert, which referen
 from __future__ import annotations
 
 import itertools as it
+import os
+import subprocess
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -1055,6 +1059,19 @@ def test_lojax_lowers_inside_control_flow():
     assert not lo.is_high
     assert "integer_pow[y=2]" in str(lo)
     assert float(f.trace(1.0).lojax(3.0)) == 9.0
+
+
+def test_shard_map_cases_on_4_devices():
+    """`multidevice/check_hijax_4dev.py` (shard_map with HiPspec specs, shardings of tuple
+    elements, a primitive under shard_map) in its own 4-device process."""
+    env = dict(os.environ, OLYMPUS_NUM_CPU_DEVICES="4")
+    here = Path(__file__).resolve().parent
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
+         str(here / "multidevice" / "check_hijax_4dev.py")],
+        capture_output=True, text=True, env=env, timeout=900, cwd=here)
+    assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-3000:]
+    assert " passed" in r.stdout and " failed" not in r.stdout and "skipped" not in r.stdout
 
 
 # --- errors and names -------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from .batching import BatchTrace, BatchTracer, batching_rules
 from .core import EvalTrace, bind, current_trace, set_current_trace
 from .hitypes import HiType, hi_typeof, is_hi, lo_types, lower_value, raise_value
 from .staging import trace_to_olympuspr
+from .vma_types import olympuspr_out_vma
 
 __all__ = ["HiPrimitive", "VJPHiPrimitive", "GradAccum", "NullAccum", "instantiate_zeros",
            "call_hi_primitive_p", "call_hi_primitive_linearized_p", "lower_high_level"]
@@ -164,6 +165,13 @@ class HiLoPrimitive(Primitive):
         closed, _ = trace_to_olympuspr(lambda *xs: _expand_lo(self, params, xs),
                                        list(in_avals))
         return closed
+
+    def out_vmas(self, params, vmas, manual) -> list:
+        """The manual mesh axes each result varies over inside a shard_map body: as its
+        expansion computes them from the operands'."""
+        in_tys, _ = _sig(self, params)
+        closed = self.expansion([a for ty in in_tys for a in lo_types(ty)], params)
+        return olympuspr_out_vma(closed, vmas, manual)
 
     def expansion_lowering(self, ctx, *args, **params):
         """The lowering rule: the expansion, inlined."""
