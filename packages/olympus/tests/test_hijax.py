@@ -927,6 +927,17 @@ def test_ref_prim(jit):
     assert [str(e) for e in traced.effects] == ["Ref"]
 
 
+def test_lower_arg_names():
+    """JAX's test_lower_preserves_arg_names_for_shaped_arrays and
+    test_lower_replicates_arg_names_for_hitypes: a high-level argument's arrays all carry
+    its name (reference JAX 0.10.2's lowered text: ``loc("x")`` on both)."""
+    text = olympus.jit(square).lower(jnp.array(1.0)).as_text(debug_info=True)
+    assert 'tensor<f32> loc("x")' in text
+    q = to_qarray(jnp.ones((2, 2), "float32"))
+    text = olympus.jit(lambda x: from_qarray(x)).lower(q).as_text(debug_info=True)
+    assert '%arg0: tensor<2x2xi8> loc("x"), %arg1: tensor<2xf32> loc("x")' in text
+
+
 # --- HijaxTransformCoverageTest ---------------------------------------------------------------
 
 

@@ -203,6 +203,29 @@ class aval_property:
         return self.fget(obj)
 
 
+class LoArrayKey:
+    """The key path entry of one low-level array of a high-level value: it prints as
+    nothing, so the arrays of argument `x` are all named ``x`` (as JAX names them, a
+    high-level value being one argument)."""
+
+    __slots__ = ("idx",)
+
+    def __init__(self, idx: int):
+        self.idx = idx
+
+    def __str__(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        return f"LoArrayKey(idx={self.idx})"
+
+    def __eq__(self, other) -> bool:
+        return type(other) is LoArrayKey and other.idx == self.idx
+
+    def __hash__(self) -> int:
+        return hash(("LoArrayKey", self.idx))
+
+
 #: A user's value class -> the function giving a value's high-level type.
 hitype_handlers: dict[type, Callable[[Any], Any]] = {}
 
@@ -230,6 +253,10 @@ def register_hitype(val_cls: type, typeof_fn: Callable[[Any], Any]) -> None:
                 raise
         return list(ty.lower_val(x)), ty
 
+    def flatten_with_keys(x):
+        lo, ty = flatten(x)
+        return [(LoArrayKey(i), v) for i, v in enumerate(lo)], ty
+
     def unflatten(ty, lo_vals):
         val = ty.raise_val(*lo_vals)
         try:
@@ -239,7 +266,7 @@ def register_hitype(val_cls: type, typeof_fn: Callable[[Any], Any]) -> None:
         return val
 
     if first:
-        tree_util.register_pytree_node(val_cls, flatten, unflatten)
+        tree_util.register_pytree_node(val_cls, flatten, unflatten, flatten_with_keys)
 
 
 def lo_mapped_axes(ty: Any, size: int, spec: Any) -> list:
