@@ -26,11 +26,16 @@ import olympus
 import olympus.numpy as jnp
 from olympus import typeof
 from olympus.experimental.hijax import (
+    AvalMutableQDD,
+    AvalQDD,
     HiPrimitive,
+    HiPspec,
     HiType,
     ShapedArray,
     VJPHiPrimitive,
     Zero,
+    aval_method,
+    aval_property,
     instantiate_zeros,
     is_undefined_primal,
     register_hitype,
@@ -1106,6 +1111,39 @@ def test_vjp_only_primitive_under_jvp_errors():
     for g in (f, olympus.jit(f)):  # JAX's error: forward mode needs the `jvp` method
         with pytest.raises(NotImplementedError, match="must implement `jvp`"):
             olympus.jvp(g, (2.0,), (1.0,))
+
+
+def test_base_class_methods_must_be_overridden():
+    """JAX's bases assert: an AssertionError saying "must override"."""
+    class Bare(HiType):
+        pass
+
+    class BarePrim(HiPrimitive):
+        pass
+
+    with pytest.raises(AssertionError, match="must override"):
+        Bare().lo_ty()
+    with pytest.raises(AssertionError, match="must override"):
+        BarePrim("bare").bind(1.0)
+    with pytest.raises(AssertionError, match="must override"):
+        HiPspec().to_lo()
+
+
+def test_aval_method_and_property():
+    class Ty(HiType):
+        first = aval_property(lambda self: self.tys[0])
+        nth = aval_method(lambda self, i: self.tys[i])
+
+        def __init__(self, tys):
+            self.tys = tys
+
+    t = Ty(("a", "b"))
+    assert t.first == "a" and t.nth(1) == "b"
+    assert isinstance(Ty.__dict__["first"], aval_property)
+    q = AvalQDD(t, None)
+    assert (q.aval, q.qdd) == (t, None) and q == AvalQDD(t, None)
+    m = AvalMutableQDD(t, [1])
+    assert m.mutable_qdd == [1]
 
 
 def test_names():

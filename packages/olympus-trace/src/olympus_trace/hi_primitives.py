@@ -344,17 +344,18 @@ class HiPrimitive(Primitive):
     def is_effectful(self, params) -> bool:
         return False
 
+    # JAX's base methods assert (an AssertionError saying "must override").
     def abstract_eval(self, *arg_avals, **params):
-        raise NotImplementedError(f"{type(self).__name__} must override `abstract_eval`")
+        raise AssertionError(f"must override: {type(self).__name__}.abstract_eval")
 
     def to_lojax(self, *args, **params):
-        raise NotImplementedError(f"{type(self).__name__} must override `to_lojax`")
+        raise AssertionError(f"must override for {self}")
 
     def jvp(self, primals, tangents, **params):
-        raise NotImplementedError(f"{type(self).__name__} must override `jvp`")
+        raise AssertionError(f"must override: {type(self).__name__}.jvp")
 
     def transpose(self, *args, **params):
-        raise NotImplementedError(f"{type(self).__name__} must override `transpose`")
+        raise AssertionError(f"must override: {type(self).__name__}.transpose")
 
     def bind(self, *args, **params):
         in_tys = tuple(_type_of(a) for a in args)

@@ -27,7 +27,8 @@ __all__ = ["HiType", "MutableHiType", "HiPspec", "MappingSpec", "QuasiDynamicDat
 
 
 def _must_override(self, what: str):
-    raise NotImplementedError(f"{type(self).__name__} must override `{what}`")
+    # JAX's base classes assert ("must override"): the same exception type, naming what.
+    raise AssertionError(f"must override: {type(self).__name__} does not define `{what}`")
 
 
 class HiType:
@@ -103,7 +104,7 @@ class MutableHiType:
         _must_override(self, "lo_ty_qdd")
 
     def lo_ty(self):
-        raise NotImplementedError("mutable hitypes should use lo_ty_qdd instead")
+        raise AssertionError("mutable hitypes should use lo_ty_qdd instead")
 
     def new_from_loval(self, state, /, *vals):
         _must_override(self, "new_from_loval")
