@@ -28,6 +28,9 @@ ALLOWED = {
     "olympus-trace/src/olympus_trace/core.py": "defines bind",
     "olympus-trace/src/olympus_trace/ad.py": "the JVP trace and transposition",
     "olympus-trace/src/olympus_trace/batching.py": "the batch trace",
+    "olympus-trace/src/olympus_trace/hi_primitives.py":
+        "a user's high-level primitive binds its equation on the low-level arrays, and its "
+        "reverse mode binds the linearized equation (machinery, as custom_vjp's)",
     "olympus-trace/src/olympus_trace/olympuspr_utils.py":
         "eval_olympuspr re-binds each equation's primitive",
     "olympus/src/olympus/_src/eager.py":

@@ -480,3 +480,51 @@ def test_key_typed_programs_refuse_serialization_clearly():
     closed = ClosedOlympuspr(Olympuspr([], [v], [v], []), [])
     with pytest.raises(ValueError, match="cannot serialize dtype key<rbg>: typed PRNG keys"):
         serialize.to_json(closed)
+
+
+def test_shaped_array_as_part_of_a_high_level_type():
+    """An array type lowers to itself (JAX's ShapedArray.lo_ty/lower_val/raise_val) and its
+    tangent type keeps an inexact dtype and is float0 otherwise, weak type kept (JAX's
+    ShapedArray.to_tangent_aval)."""
+    f32 = ShapedArray((2,), np.float32, weak_type=True)
+    assert f32.lo_ty() == [f32]
+    assert f32.lower_val("v") == ["v"] and f32.raise_val("v") == "v"
+    assert f32.to_tangent_aval() == f32
+    t = ShapedArray((3,), np.int32, weak_type=True).to_tangent_aval()
+    assert (t.shape, t.dtype, t.weak_type) == ((3,), dtypes.float0, True)
+
+
+def test_control_flow_allowed_effects_registry():
+    from olympus_ir.prims.callbacks import EffectTypeSet, control_flow_allowed_effects
+
+    class MyEffect:
+        pass
+
+    assert isinstance(control_flow_allowed_effects, EffectTypeSet)
+    s = EffectTypeSet()
+    assert not s.contains(MyEffect())
+    s.add_type(MyEffect)
+    e, other = MyEffect(), object()
+    assert s.contains(e) and not s.contains(other)
+    assert s.filter_in([e, other]) == [e] and s.filter_not_in([e, other]) == [other]
+
+
+def test_shaped_array_rank_changes_under_vmap():
+    """JAX's ShapedArray.dec_rank/inc_rank/leading_axis_spec (mapped/unmapped types)."""
+    from olympus_ir.avals import mapped_axes_probe
+
+    a = ShapedArray((3, 4), np.float32)
+    assert a.dec_rank(3, 0) == ShapedArray((4,), np.float32)
+    assert a.dec_rank(4, -1) == ShapedArray((3,), np.float32)
+    assert a.dec_rank(3, None) is a
+    assert a.inc_rank(5, 1) == ShapedArray((3, 5, 4), np.float32)
+    assert a.inc_rank(5, -1) == ShapedArray((3, 4, 5), np.float32)
+    assert a.leading_axis_spec() == 0
+    with pytest.raises(ValueError, match="out of bounds"):
+        a.dec_rank(3, 2)
+    mapped_axes_probe.axes = seen = []
+    try:
+        assert a.dec_rank(3, 7) is a  # only recorded while probing
+    finally:
+        mapped_axes_probe.axes = None
+    assert seen == [7]

@@ -43,7 +43,6 @@ _INTERNAL_MODULES = {
     "jax.interpreters.batching": "JAX's interpreter internals",
     "jax.interpreters.mlir": "JAX's interpreter internals",
     "jax.interpreters.partial_eval": "JAX's interpreter internals",
-    "jax.experimental.hijax": "JAX's experimental higher-order-type internals",
     "jax.experimental.array_serialization.serialization": "tensorstore checkpointing "
                                                           "(not part of Olympus)",
 }
@@ -56,7 +55,6 @@ _INTERNAL_NAMES = {
 # Names that other open work adds (each listed in its issue); remove an entry when it lands.
 _AWAITING = {
     ("jax.errors", "JaxRuntimeError"): "issue 17 (error classes)",
-    ("jax.experimental", "hijax"): "see _INTERNAL_MODULES",
 }
 
 

@@ -420,3 +420,31 @@ def test_refs_inside_nested_jits_run_and_differentiate():
                                rtol=1e-5)
     np.testing.assert_allclose(olympus.vmap(inner_pure)(jnp.arange(3.)),
                                2 * np.sin(np.arange(3.)), rtol=1e-6)
+
+
+def test_transformed_ref_views_under_jit():
+    """``ref.at[...]`` on a traced ref is a `TransformedRef` view (reads and writes go
+    through its indexings); values recorded from reference JAX 0.10.2."""
+    from olympus.experimental.hijax import TransformedRef
+
+    r = olympus.new_ref(jnp.arange(12.).reshape(3, 4))
+    seen = {}
+
+    @olympus.jit
+    def f(r):
+        t = r.at[1]
+        seen["t"] = (isinstance(t, TransformedRef), t.shape, t.dtype)
+        a, b = t[...], t[1:3]
+        t[...] = jnp.zeros(4)
+        t2 = r.at[0:2].at[:, 1]
+        seen["t2"] = t2.shape
+        t2[...] = jnp.ones(2) * 7
+        return a, b, t2[...]
+
+    a, b, c = f(r)
+    assert seen == {"t": (True, (4,), np.dtype("float32")), "t2": (2,)}
+    np.testing.assert_array_equal(a, [4., 5., 6., 7.])
+    np.testing.assert_array_equal(b, [5., 6.])
+    np.testing.assert_array_equal(c, [7., 7.])
+    np.testing.assert_array_equal(r[...], [[0., 7., 2., 3.], [0., 7., 0., 0.],
+                                           [8., 9., 10., 11.]])

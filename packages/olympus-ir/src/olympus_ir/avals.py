@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import math
+import threading
 from typing import Any
 
 import numpy as np
@@ -126,6 +127,47 @@ class ShapedArray:
     def strip_weak_type(self) -> ShapedArray:
         return self.update(weak_type=False) if self.weak_type else self
 
+    # As a part of a high-level type (JAX's hijax): an array type lowers to itself.
+    def lo_ty(self) -> list[ShapedArray]:
+        return [self]
+
+    def lower_val(self, val: Any) -> list:
+        return [val]
+
+    def raise_val(self, val: Any) -> Any:
+        return val
+
+    def to_tangent_aval(self) -> ShapedArray:
+        """The type of this type's tangents: the same for inexact dtypes, float0 else."""
+        if dtypes.is_inexact(self.dtype):
+            return self
+        return ShapedArray(self.shape, dtypes.float0, self.weak_type, self.memory_space)
+
+    def dec_rank(self, size: int, spec: int | None) -> ShapedArray:
+        """The type of one element when mapped along axis `spec` (None: not mapped)."""
+        probe = mapped_axes_probe.axes
+        if probe is not None:  # only asked which axis (see `mapped_axes_probe`)
+            probe.append(spec)
+            return self
+        if spec is None:
+            return self
+        axis = spec % self.ndim if -self.ndim <= spec < self.ndim else spec
+        if not 0 <= axis < self.ndim:
+            raise ValueError(f"axis {spec} is out of bounds for {self.str_short()}")
+        return self.update(shape=self.shape[:axis] + self.shape[axis + 1:])
+
+    def inc_rank(self, size: int, spec: int | None) -> ShapedArray:
+        """The type of `size` stacked values of this type, stacked along axis `spec`."""
+        if spec is None:
+            return self
+        axis = spec % (self.ndim + 1) if -self.ndim - 1 <= spec <= self.ndim else spec
+        if not 0 <= axis <= self.ndim:
+            raise ValueError(f"axis {spec} is out of bounds for stacking {self.str_short()}")
+        return self.update(shape=self.shape[:axis] + (size,) + self.shape[axis:])
+
+    def leading_axis_spec(self) -> int:
+        return 0
+
     def __eq__(self, other: object) -> bool:
         return (
             type(other) is ShapedArray
@@ -158,6 +200,18 @@ class ShapedArray:
     def __str__(self) -> str:
         """``float32[3]``; ``~float32[]`` when weakly typed (JAX's form)."""
         return ("~" if self.weak_type else "") + self.str_short(short_dtypes=False)
+
+
+class _MappedAxesProbe(threading.local):
+    """While `axes` is a list, `ShapedArray.dec_rank` only appends the axis it is asked to
+    remove: how a high-level type's mapping spec (e.g. one axis per tuple element) maps
+    each of its arrays, found by calling the type's own `dec_rank`."""
+
+    def __init__(self) -> None:
+        self.axes: list | None = None
+
+
+mapped_axes_probe = _MappedAxesProbe()
 
 
 class AbstractToken:

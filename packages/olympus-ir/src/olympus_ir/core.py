@@ -354,6 +354,21 @@ class Olympuspr:
     def out_avals(self) -> list[ShapedArray]:
         return [v.aval for v in self.outvars]
 
+    @property
+    def is_high(self) -> bool:
+        """Whether an equation applies a user's high-level (hijax) primitive, here or in a
+        sub-olympuspr (JAX's ``Jaxpr.is_high``): such a program has a lower-level form
+        with those applications expanded (``Traced.lojax``)."""
+        for e in self.eqns:
+            if getattr(e.primitive, "high_level", False):
+                return True
+            for v in e.params.values():
+                for x in (v if isinstance(v, (tuple, list)) else (v,)):
+                    sub = x.olympuspr if isinstance(x, ClosedOlympuspr) else x
+                    if isinstance(sub, Olympuspr) and sub.is_high:
+                        return True
+        return False
+
     def replace(self, **kw) -> Olympuspr:
         d = dict(
             constvars=self.constvars, invars=self.invars, outvars=self.outvars,
@@ -407,6 +422,7 @@ class ClosedOlympuspr:
     constvars = property(lambda self: self.olympuspr.constvars)
     invars = property(lambda self: self.olympuspr.invars)
     outvars = property(lambda self: self.olympuspr.outvars)
+    is_high = property(lambda self: self.olympuspr.is_high)
 
     @property
     def in_avals(self) -> list[ShapedArray]:

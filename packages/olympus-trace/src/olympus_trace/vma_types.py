@@ -24,7 +24,7 @@ from olympus_ir import Literal
 
 from .sharding_types import staging_tracer
 
-__all__ = ["eqn_vma", "begin", "vma_of", "ordered_vma", "axis_names_tuple", "body_manual",
+__all__ = ["eqn_vma", "eqn_out_vmas", "begin", "vma_of", "ordered_vma", "axis_names_tuple", "body_manual",
            "olympuspr_out_vma", "trace_vma"]
 
 
@@ -54,6 +54,17 @@ def eqn_vma(prim: Any, params: dict, vmas: Sequence[frozenset], manual: Any) -> 
     if own and prim in (C.all_gather_p, C.ppermute_p, C.psum_scatter_p, C.all_to_all_p):
         return vmas[0] | own
     return union
+
+
+def eqn_out_vmas(prim: Any, params: dict, vmas: Sequence[frozenset], manual: Any,
+                 n_out: int) -> list:
+    """The axes each result of one equation varies over: `eqn_vma` for all of them, or
+    per result for a primitive that says (`out_vmas`: a high-level primitive's, from its
+    expansion)."""
+    per_result = getattr(prim, "out_vmas", None)
+    if per_result is not None:
+        return list(per_result(params, vmas, manual))
+    return [eqn_vma(prim, params, vmas, manual)] * n_out
 
 
 class _BodyVma:
@@ -91,8 +102,8 @@ def vma_of(x: Any) -> frozenset | None:
     empty = frozenset()
     for e in eqns[state.done:]:
         vmas = [empty if isinstance(a, Literal) else axes.get(id(a), empty) for a in e.invars]
-        out = eqn_vma(e.primitive, e.params, vmas, state.manual)
-        for v in e.outvars:
+        outs = eqn_out_vmas(e.primitive, e.params, vmas, state.manual, len(e.outvars))
+        for v, out in zip(e.outvars, outs):
             axes[id(v)] = out
     state.done = len(eqns)
     return axes.get(id(t._var), empty)
@@ -126,8 +137,8 @@ def olympuspr_out_vma(closed: Any, in_vmas: Sequence[frozenset], manual: Sequenc
     axes = {id(v): frozenset(m) for v, m in zip(j.invars, in_vmas, strict=True)}
     for e in j.eqns:
         vmas = [empty if isinstance(a, Literal) else axes.get(id(a), empty) for a in e.invars]
-        out = eqn_vma(e.primitive, e.params, vmas, manual)
-        for v in e.outvars:
+        outs = eqn_out_vmas(e.primitive, e.params, vmas, manual, len(e.outvars))
+        for v, out in zip(e.outvars, outs):
             axes[id(v)] = out
     return [empty if isinstance(v, Literal) else axes.get(id(v), empty) for v in j.outvars]
 
@@ -143,8 +154,8 @@ def trace_vma(trace: Any) -> dict | None:
     axes = state.axes
     for e in trace.eqns[state.done:]:
         vmas = [empty if isinstance(a, Literal) else axes.get(id(a), empty) for a in e.invars]
-        out = eqn_vma(e.primitive, e.params, vmas, state.manual)
-        for v in e.outvars:
+        outs = eqn_out_vmas(e.primitive, e.params, vmas, state.manual, len(e.outvars))
+        for v, out in zip(e.outvars, outs):
             axes[id(v)] = out
     state.done = len(trace.eqns)
     out_map = {}

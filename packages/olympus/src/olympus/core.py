@@ -37,6 +37,8 @@ from olympus_trace import core as _tcore
 from olympus_trace.batching import BatchTrace as _BatchTrace
 from olympus_trace.core import Trace, Tracer
 from olympus_trace.errors import ConcretizationTypeError as _ConcretizationTypeError
+from olympus_trace.hitypes import HiType as _HiType
+from olympus_trace.hitypes import MutableHiType as _MutableHiType
 from olympus_trace.staging import DebugInfo as _DebugInfo
 from olympus_trace.staging import OlympusprTrace as _OlympusprTrace
 
@@ -52,6 +54,8 @@ class AbstractValue(abc.ABC):  # noqa: B024 - an abstract base with no abstract 
 
 
 AbstractValue.register(ShapedArray)
+AbstractValue.register(_HiType)  # user-defined high-level types (experimental.hijax)
+AbstractValue.register(_MutableHiType)
 
 Value = Any
 Atom = _Var | _Literal

@@ -34,6 +34,7 @@ __all__ = [
     "debug_callback_p", "pure_callback_p", "io_callback_p", "Effect", "DebugEffect",
     "IOEffect", "debug_effect", "ordered_debug_effect", "io_effect", "ordered_io_effect",
     "VMAP_METHODS", "own_effect", "eqn_effects", "olympuspr_effects", "effect_rules",
+    "EffectTypeSet", "control_flow_allowed_effects",
 ]
 
 #: ``pure_callback``'s ways of running under vmap (None: vmap is an error).
@@ -71,6 +72,31 @@ class IOEffect(Effect):
     (``OrderedIO``)."""
 
     __slots__ = ()
+
+
+class EffectTypeSet:
+    """A set of effect types (JAX's ``effects.EffectTypeSet``): registries such as
+    `control_flow_allowed_effects` say which kinds of effect a construct admits."""
+
+    def __init__(self):
+        self._types: set[type] = set()
+
+    def add_type(self, effect_type: type) -> None:
+        self._types.add(effect_type)
+
+    def contains(self, eff) -> bool:
+        return any(isinstance(eff, t) for t in self._types)
+
+    def filter_in(self, effects) -> list:
+        return [e for e in effects if self.contains(e)]
+
+    def filter_not_in(self, effects) -> list:
+        return [e for e in effects if not self.contains(e)]
+
+
+#: The effect types a user may add for `cond`, `while_loop` and `scan` bodies to allow
+#: (JAX's ``control_flow_allowed_effects``; a high-level type's effects go here).
+control_flow_allowed_effects = EffectTypeSet()
 
 
 debug_effect = DebugEffect("Debug", ordered=False)

@@ -54,12 +54,14 @@ def get_lowering_rule(prim: Primitive, platforms: tuple[str, ...] = ("cpu",)) ->
         rule = specific.get(prim) if specific else None
         if rule is None:
             rule = lowering_rules.get(prim)
+        if rule is None:  # a high-level operation's equation: lowered as its expansion
+            rule = getattr(prim, "expansion_lowering", None)
         if rule is None:
             raise NotImplementedError(
                 f"MLIR translation rule for primitive '{prim.name}' not found for "
                 f"platform {platform}")
         rules.append(rule)
-    if any(r is not rules[0] for r in rules[1:]):
+    if any(r != rules[0] for r in rules[1:]):
         raise NotImplementedError(
             f"primitive '{prim.name}' has different lowering rules for the platforms "
             f"{', '.join(platforms)}: lowering it for several platforms at once is not "

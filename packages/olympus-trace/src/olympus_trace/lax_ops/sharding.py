@@ -103,6 +103,13 @@ def annotate_vma(closed, in_vmas, manual_axes, out_specs=None, check_vma=True, f
             own = frozenset(n for n in axis_names_tuple(name) if n in order) \
                 if name is not None else frozenset()
             out_vma = eqn_vma(p, params, vmas, order)
+            if getattr(p, "out_vmas", None) is not None:  # results typed one by one
+                outs = bind(p, *vals, **params)
+                for v, o, m in zip(eqn.outvars, outs, p.out_vmas(params, vmas, order),
+                                   strict=True):
+                    env[id(v)] = o
+                    vma[id(v)] = m
+                continue
             if p in (C.psum_p, C.pmax_p, C.pmin_p) and own:
                 x = lift(vals[0], vmas[0], own)
                 if p is C.psum_p:

@@ -20,6 +20,7 @@ from olympus_ir.core import Olympuspr
 from olympus_trace import ad, batching, tree_util
 from olympus_trace import lax_ops as lax
 from olympus_trace.core import EvalTrace, Tracer, get_aval, trace_ctx
+from olympus_trace.hitypes import MappingSpec
 from olympus_trace.make_olympuspr import abstractify
 from olympus_trace.staging import DebugInfo, fun_source_info, trace_to_olympuspr
 
@@ -620,8 +621,9 @@ def _axes_leaves(axes):
 
 
 def _check_axes_spec(what, axes):
+    # A high-level type's MappingSpec (olympus.experimental.hijax) maps a value of it.
     if not all(a is None or (isinstance(a, (int, np.integer)) and not isinstance(a, bool))
-               for a in _axes_leaves(axes)):
+               or isinstance(a, MappingSpec) for a in _axes_leaves(axes)):
         raise TypeError(f"vmap {what} must be an int, None, or (nested) container with those "
                         f"types as leaves, but got {axes}.")
 
@@ -629,9 +631,13 @@ def _check_axes_spec(what, axes):
 def _flatten_axes(what, tree, axes):
     """Broadcast an in_axes/out_axes prefix tree over `tree`'s leaves: one axis (or None)
     per leaf of `tree`."""
-    if axes is None or isinstance(axes, (int, np.integer)):
-        return [None if axes is None else int(axes)] * tree.num_leaves
-    return [None if ax is None else int(ax) for ax in tree_util.flatten_axes(what, tree, axes)]
+    if axes is None or isinstance(axes, (int, np.integer, MappingSpec)):
+        return [_axis(axes)] * tree.num_leaves
+    return [_axis(ax) for ax in tree_util.flatten_axes(what, tree, axes)]
+
+
+def _axis(ax):
+    return None if ax is None else ax if isinstance(ax, MappingSpec) else int(ax)
 
 
 def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = None,
@@ -642,7 +648,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
     _check_callable(fun, "vmap")
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
-    if not (in_axes is None or type(in_axes) in (int, tuple)):
+    if not (in_axes is None or type(in_axes) in (int, tuple) or isinstance(in_axes, MappingSpec)):
         raise TypeError(
             "vmap in_axes must be an int, None, or a tuple of entries corresponding to the "
             f"positional arguments passed to the function, but got {in_axes}."
@@ -679,10 +685,14 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Any = No
                 continue
             if vmappable.is_vmappable(x):
                 canon.append(d)
-                sz = vmappable.mapped_size(x, d)
+                sz = None if isinstance(d, MappingSpec) else vmappable.mapped_size(x, d)
                 if sz is not None:
                     sizes.setdefault(sz, []).append(i)
                 continue
+            if isinstance(d, MappingSpec):
+                raise TypeError(f"vmap was given the mapping spec {d!r} for an argument of "
+                                f"type {get_aval(x).str_short()}: a mapping spec maps a "
+                                "value of a high-level type (olympus.experimental.hijax)")
             nd = get_aval(x).ndim
             if not -nd <= d < nd:
                 raise ValueError(

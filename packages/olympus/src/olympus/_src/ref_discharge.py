@@ -219,6 +219,10 @@ def _sub_program(e, ins):
         if isinstance(sub, (ClosedOlympuspr, Olympuspr)):
             outs, finals = _run_sub(sub, ins)  # the cells themselves: updated in place
             return outs
+    expansion = getattr(e.primitive, "expansion", None)
+    if expansion is not None:  # a high-level primitive: its expansion, on the refs
+        outs, finals = _run_sub(expansion([v.aval for v in e.invars], p), ins)
+        return outs
     raise NotImplementedError(f"refs passed to '{name}' cannot be discharged")
 
 

@@ -104,6 +104,83 @@ class Ref:
 trace_core.aval_handlers[Ref] = lambda r: r._aval
 
 
+class TransformedRef:
+    """A view of a ref through a sequence of indexings (`transforms`, each an index as
+    ``x[idx]`` takes), what ``ref.at[idx]`` gives on a traced ref: reading it reads the ref
+    and applies them in order; writing it writes the viewed part of the ref."""
+
+    __slots__ = ("ref", "transforms")
+
+    def __init__(self, ref, transforms=()):
+        self.ref = ref
+        self.transforms = tuple(transforms)
+
+    def _view(self, x):
+        for t in self.transforms:
+            x = x[t]
+        return x
+
+    @property
+    def shape(self) -> tuple:
+        from .jit import jit
+
+        return jit(self._view).eval_shape(self.ref.aval.inner_aval).shape
+
+    @property
+    def dtype(self):
+        return self.ref.aval.inner_aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    @property
+    def at(self) -> _RefViewIndexer:
+        return _RefViewIndexer(self.ref, self.transforms)
+
+    def get(self, idx=...):
+        return self[idx]
+
+    def set(self, value, idx=...) -> None:
+        self[idx] = value
+
+    def swap(self, value, idx=...):
+        old = self[idx]
+        self[idx] = value
+        return old
+
+    def __getitem__(self, idx):
+        return self._view(get(self.ref, ...))[idx]
+
+    def __setitem__(self, idx, value):
+        def update(x, path, v):
+            if not path:
+                return v
+            return x.at[path[0]].set(update(x[path[0]], path[1:], v))
+
+        swap(self.ref, ..., update(get(self.ref, ...), (*self.transforms, idx), value))
+
+    def __repr__(self) -> str:
+        return f"TransformedRef(ref={self.ref!r}, transforms={self.transforms!r})"
+
+
+class _RefViewIndexer:
+    """``ref.at``: ``ref.at[idx]`` is the view of `ref` through `idx`."""
+
+    __slots__ = ("ref", "transforms")
+
+    def __init__(self, ref, transforms=()):
+        self.ref = ref
+        self.transforms = transforms
+
+    def __getitem__(self, idx) -> TransformedRef:
+        return TransformedRef(self.ref, (*self.transforms, idx))
+
+
 def _is_ref(x) -> bool:
     return isinstance(x, Ref) or (isinstance(x, Tracer) and isinstance(x.aval, AbstractRef))
 

@@ -19,6 +19,7 @@ from olympus_runtime import AbstractMesh, AxisType, Mesh, NamedSharding, Partiti
 from olympus_runtime import mesh as mesh_lib
 from olympus_trace import lax_ops, tree_util, vma_types
 from olympus_trace.core import get_aval
+from olympus_trace.hitypes import HiPspec, hitype_handlers
 from olympus_trace.make_olympuspr import abstractify
 from olympus_trace.staging import trace_to_olympuspr
 
@@ -38,6 +39,17 @@ def _specs_with_paths(specs: Any, tree: Any, what: str, fname: str, path: str = 
     """(spec, where it is in `specs`, e.g. ``[0]['a']``) per leaf of `tree`."""
     if _is_spec(specs):
         return [(specs or PartitionSpec(), path)] * len(tree_util.tree_leaves(tree))
+    if isinstance(specs, HiPspec) and isinstance(tree, (tuple, list)):  # for each of them
+        return [x for i, t in enumerate(tree)
+                for x in _specs_with_paths(specs, t, what, fname, f"{path}[{i}]")]
+    if isinstance(specs, HiPspec):  # a high-level value: one spec per array it is made of
+        lo = list(specs.to_lo())
+        if type(tree) not in hitype_handlers or len(lo) != len(tree_util.tree_leaves(tree)):
+            raise ValueError(
+                f"shard_map applied to the function '{fname}': {what} {specs!r} gives "
+                f"{len(lo)} specs for a value made of {len(tree_util.tree_leaves(tree))} "
+                "arrays")
+        return [(s or PartitionSpec(), path) for s in lo]
     if isinstance(specs, (tuple, list)) and isinstance(tree, (tuple, list)):
         if len(specs) != len(tree):
             raise ValueError(

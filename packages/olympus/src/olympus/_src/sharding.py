@@ -221,8 +221,13 @@ def typeof(x: Any) -> TypedAval:
     """The abstract type of `x` (an Array, a tracer, or anything array-like), with the
     sharding its type carries (explicit mesh axes only; see `explicit_sharding`); JAX's
     TypeError for anything else (`introspection.typeof`)."""
+    from olympus_trace.hitypes import hitype_handlers
+
     from .introspection import typeof as _aval_of
 
+    hi = hitype_handlers.get(type(x))
+    if hi is not None:  # a registered high-level value (olympus.experimental.hijax)
+        return hi(x)
     if type(x) is rt.Array:
         ts = type_sharding(x, x.ndim)
         spec = getattr(x._sharding, "spec", None)

@@ -100,6 +100,14 @@ class Traced(Stage):
     def fun_name(self) -> str:
         return self._meta.name
 
+    @property
+    def lojax(self) -> LoTraced:
+        """The low-level form (JAX's name): user high-level primitives expanded, custom
+        derivative calls of high-level functions inlined (`olympuspr` as is if none)."""
+        from olympus_trace.hi_primitives import lower_high_level
+
+        return LoTraced(self._meta, lower_high_level(self._meta.closed))
+
     def lower(self) -> Lowered:
         return Lowered(self._meta, self._meta.lower())
 
@@ -116,6 +124,25 @@ class Traced(Stage):
                 f"{self._meta.in_tree} (its dynamic arguments), got {tree}.")
         closed = self._meta.closed
         outs = eval_olympuspr(closed.olympuspr, closed.consts, *leaves)
+        return tree_util.tree_unflatten(self._meta.out_tree, outs)
+
+
+class LoTraced(Traced):
+    """`Traced.lojax`: the same function, its olympuspr in low-level form."""
+
+    def __init__(self, meta, closed):
+        super().__init__(meta)
+        self._closed = closed
+
+    @property
+    def olympuspr(self):
+        return self._closed
+
+    def __call__(self, *args, **kwargs):
+        from olympus_trace.olympuspr_utils import eval_olympuspr
+
+        leaves, _ = tree_util.tree_flatten((args, kwargs))
+        outs = eval_olympuspr(self._closed.olympuspr, self._closed.consts, *leaves)
         return tree_util.tree_unflatten(self._meta.out_tree, outs)
 
 

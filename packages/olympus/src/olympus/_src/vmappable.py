@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from olympus_trace.hitypes import hi_typeof, hitype_handlers, lo_mapped_axes, lower_value
+
 __all__ = ["register_vmappable", "is_vmappable", "mapped_size", "to_elt", "from_elt", "expand",
            "collapse", "flat_index"]
 
@@ -32,14 +34,27 @@ def register_vmappable(cls: type, to_elt: Callable, from_elt: Callable) -> None:
 
 
 def is_vmappable(x: Any) -> bool:
-    return type(x) in _handlers
+    return type(x) in _handlers or type(x) in hitype_handlers
 
 
 def mapped_size(x: Any, axis: int) -> int | None:
     """The size of `x`'s mapped axis, or None when `axis` is out of its range (its
     handler's error then says why, as in JAX, which skips the rank check for these)."""
+    if type(x) in hitype_handlers:  # a high-level value: its first array's
+        lo = lower_value(hi_typeof(x), x)
+        if not lo:
+            return None
+        x = lo[0]
     shape = tuple(x.shape)
     return shape[axis] if -len(shape) <= axis < len(shape) else None
+
+
+def _hi_elt(x: Any, axis: Any, size: int) -> tuple[list, list, Callable]:
+    """A high-level value (olympus.experimental.hijax) is mapped as its arrays, each along
+    the axis its type's `dec_rank` gives for `axis` (an int maps them all along it)."""
+    ty = hi_typeof(x)
+    return (lower_value(ty, x), lo_mapped_axes(ty, size, axis),
+            lambda parts: ty.raise_val(*parts))
 
 
 def _whole(x: Any) -> tuple[list, list, Callable]:
@@ -53,13 +68,15 @@ def _whole(x: Any) -> tuple[list, list, Callable]:
 def to_elt(x: Any, axis: int | None, size: int) -> tuple[list, list, Callable]:
     if axis is None:
         return _whole(x)
-    return _handlers[type(x)][0](x, axis, size)
+    h = _handlers.get(type(x))
+    return _hi_elt(x, axis, size) if h is None else h[0](x, axis, size)
 
 
 def from_elt(x: Any, axis: int | None, size: int) -> tuple[list, list, Callable]:
     if axis is None:
         return _whole(x)
-    return _handlers[type(x)][1](x, axis, size)
+    h = _handlers.get(type(x))
+    return _hi_elt(x, axis, size) if h is None else h[1](x, axis, size)
 
 
 def expand(values: Sequence, axes: Sequence, size: int, handler: Callable

@@ -243,6 +243,19 @@ def _tracer_getitem(x, idx):
 TRACER_ONLY["__getitem__"] = _tracer_getitem
 
 
+def _tracer_at(x):
+    """``x.at``: on a traced ref, views of the ref (``x.at[i][...] = v`` writes row i);
+    on an array, the functional index update helper."""
+    if type(x.aval) is AbstractRef:
+        from .._src.refs import _RefViewIndexer
+
+        return _RefViewIndexer(x)
+    return _indexing._at(x)
+
+
+TRACER_ONLY["at"] = property(_tracer_at)
+
+
 def _defer(fn, swap, typed=tangents_typed_as_primals):
     """A tracer's binary operator: `NotImplemented` for operands JAX does not accept.
     Forward-mode tangents are typed as JAX's jitted ``jnp`` function sees them."""
