@@ -420,3 +420,13 @@ def test_eager_shard_map_varying_value_is_not_concrete():
 
     with pytest.raises(olympus.errors.TracerBoolConversionError):
         olympus.shard_map(f, mesh=mesh, in_specs=P("i"), out_specs=P("i"))(jnp.arange(8.0))
+
+
+def test_eager_shard_map_under_disable_jit():
+    """Under `disable_jit` the eager body still runs each primitive as a one-primitive
+    shard_map (no recursion into the eager path); value as JAX 0.10.2 gives it."""
+    mesh = olympus.make_mesh((4,), ("i",), axis_types=(AxisType.Auto,))
+    with olympus.disable_jit():
+        out = olympus.shard_map(lambda x: lax.psum(x, "i") * 2, mesh=mesh, in_specs=P("i"),
+                                out_specs=P())(jnp.arange(8.0))
+    np.testing.assert_array_equal(np.asarray(out), [24.0, 32.0])

@@ -67,7 +67,7 @@ def applies(mesh: Any, manual: tuple, leaves: list) -> bool:
     """Whether a shard_map call runs eagerly: outside any trace, over every mesh axis, on
     values (no tracers)."""
     return (type(current_trace()) is EvalTrace and len(manual) == len(mesh.axis_names)
-            and not any(isinstance(x, Tracer) for x in leaves))
+            and not in_helper() and not any(isinstance(x, Tracer) for x in leaves))
 
 
 def _stacked_spec(manual: tuple) -> PartitionSpec:
