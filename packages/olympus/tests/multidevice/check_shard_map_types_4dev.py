@@ -430,3 +430,19 @@ def test_eager_shard_map_under_disable_jit():
         out = olympus.shard_map(lambda x: lax.psum(x, "i") * 2, mesh=mesh, in_specs=P("i"),
                                 out_specs=P())(jnp.arange(8.0))
     np.testing.assert_array_equal(np.asarray(out), [24.0, 32.0])
+
+
+def test_eager_shard_map_types_without_check_vma():
+    """Without check_vma JAX's eager body types show no varying axes (with it, the
+    input's); printed types recorded from reference JAX 0.10.2."""
+    mesh = olympus.make_mesh((4,), ("i",), axis_types=(AxisType.Auto,))
+    seen = []
+
+    def f(x):
+        seen.append((str(olympus.typeof(x)), str(olympus.typeof(lax.psum(x, "i")))))
+        return x
+
+    for check in (False, True):
+        olympus.shard_map(f, mesh=mesh, in_specs=P("i"), out_specs=P("i"),
+                          check_vma=check)(jnp.arange(8.0))
+    assert seen == [("float32[2]", "float32[2]"), ("float32[2]{V:i}", "float32[2]")]

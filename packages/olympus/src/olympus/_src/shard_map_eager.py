@@ -173,7 +173,10 @@ class ShardMapTracer(Tracer):
 
     @property
     def _eager_vma(self) -> tuple:
-        """The varying manual axes in mesh order (what ``typeof`` shows as ``{V:...}``)."""
+        """The varying manual axes in mesh order (what ``typeof`` shows as ``{V:...}``;
+        none without ``check_vma``, as JAX types them)."""
+        if not self._trace.check_vma:
+            return ()
         return tuple(a for a in self._trace.manual if a in self.vma)
 
     def to_concrete_value(self):
