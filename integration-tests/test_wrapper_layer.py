@@ -58,6 +58,10 @@ ALLOWED = {
     "olympus/src/olympus/experimental/jet.py":
         "the jet trace (Taylor mode) is a transformation: its rules re-bind each primitive "
         "on primals and Taylor coefficients, as the JVP and batch traces do",
+    "olympus/src/olympus/_src/shard_map_eager.py":
+        "the eager shard_map trace applies each primitive of the body to every device's "
+        "block by re-binding it inside a one-primitive shard_map (a trace, like the batch "
+        "trace)",
     "olympus/src/olympus/lax/control_flow.py":
         "cond/while_loop/scan trace the user's bodies into sub-olympusprs and bind the "
         "control-flow primitives (machinery, not a wrapper of one primitive)",

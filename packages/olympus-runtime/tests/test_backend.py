@@ -172,3 +172,25 @@ def test_discover_plugins_finds_without_importing(tmp_path):
 def test_make_plugin_client_reports_missing_library(tmp_path):
     with pytest.raises(ort.XlaRuntimeError, match="Failed to open"):
         backend.make_plugin_client("olympus_test_missing", str(tmp_path / "nope.so"))
+
+
+def test_local_devices_of_a_process_index_as_jax():
+    """JAX's signature `local_devices(process_index=None, backend=None, host_id=None)`:
+    the first positional argument is a process index (its multi-process page calls
+    ``local_devices(process_index=1)``). Errors and the `host_id` warning as JAX 0.10.2
+    words them (recorded from reference JAX, one process)."""
+    import warnings
+
+    from olympus_runtime import backend
+
+    assert backend.local_devices(0) == backend.local_devices()
+    assert backend.local_devices(backend="cpu") == backend.local_devices()
+    for bad in (1, -1, True):
+        with pytest.raises(ValueError, match=f"^Unknown process_index {bad}$"):
+            backend.local_devices(bad)
+    with pytest.raises(TypeError, match="'<=' not supported"):
+        backend.local_devices("a")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert backend.local_devices(host_id=0) == backend.local_devices()
+    assert "renamed from `host_id` to `process_index`" in str(w[0].message)

@@ -345,3 +345,54 @@ def test_private_xla_bridge_and_xla_client_as_autodidax_uses_them():
     np.testing.assert_array_equal(np.asarray(compiled.execute([buf])[0]), 2 * x)
     with pytest.raises(RuntimeError, match="Unknown backend: 'gpu' requested"):
         xb.get_backend("gpu")
+
+
+def test_primitive_lowered_to_a_custom_call_as_the_export_page():
+    """JAX's export page defines a primitive through the private paths ``jax._src.core``
+    and ``jax._src.interpreters.mlir`` and lowers it with ``mlir.custom_call``; the lowered
+    line, the export error and the disabled check were recorded from reference JAX 0.10.2."""
+    from olympus import export
+    from olympus._src import core
+    from olympus._src.interpreters import mlir
+
+    new_prim = core.Primitive("new_prim_for_export_page")
+    new_prim.def_abstract_eval(lambda x: x)
+    mlir.register_lowering(new_prim, lambda ctx, o: mlir.custom_call(
+        "my_new_prim", operands=[o], result_types=[o.type]).results)
+    text = str(olympus.jit(new_prim.bind).lower(1.0).compiler_ir())
+    assert ("%0 = stablehlo.custom_call @my_new_prim(%arg0) {api_version = 2 : i32, "
+            'backend_config = ""} : (tensor<f32>) -> tensor<f32>') in text
+    with pytest.raises(ValueError, match="Cannot serialize code with custom calls whose "
+                       "targets have no compatibility guarantees"):
+        export.export(olympus.jit(new_prim.bind))(1.0)
+    exp = export.export(olympus.jit(new_prim.bind), disabled_checks=[
+        export.DisabledSafetyCheck.custom_call("my_new_prim")])(1.0)
+    assert "stablehlo.custom_call @my_new_prim" in exp.mlir_module()
+
+
+def test_custom_call_attributes():
+    """`mlir.custom_call`'s options land on the op as JAX's helper puts them (a dict
+    backend config in ``mhlo.backend_config`` with API version 1, the default, so not
+    printed; layouts as index tensors; side effects): the lowered line was recorded from
+    reference JAX 0.10.2."""
+    from olympus._src.interpreters import mlir
+
+    p = olympus.extend.core.Primitive("custom_call_attributes_check")
+    p.def_abstract_eval(lambda x: x)
+
+    def rule(ctx, o):
+        return mlir.custom_call(
+            "target_x", operands=[o], result_types=[o.type], has_side_effect=True,
+            backend_config={"k": mlir.i32_attr(3)}, operand_layouts=[(1, 0)],
+            result_layouts=[(1, 0)]).results
+
+    mlir.register_lowering(p, rule)
+    text = olympus.jit(p.bind).lower(np.ones((2, 3), np.float32)).as_text()
+    line = next(ln for ln in text.splitlines() if "target_x" in ln)
+    assert line.strip() == (
+        '%0 = stablehlo.custom_call @target_x(%arg0) {backend_config = "", '
+        "has_side_effect = true, mhlo.backend_config = {k = 3 : i32}, operand_layouts = "
+        "[dense<[1, 0]> : tensor<2xindex>], result_layouts = [dense<[1, 0]> : "
+        "tensor<2xindex>]} : (tensor<2x3xf32>) -> tensor<2x3xf32>")
+    with pytest.raises(ValueError, match="backend_config unexpected type"):
+        mlir.custom_call("t", operands=[], result_types=[], backend_config=3)

@@ -291,6 +291,28 @@ def test_slice_outside_a_trace_is_a_dynamic_slice_as_in_jax():
                             "got slice_sizes (6,) for operand shape (5,).")
 
 
+def test_broadcast_in_dim_dimensions_may_transpose():
+    """As JAX 0.10.2 (the example of its `broadcast_in_dim` docstring): the
+    broadcast_dimensions need not increase, so one broadcast also transposes. Values
+    against NumPy; the gradient by finite differences and the VJP/JVP identity (JAX's own
+    transpose rule fails here with a cotangent type error; Olympus's permutes back)."""
+    arr = np.arange(3).reshape(3, 1)
+    out = lax.broadcast_in_dim(arr, (2, 3, 4), broadcast_dimensions=(1, 0))
+    np.testing.assert_array_equal(out, np.broadcast_to(arr[None].transpose(), (2, 3, 4)))
+    x = np.arange(6.0).reshape(3, 2)
+    out = lax.broadcast_in_dim(x, (2, 4, 3), broadcast_dimensions=(2, 0))
+    np.testing.assert_array_equal(out, np.broadcast_to(x.T[:, None, :], (2, 4, 3)))
+    with x64():
+        check_grads(lambda a: lax.broadcast_in_dim(a, (2, 4, 3), broadcast_dimensions=(2, 0)),
+                    [x])
+        check_grads(lambda a: lax.broadcast_in_dim(a, (2, 3, 4), broadcast_dimensions=(1, 0)),
+                    [arr.astype(np.float64)])
+    check_vmap(lambda a: lax.broadcast_in_dim(a, (2, 4, 3), broadcast_dimensions=(2, 0)),
+               [np.stack([x, x + 1]).astype(np.float32)])
+    with pytest.raises(TypeError, match="broadcast_dimensions"):
+        lax.broadcast_in_dim(x, (2, 4, 3), broadcast_dimensions=(0, 0))
+
+
 def test_expand_dims_binds_broadcast_in_dim_as_jax():
     """Texts and messages recorded from reference JAX 0.10.2."""
     x = np.arange(6, dtype=np.float32).reshape(2, 3)

@@ -383,3 +383,13 @@ def test_key_paths_inside_jit():
     assert seen == [("['dense']['b']", (2,)), ("['dense']['w']", (2, 2)), ("['scale']", ())]
     check(out["dense"]["w"], np.full((2, 2), 2.0))
     check(out["scale"], 1.0)
+
+
+def test_private_tree_util_path_of_jax_docs():
+    """JAX's `flatten_one_level` docstring imports it from ``jax._src.tree_util``; the
+    same import works here, with its recorded output (reference JAX 0.10.2)."""
+    from olympus._src.tree_util import flatten_one_level
+
+    flattened, meta = flatten_one_level({"a": [1, 2], "b": {"c": 3}})
+    assert flattened == ([1, 2], {"c": 3}) and type(flattened) is tuple
+    assert meta == ("a", "b")

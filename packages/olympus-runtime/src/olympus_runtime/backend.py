@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,10 +71,23 @@ def devices(backend: str | None = None) -> list:
     return list(_devices)
 
 
-def local_devices(backend: str | None = None) -> list:
-    """The devices this process can address, on `backend` (default: the default backend)."""
+def local_devices(process_index: int | None = None, backend: str | None = None,
+                  host_id: int | None = None) -> list:
+    """The devices of process `process_index` (default: this process), on `backend`
+    (default: the default backend). ``host_id`` is JAX's old name for `process_index`."""
+    if host_id is not None:
+        warnings.warn(
+            "The argument to olympus.local_devices has been renamed from `host_id` to "
+            "`process_index`. This alias will eventually be removed; please update "
+            "your code.", stacklevel=2)
+        process_index = host_id
     _check_backend(backend)
-    return list(get_client().local_devices())
+    client = get_client()
+    if process_index is None:
+        return list(client.local_devices())
+    if not 0 <= process_index < process_count():
+        raise ValueError(f"Unknown process_index {process_index}")
+    return [d for d in _devices if d.process_index == process_index]
 
 
 def device_count(backend: str | None = None) -> int:

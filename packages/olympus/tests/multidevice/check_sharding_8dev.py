@@ -359,6 +359,35 @@ def test_committed_input_on_another_device_runs_there():
     assert again.devices() == {d1}
 
 
+def test_shape_dtype_struct_sharding_places_the_traced_argument():
+    """A ShapeDtypeStruct's sharding places the argument of `jit(f).trace(...)` and is part
+    of the signature, as in JAX's export page. Expected input shardings recorded from
+    reference JAX 0.10.2 (8 CPU devices): the struct's NamedSharding (a spec resolved on
+    the current mesh), a SingleDeviceSharding on the struct's device, and device 0 when
+    the struct has no sharding."""
+    m = olympus.sharding.Mesh(np.array(olympus.local_devices()), ("a",))
+    jf = olympus.jit(lambda x: x.T)
+    named = NamedSharding(m, P("a"))
+    sharded = olympus.ShapeDtypeStruct((32,), np.int32, sharding=named)
+
+    def in_sharding(spec):
+        (s,), kw = jf.trace(spec).lower().compile().input_shardings
+        assert kw == {}
+        return s
+
+    assert in_sharding(sharded) == named
+    assert in_sharding(olympus.ShapeDtypeStruct((32,), np.int32)) == \
+        olympus.sharding.SingleDeviceSharding(olympus.devices()[0])
+    assert in_sharding(sharded) == named  # not the unsharded signature's cache entry
+    d3 = olympus.sharding.SingleDeviceSharding(olympus.devices()[3])
+    assert in_sharding(olympus.ShapeDtypeStruct((32,), np.int32, sharding=d3)) == d3
+    with olympus.set_mesh(m):
+        assert in_sharding(olympus.ShapeDtypeStruct((32,), np.int32, sharding=P("a"))) == named
+    # An export of such a function says so instead of exporting for one device.
+    with pytest.raises(NotImplementedError, match="shardings over several devices"):
+        olympus.export.export(jf)(sharded)
+
+
 def test_partition_specs_under_set_mesh(mesh):
     with olympus.set_mesh(mesh):
         h = olympus.jit(lambda a: a * 2, in_shardings=P("x"), out_shardings=P())

@@ -40,10 +40,7 @@ def broadcast_in_dim_shape_rule(x, *, shape, broadcast_dimensions, sharding=None
             f"got broadcast_dimensions {bdims} for operand ndim {x.ndim}."
         )
     _check_axes("broadcast_in_dim", bdims, len(shape), "broadcast_dimensions")
-    if list(bdims) != sorted(bdims):
-        raise TypeError(
-            f"broadcast_in_dim broadcast_dimensions must be strictly increasing; got {bdims}."
-        )
+    # As JAX, the dimensions need not increase: the broadcast may also transpose.
     for i, d in enumerate(bdims):
         if x.shape[i] not in (1, shape[d]):
             raise TypeError(

@@ -50,6 +50,11 @@ def _broadcast_in_dim_transpose(ct, aval, *, shape, broadcast_dimensions, shardi
     unit_dims = [d for i, d in enumerate(bdims) if aval.shape[i] == 1 and shape[d] != 1]
     axes = tuple(sorted(new_dims + unit_dims))
     out = lax.reduce_sum(ct, axes) if axes else ct
+    # The dimensions left are in result order; the operand's are in `bdims` order.
+    left = [d for d in bdims if d not in unit_dims]
+    perm = tuple(np.argsort(np.argsort(left)))
+    if perm != tuple(range(len(perm))):
+        out = lax.transpose(out, perm)
     return lax.reshape(out, aval.shape)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from jaxlib import _jax
 
 import olympus_runtime as rt
-from olympus_ir.avals import physical_aval
+from olympus_ir.avals import ShapeDtypeStruct, physical_aval
 from olympus_ir.dtypes import KeyDType
 from olympus_ir.dtypes import config as _dtype_config
 from olympus_ir.shape_poly import is_constant_shape
@@ -175,6 +175,8 @@ def _leaf_sig(x):
         if x._committed:
             return (x.aval, x._sharding)
         return x.aval
+    if type(x) is ShapeDtypeStruct and x.sharding is not None:
+        return (abstractify(x), x.sharding)  # it places the argument, as a committed Array
     return abstractify(x)
 
 
@@ -682,8 +684,6 @@ class Jitted:
         return self.trace(*args, **kwargs).lower()
 
     def eval_shape(self, *args, **kwargs):
-        from olympus_ir.avals import ShapeDtypeStruct
-
         call, _ = self._specialize(args, kwargs)
         return tree_util.tree_unflatten(call.out_tree, [
             ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in call.out_avals])

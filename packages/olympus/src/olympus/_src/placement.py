@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import olympus_runtime as rt
+from olympus_ir.avals import ShapeDtypeStruct
 from olympus_runtime import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
 from olympus_runtime import mesh as mesh_lib
 from olympus_runtime.layout import Format
@@ -110,6 +111,15 @@ def _resolve(s: Any, what: str) -> Any:
     return s
 
 
+def _struct_sharding(x: Any) -> Any:
+    """The sharding a `ShapeDtypeStruct` argument carries (a PartitionSpec on the current
+    mesh): like a committed array's, it places the argument, as JAX's AOT tracing does."""
+    s = getattr(x, "sharding", None) if type(x) is ShapeDtypeStruct else None
+    if s is None:
+        return None
+    return _resolve(s, "ShapeDtypeStruct sharding")
+
+
 def _where(s: Any) -> str:
     ids = [d.id for d in s._internal_device_list]
     return f"with device ids {ids} on platform CPU"
@@ -143,7 +153,7 @@ def place(fname: str, arg_names, in_avals, leaves, dyn_args, in_shardings, out_s
     chosen: list = [None] * n
     sources: list[tuple[str, Any]] = []
     for i, (aval, x, s_in) in enumerate(zip(in_avals, leaves, flat_in, strict=True)):
-        s_arg = x._sharding if type(x) is rt.Array and x._committed else None
+        s_arg = x._sharding if type(x) is rt.Array and x._committed else _struct_sharding(x)
         if s_in is not None:
             rt.transfer.check_fits(s_in, tuple(aval.shape), "pjit")
             if s_arg is not None and not s_in.is_equivalent_to(s_arg, len(aval.shape)):

@@ -23,6 +23,8 @@ from olympus_trace.hitypes import HiPspec, hitype_handlers
 from olympus_trace.make_olympuspr import abstractify
 from olympus_trace.staging import trace_to_olympuspr
 
+from . import shard_map_eager
+
 __all__ = ["shard_map", "smap"]
 
 
@@ -190,18 +192,18 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
         for s in flat_in:
             _check_spec(m, s, "in_specs", fname)
             _check_manual(names, s, "in_specs")
-        if in_specs is not None and all_explicit:
+        if in_specs is not None and all_explicit and not shard_map_eager.in_helper():
             _check_explicit_args(leaves, flat_in)
         avals = [abstractify(x) for x in leaves]
+        if shard_map_eager.applies(m, manual, leaves):
+            # Outside any trace, as JAX: the body runs op by op on each device's block.
+            for i, (a, s) in enumerate(zip(avals, flat_in, strict=True)):
+                _local_aval(a, s, m, i, fname)
+            return shard_map_eager.run(f, m, manual, leaves, in_tree, flat_in, out_specs,
+                                       check_vma, _specs_with_paths, fname)
         local = []
         for i, (a, s) in enumerate(zip(avals, flat_in, strict=True)):
-            try:
-                local.append(a.update(shape=local_shape(m, s, a.shape)))
-            except TypeError as e:
-                raise ValueError(
-                    f"shard_map applied to the function '{fname}' was given argument leaf "
-                    f"{i} of type {a.str_short(short_dtypes=False)} and in_specs {s}: {e}"
-                ) from None
+            local.append(_local_aval(a, s, m, i, fname))
         out_tree_box: list = []
 
         def flat_body(*xs):
@@ -236,6 +238,17 @@ def shard_map(f: Callable | None = None, /, *, out_specs: Any, in_specs: Any = N
         return tree_util.tree_unflatten(out_tree, list(outs))
 
     return wrapped
+
+
+def _local_aval(a: Any, s: PartitionSpec, m: Mesh, i: int, fname: str) -> Any:
+    """The type of argument leaf `i`'s block on each device."""
+    try:
+        return a.update(shape=local_shape(m, s, a.shape))
+    except TypeError as e:
+        raise ValueError(
+            f"shard_map applied to the function '{fname}' was given argument leaf "
+            f"{i} of type {a.str_short(short_dtypes=False)} and in_specs {s}: {e}"
+        ) from None
 
 
 def smap(f: Callable | None = None, /, *, in_axes: Any = 0, out_axes: Any,

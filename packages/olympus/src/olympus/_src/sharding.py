@@ -238,7 +238,8 @@ def typeof(x: Any) -> TypedAval:
     aval = _aval_of(x)
     if getattr(aval, "inner_aval", None) is not None:  # a ref's type: Ref{float32[3]}
         return aval
-    vma = vma_types.ordered_vma(x) if isinstance(x, Tracer) else ()
+    vma = (getattr(x, "_eager_vma", None) or vma_types.ordered_vma(x)) \
+        if isinstance(x, Tracer) else ()
     return TypedAval(aval, type_sharding(x, len(aval.shape)), vma)
 
 

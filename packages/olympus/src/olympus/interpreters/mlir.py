@@ -31,6 +31,7 @@ from olympus_lower.rules._registry import platform_lowering_rules as _platform_s
 
 __all__ = [
     "LoweringRule", "LoweringRuleContext", "ModuleContext", "Value", "aval_to_ir_type", "aval_to_ir_types",
+    "custom_call",
     "dense_int_array", "dense_int_elements", "dtype_to_ir_type", "flatten_ir_types",
     "flatten_ir_values", "i32_attr", "i64_attr", "ir", "ir_constant", "ir_constants",
     "lower_fun", "make_ir_context", "module_to_bytecode", "module_to_string",
@@ -64,6 +65,73 @@ def register_lowering(prim: Primitive, rule: LoweringRule, platform: str | None 
             f"platform {platform}. Known platforms are: {', '.join(_KNOWN_PLATFORMS)}.")
     for p in _PLATFORM_ALIASES.get(platform, (platform,)):
         _platform_specific_lowerings.setdefault(p, {})[prim] = rule
+
+
+def custom_call(call_target_name: str, *, result_types: Sequence[ir.Type],
+                operands: Sequence[ir.Value], backend_config: Any = "",
+                has_side_effect: bool = False, result_shapes: Sequence[ir.Value] | None = None,
+                called_computations: Sequence[str] = (), api_version: int = 2,
+                operand_output_aliases: dict[int, int] | None = None,
+                operand_layouts: Sequence[Sequence[int]] | None = None,
+                result_layouts: Sequence[Sequence[int]] | None = None,
+                extra_attributes: dict[str, ir.Attribute] | None = None) -> Any:
+    """Emit a ``stablehlo.custom_call`` to `call_target_name` at the insertion point and
+    return the op (its ``.results`` are the rule's outputs), as JAX's helper of the same
+    name. A dict `backend_config` (attributes) goes in ``mhlo.backend_config`` with API
+    version 1, the form the StableHLO op accepts for it."""
+    if backend_config is not None and not isinstance(backend_config, (str, bytes, dict)):
+        raise ValueError(f"custom_call backend_config unexpected type: {backend_config}")
+    operands = list(operands)
+    result_types = list(result_types)
+    i32 = ir.IntegerType.get_signless(32)
+    if backend_config is None:
+        config = ir.StringAttr.get("")
+    elif isinstance(backend_config, (str, bytes)):
+        config = ir.StringAttr.get(backend_config)
+    else:
+        config = ir.StringAttr.get("")
+        api_version = 1
+    attrs: dict[str, Any] = {
+        "call_target_name": ir.StringAttr.get(call_target_name),
+        "has_side_effect": ir.BoolAttr.get(has_side_effect),
+        "backend_config": config,
+        "api_version": ir.IntegerAttr.get(i32, api_version),
+        "called_computations": ir.ArrayAttr.get(
+            [ir.FlatSymbolRefAttr.get(n) for n in called_computations]),
+    }
+    if operand_output_aliases is not None:
+        attrs["output_operand_aliases"] = ir.ArrayAttr.get([
+            _hlo.OutputOperandAlias.get(
+                output_tuple_indices=[out] if len(result_types) > 1 else [],
+                operand_index=inp, operand_tuple_indices=[])
+            for inp, out in operand_output_aliases.items()])
+    if extra_attributes is not None:
+        attrs.update(extra_attributes)
+    if result_shapes is not None:  # dynamic result shapes: trailing shape operands
+        if len(result_shapes) != len(result_types):
+            raise ValueError("custom_call: result_shapes must give one shape per result")
+        attrs["indices_of_shape_operands"] = ir.DenseIntElementsAttr.get(
+            np.arange(len(operands), len(operands) + len(result_shapes), dtype=np.int64))
+        if operand_layouts is not None:
+            operand_layouts = [*operand_layouts, *([(0,)] * len(result_shapes))]
+        operands = operands + list(result_shapes)
+
+    def layouts(ls: Sequence[Sequence[int]], n: int, what: str) -> Any:
+        if len(ls) != n:
+            raise ValueError(f"custom_call: {what} must give one layout per {what[:-8]}")
+        return ir.ArrayAttr.get([
+            ir.DenseIntElementsAttr.get(np.atleast_1d(np.asarray(lay, dtype=np.int64)),
+                                        type=ir.IndexType.get()) for lay in ls])
+
+    if operand_layouts is not None:
+        attrs["operand_layouts"] = layouts(operand_layouts, len(operands), "operand_layouts")
+    if result_layouts is not None:
+        attrs["result_layouts"] = layouts(result_layouts, len(result_types), "result_layouts")
+    op = _hlo.CustomCallOp.build_generic(results=result_types, operands=operands,
+                                         attributes=attrs)
+    if isinstance(backend_config, dict):
+        op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get(backend_config)
+    return op
 
 
 def lower_fun(fun: Callable, multiple_results: bool = True) -> Callable:
