@@ -53,7 +53,6 @@ TRACED_DIFFERENTLY = {
     "common_hessian": _STAGED_CONSTANTS + " (jacfwd's identity)",
     "common_index_update": _STAGED_CONSTANTS + " (scatter indices)",
     "common_jacfwd_sin": _STAGED_CONSTANTS + " (jacfwd's identity)",
-    "common_mean_var": _NESTED_JIT + " (_var), and ddof is a traced argument",
     "common_take": _NESTED_JIT + " (_take), with index normalization staged",
     "grad_of_where": "JAX's linearized _where returns an instantiated zero tangent as a "
                      "residual (a literal output) and passes it to the transposed call",

@@ -50,7 +50,7 @@ class TracerBoolConversionError(ConcretizationTypeError):
         ))
 
 
-class TracerIntegerConversionError(OlympusIndexError, _Documented):
+class TracerIntegerConversionError(OlympusTypeError, _Documented):
     """``__index__`` of a traced integer scalar (e.g. ``range(x)``, ``operator.index(x)``)."""
 
     def __init__(self, tracer):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import builtins
 import math
 
+import operator
+
 import numpy as np
 
 from olympus_ir import dtypes
@@ -281,7 +283,6 @@ def _var_types(a_dtype, dtype):
     return _upcast_f16(comp), dtype
 
 
-@_eager_function(static_argnames=("axis", "dtype", "out", "ddof", "keepdims", "correction"))
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
     """Variance over the given axes (``ddof``/``correction`` subtracted from the count)."""
@@ -289,8 +290,23 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     a = ensure_arraylike("var", a)
     if correction is None:
         correction = ddof
-    elif ddof != 0:
+    elif not isinstance(ddof, int) or ddof != 0:
         raise ValueError("ddof and correction can't be provided simultaneously.")
+    return _var(a, _static_axis(axis), dtype, out, correction, keepdims, where=where)
+
+
+def _static_axis(axis):
+    """`axis` as a jit-static value: None, an int, or a tuple (JAX's normalization)."""
+    if axis is None or isinstance(axis, tuple):
+        return axis
+    try:
+        return operator.index(axis)
+    except TypeError:
+        return tuple(operator.index(ax) for ax in axis)
+
+
+@_jitted(static_argnames=("axis", "dtype", "keepdims"))
+def _var(a, axis, dtype, out, correction, keepdims, *, where=None):
     aval = aval_of(a)
     axes = axes_tuple(axis, aval.ndim)
     comp, dtype = _var_types(aval.dtype, dtype)
@@ -314,12 +330,21 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     return _indexing.where(uf.greater(n, 0), out, np.nan)
 
 
-@_eager_function(static_argnames=("axis", "dtype", "out", "ddof", "keepdims", "correction"))
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None,
         correction=None):
     """Standard deviation over the given axes."""
     check_no_out("std", out)
-    return uf.sqrt(var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where,
+    a = ensure_arraylike("std", a)
+    if correction is None:
+        correction = ddof
+    elif not isinstance(ddof, int) or ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return _std(a, _static_axis(axis), dtype, out, correction, keepdims, where=where)
+
+
+@_jitted(static_argnames=("axis", "dtype", "keepdims"))
+def _std(a, axis, dtype, out, correction, keepdims, *, where=None):
+    return uf.sqrt(var(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where,
                        correction=correction))
 
 

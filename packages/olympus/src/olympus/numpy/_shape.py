@@ -693,41 +693,51 @@ def roll(a, shift, axis=None):
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), _shape(a))
     nd = _ndim(a)
-    axes = _axes_seq(axis)
-    sv = concrete_value(shift) if not isinstance(shift, Tracer) or \
-        shift.to_concrete_value() is not None else None
-    if sv is not None:
-        shifts = np.broadcast_to(np.asarray(sv), (len(axes),)) if np.ndim(sv) <= 1 else None
-        if shifts is None or (np.ndim(sv) == 1 and len(sv) not in (1, len(axes))):
-            raise ValueError("'shift' and 'axis' must be broadcastable")
-        if len(axes) == 1 and np.ndim(sv) == 1 and len(sv) > 1:
-            axes = axes * len(sv)
-            shifts = np.asarray(sv)
-        for s, ax in zip(shifts, axes):
-            ax = canonicalize_axis(ax, nd)
-            n = _shape(a)[ax]
-            if n == 0:
-                continue
-            s = int(s) % n
-            if s:
-                a = lax.concatenate([_slice_axis(a, ax, n - s, n), _slice_axis(a, ax, 0, n - s)],
-                                    ax)
-        return a
-    shift = ensure_arraylike("roll", shift)
-    shifts = prom.broadcast_to(shift, (len(axes),)) if aval_of(shift).ndim else None
-    idt = dtypes.default_int()
-    for k, ax in enumerate(axes):
-        ax = canonicalize_axis(ax, nd)
-        n = _shape(a)[ax]
+    axes = tuple(canonicalize_axis(ax, nd) for ax in _axes_seq(axis))
+    try:
+        shifts = _index_tuple(shift)
+    except TypeError:  # a traced or non-integer shift
+        return _roll_dynamic(a, _creation.asarray(shift), axes)
+    return _roll_static(a, shifts, axes)
+
+
+def _index_tuple(x) -> tuple[int, ...]:
+    """An integer, or a sequence of them, as a tuple (TypeError for anything else)."""
+    try:
+        return (operator.index(x),)
+    except TypeError:
+        return tuple(operator.index(v) for v in x)
+
+
+@_jitted(static_argnames=("shift", "axis"))
+def _roll_static(a, shift, axis):
+    from ..lax._in_dim import slice_in_dim
+
+    for ax, s in zip(*np.broadcast_arrays(axis, shift)):
+        ax, n = int(ax), _shape(a)[int(ax)]
         if n == 0:
             continue
-        s = shift if shifts is None else shifts[k]
-        s = lax.convert_element_type(s, idt)
-        s = uf.remainder(s, np.array(n, idt)[()])
-        doubled = lax.concatenate([a, a], ax)
-        starts = [np.array(0, idt)[()]] * nd
-        starts[ax] = lax.sub(np.array(n, idt)[()], s)
-        a = lax.dynamic_slice(doubled, starts, _shape(a), allow_negative_indices=False)
+        i = int(-s) % n
+        a = lax.concatenate([slice_in_dim(a, i, n, axis=ax), slice_in_dim(a, 0, i, axis=ax)],
+                            ax)
+    return a
+
+
+@_jitted(static_argnames=("axis",))
+def _roll_dynamic(a, shift, axis):
+    from ..lax._in_dim import dynamic_slice_in_dim
+
+    b_shape = np.broadcast_shapes(aval_of(shift).shape, np.shape(axis))
+    if len(b_shape) != 1:
+        raise ValueError("'shift' and 'axis' arguments to roll must be scalars or 1D arrays")
+    shifts = prom.broadcast_to(shift, b_shape)
+    for k, i in enumerate(np.broadcast_to(axis, b_shape)):
+        i = int(i)
+        n = _shape(a)[i]
+        size = np.int32(n)
+        x = uf.remainder(lax.convert_element_type(shifts[k], np.int32), np.int32(max(n, 1)))
+        doubled = lax.concatenate([a, a], i)
+        a = dynamic_slice_in_dim(doubled, lax.sub(size, x), n, axis=i)
     return a
 
 

@@ -1097,9 +1097,12 @@ def isneginf(x, /, out=None):
     return _isposneginf("isneginf", x, -np.inf, out)
 
 
+@_jitted()
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """Replace NaN by `nan` and infinities by `posinf`/`neginf` (default: the dtype's
     largest finite magnitudes)."""
+    from ._indexing import where
+
     del copy
     x = ensure_arraylike("nan_to_num", x)
     dt = _dt(x)
@@ -1116,9 +1119,9 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
         return np.asarray(v, dt) if prom.is_python_scalar(v) or np.ndim(
             v) == 0 and not hasattr(v, "aval") else _creation.astype(v, dt)
 
-    out = _where(isnan(x), c(nan), x)
-    out = _where(isposinf(out), c(posinf), out)
-    return _where(isneginf(out), c(neginf), out)
+    out = where(isnan(x), c(nan), x)
+    out = where(isposinf(out), c(posinf), out)
+    return where(isneginf(out), c(neginf), out)
 
 
 # --- complex numbers ---------------------------------------------------------------------------
