@@ -1160,3 +1160,36 @@ def test_names():
     z = Zero(ShapedArray((2,), jnp.dtype("float32")))
     np.testing.assert_array_equal(instantiate_zeros(z), np.zeros(2, np.float32))
     assert isinstance(instantiate_zeros(Zero(QArrayTy((2, 2)))), QArray)
+
+
+def test_names_renamed_from_jax():
+    """JAX code renamed jax -> olympus throughout imports `olympus.experimental.hiolympus`,
+    defines `to_loolympus` and reads `Traced.loolympus`: the same machinery runs it."""
+    import numpy as np
+
+    from olympus.experimental import hiolympus
+
+    assert hiolympus.HiPrimitive is HiPrimitive and hiolympus.HiType is HiType
+
+    class Twice(hiolympus.HiPrimitive):
+        def abstract_eval(_, aval):
+            return aval, set()
+
+        def to_loolympus(_, x):
+            return x * 2
+
+        def jvp(_, primals, tangents):
+            return twice_p.bind(*primals), twice_p.bind(*tangents)
+
+        def transpose(_, out_bar, __):
+            return [twice_p.bind(out_bar)]
+
+    twice_p = Twice("twice")
+    x = jnp.arange(3.0)
+    np.testing.assert_allclose(twice_p.bind(x), [0.0, 2.0, 4.0])
+    np.testing.assert_allclose(olympus.jit(twice_p.bind)(x), [0.0, 2.0, 4.0])
+    np.testing.assert_allclose(olympus.grad(lambda v: twice_p.bind(v).sum())(x), [2.0] * 3)
+    traced = olympus.jit(twice_p.bind).trace(x)
+    assert "twice" in str(traced.olympuspr)
+    assert "twice" not in str(traced.loolympus.olympuspr)
+    assert "mul" in str(traced.loolympus.olympuspr)

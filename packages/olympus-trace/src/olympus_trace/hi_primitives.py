@@ -198,7 +198,7 @@ def _expand_lo(prim, params, lo):
         outs = p.out_tree.flatten_up_to(ans)
     else:
         hp = prim.hi
-        out = hp.to_lojax(*his, **_user_params(params))
+        out = hp._expand(*his, **_user_params(params))
         outs = list(out) if hp.multiple_results else [out]
     return _lower_all(out_tys, outs)
 
@@ -351,6 +351,16 @@ class HiPrimitive(Primitive):
     def to_lojax(self, *args, **params):
         raise AssertionError(f"must override for {self}")
 
+    # The same method under Olympus's name for it (code written for JAX and renamed
+    # jax -> olympus defines `to_loolympus`): whichever the subclass overrides is used.
+    def to_loolympus(self, *args, **params):
+        return self.to_lojax(*args, **params)
+
+    def _expand(self, *args, **params):
+        if type(self).to_loolympus is not HiPrimitive.to_loolympus:
+            return self.to_loolympus(*args, **params)
+        return self.to_lojax(*args, **params)
+
     def jvp(self, primals, tangents, **params):
         raise AssertionError(f"must override: {type(self).__name__}.jvp")
 
@@ -364,7 +374,7 @@ class HiPrimitive(Primitive):
             out = out[0]
         out_tys = tuple(out) if self.multiple_results else (out,)
         if type(current_trace()) is EvalTrace:  # outside any transformation: run it
-            return self.to_lojax(*args, **params)
+            return self._expand(*args, **params)
         leaves = _lower_all(in_tys, [instantiate_zeros(a) for a in args])
         outs = bind(self._lo, *leaves, _in_tys=in_tys, _out_tys=out_tys, **params)
         his = _raise_all(out_tys, outs)

@@ -108,6 +108,11 @@ class Traced(Stage):
 
         return LoTraced(self._meta, lower_high_level(self._meta.closed))
 
+    @property
+    def loolympus(self) -> LoTraced:
+        """`lojax` under Olympus's name for it (jax -> olympus)."""
+        return self.lojax
+
     def lower(self) -> Lowered:
         return Lowered(self._meta, self._meta.lower())
 

@@ -4,7 +4,7 @@
 `pjit`, `profiler`, `shard_map`, `jet`, `random`, `sparse`, `layout`,
 `custom_partitioning`, `xla_metadata`, `serialize_executable`, `shard_alike`, `rnn`,
 `control_deps`, `topologies`, `scheduling_groups`, `roofline`, `buffer_callback`,
-`source_mapper`, `colocated_python`, `transfer`, `key_reuse`, `hijax`."""
+`source_mapper`, `colocated_python`, `transfer`, `key_reuse`, `hijax` (also as `hiolympus`)."""
 
 from .._src.callbacks import io_callback
 from .._src.extended_arrays import EArray, primal_tangent_dtype
@@ -16,14 +16,16 @@ __all__ = ["io_callback", "EArray", "primal_tangent_dtype", "cur_qdd", "checkify
            "xla_metadata", "serialize_executable", "shard_alike", "rnn",
            "control_deps", "topologies", "scheduling_groups", "roofline", "buffer_callback",
            "source_mapper", "colocated_python", "transfer",
-           "key_reuse", "hijax"]
+           "key_reuse", "hijax",
+           "hiolympus"]
 
 _SUBMODULES = {"checkify", "compilation_cache", "compute_on", "mesh_utils", "multihost_utils",
                "ode", "pjit", "profiler", "shard_map", "jet", "random", "sparse", "layout",
                "custom_partitioning", "xla_metadata", "serialize_executable", "shard_alike",
                "rnn", "control_deps", "topologies", "scheduling_groups", "roofline",
                "buffer_callback", "source_mapper", "colocated_python", "transfer",
-               "key_reuse", "hijax"}
+               "key_reuse", "hijax",
+               "hiolympus"}
 
 
 def __getattr__(name: str):
