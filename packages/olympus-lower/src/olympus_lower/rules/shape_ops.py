@@ -146,8 +146,9 @@ def _split_lowering(ctx, x, *, sizes, axis):
 def _stack_lowering(ctx, *xs, axis):
     shape = list(ctx.avals_in[0].shape)
     shape.insert(axis, 1)
-    typ = mu.tensor_type(shape, ctx.avals_in[0].dtype)
-    return [concatenate([hlo.reshape(typ, x) for x in xs], int(axis), ctx.avals_out[0].dtype)]
+    # `mu.reshape`: a dynamic reshape when the shape has symbolic dimensions.
+    return [concatenate([mu.reshape(x, shape) for x in xs], int(axis),
+                        ctx.avals_out[0].dtype)]
 
 
 @register_lowering("unstack")

@@ -340,7 +340,7 @@ _MOVES = {
     "dynamic_slice": _move_dynamic_slice,
     "dynamic_update_slice": _move_dynamic_update_slice,
     **{name: _move_same for name in (
-        "squeeze", "expand_dims", "concatenate", "rev", "copy", "copy_p",
+        "squeeze", "expand_dims", "concatenate", "stack", "unstack", "rev", "copy", "copy_p",
         "optimization_barrier", "device_put", "sharding_constraint")},
 }
 
