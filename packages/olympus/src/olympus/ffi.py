@@ -187,19 +187,7 @@ def ffi_call(target_name: str, result_shape_dtypes: Any, *, has_side_effect: boo
                             for a, lay in zip(result_avals, out_layouts))
         aliases = []
         for i, o in sorted((input_output_aliases or {}).items()):
-            i, o = int(i), int(o)
-            if i >= len(args):
-                raise ValueError(f"input_output_aliases contains the mapping '{i}:{o}' with "
-                                 f"input index {i} outside the range [0, {len(args)}).")
-            if o >= len(result_avals):
-                raise ValueError(f"input_output_aliases contains the mapping '{i}:{o}' with "
-                                 f"output index {o} outside the range "
-                                 f"[0, {len(result_avals)}).")
-            a, r = in_avals[i], result_avals[o]
-            if (a.shape, a.dtype) != (r.shape, r.dtype):
-                raise ValueError(f"input_output_aliases contains the mapping '{i}:{o}' "
-                                 f"referring to an input with abstract value {a} and an output "
-                                 f"with a different abstract value {r}.")
+            i, o = check_alias(i, o, len(args), in_avals, result_avals)
             if in_lay[i] != out_lay[o]:
                 raise ValueError(f"input_output_aliases contains the mapping '{i}:{o}' "
                                  f"referring to an input with layout {in_lay[i]} and an output "
@@ -217,3 +205,22 @@ def ffi_call(target_name: str, result_shape_dtypes: Any, *, has_side_effect: boo
         return outs[0]
 
     return wrapped
+
+
+def check_alias(i, o, nargs: int, in_avals, result_avals) -> tuple[int, int]:
+    """One `input_output_aliases` entry (input `i` -> output `o`) checked as JAX checks it:
+    both indices in range (the input's by the positional arguments) and the same shape and
+    dtype on both sides. Returns the indices as ints."""
+    i, o = int(i), int(o)
+    if i >= nargs or i >= len(in_avals):
+        raise ValueError(f"input_output_aliases contains the mapping '{i}:{o}' with "
+                         f"input index {i} outside the range [0, {nargs}).")
+    if o >= len(result_avals):
+        raise ValueError(f"input_output_aliases contains the mapping '{i}:{o}' with "
+                         f"output index {o} outside the range [0, {len(result_avals)}).")
+    a, r = in_avals[i], result_avals[o]
+    if (a.shape, a.dtype) != (r.shape, r.dtype):
+        raise ValueError(f"input_output_aliases contains the mapping '{i}:{o}' "
+                         f"referring to an input with abstract value {a} and an output "
+                         f"with a different abstract value {r}.")
+    return i, o

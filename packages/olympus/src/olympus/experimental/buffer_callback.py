@@ -23,6 +23,7 @@ from olympus_trace import lax_ops, tree_util
 from olympus_trace.core import get_aval
 
 from .._src.callbacks import _result_avals
+from ..ffi import check_alias as _check_alias
 
 __all__ = ["Buffer", "ExecutionContext", "ExecutionStage", "buffer_callback"]
 
@@ -52,21 +53,8 @@ def buffer_callback(callback: Callable[..., None], result_shape_dtypes: object, 
         in_avals = [get_aval(a) for a in flat_args]
         aliases = []
         for i, o in sorted((input_output_aliases or {}).items()):
-            i, o = int(i), int(o)
             # JAX bounds the input index by the number of positional arguments.
-            if i >= len(args) or i >= len(in_avals):
-                raise ValueError(f"input_output_aliases contains the mapping '{i}:{o}' with "
-                                 f"input index {i} outside the range [0, {len(args)}).")
-            if o >= len(result_avals):
-                raise ValueError(f"input_output_aliases contains the mapping '{i}:{o}' with "
-                                 f"output index {o} outside the range "
-                                 f"[0, {len(result_avals)}).")
-            a, r = in_avals[i], result_avals[o]
-            if (a.shape, a.dtype) != (r.shape, r.dtype):
-                raise ValueError(f"input_output_aliases contains the mapping '{i}:{o}' "
-                                 f"referring to an input with abstract value {a} "
-                                 f"and an output with a different abstract value "
-                                 f"{r}.")
+            i, o = _check_alias(i, o, len(args), in_avals, result_avals)
             aliases.append((i, o))
         outs = lax_ops.buffer_callback(
             *flat_args, callback=callback, result_avals=result_avals, in_tree=in_tree,
