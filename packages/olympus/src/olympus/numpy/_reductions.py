@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import builtins
 import math
-
 import operator
 
 import numpy as np
