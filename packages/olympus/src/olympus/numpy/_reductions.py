@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import builtins
 import math
-import operator
 
 import numpy as np
 
@@ -28,6 +27,7 @@ from ._util import (
     check_no_out,
     ensure_arraylike,
     promote_dtypes_inexact,
+    static_axis,
 )
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -287,21 +287,17 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     """Variance over the given axes (``ddof``/``correction`` subtracted from the count)."""
     check_no_out("var", out)
     a = ensure_arraylike("var", a)
+    return _var(a, static_axis(axis), dtype, out, _correction(ddof, correction),
+                  keepdims, where=where)
+
+
+def _correction(ddof, correction):
+    """The count's correction from `ddof` or `correction` (JAX's error for both)."""
     if correction is None:
-        correction = ddof
-    elif not isinstance(ddof, int) or ddof != 0:
+        return ddof
+    if not isinstance(ddof, int) or ddof != 0:
         raise ValueError("ddof and correction can't be provided simultaneously.")
-    return _var(a, _static_axis(axis), dtype, out, correction, keepdims, where=where)
-
-
-def _static_axis(axis):
-    """`axis` as a jit-static value: None, an int, or a tuple (JAX's normalization)."""
-    if axis is None or isinstance(axis, tuple):
-        return axis
-    try:
-        return operator.index(axis)
-    except TypeError:
-        return tuple(operator.index(ax) for ax in axis)
+    return correction
 
 
 @_jitted(static_argnames=("axis", "dtype", "keepdims"))
@@ -334,11 +330,8 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     """Standard deviation over the given axes."""
     check_no_out("std", out)
     a = ensure_arraylike("std", a)
-    if correction is None:
-        correction = ddof
-    elif not isinstance(ddof, int) or ddof != 0:
-        raise ValueError("ddof and correction can't be provided simultaneously.")
-    return _std(a, _static_axis(axis), dtype, out, correction, keepdims, where=where)
+    return _std(a, static_axis(axis), dtype, out, _correction(ddof, correction),
+                  keepdims, where=where)
 
 
 @_jitted(static_argnames=("axis", "dtype", "keepdims"))

@@ -34,6 +34,7 @@ from ._util import (
     concrete_value,
     ensure_arraylike,
     promote_dtypes,
+    static_axis,
     static_int,
 )
 
@@ -646,9 +647,7 @@ def _zeros(shape, dt):
 def flip(m, axis=None):
     """Reverse the order of elements along the given axes (all by default)."""
     m = ensure_arraylike("flip", m)
-    if axis is not None and not isinstance(axis, int):
-        axis = tuple(_axes_seq(axis))
-    return _flip(m, axis)
+    return _flip(m, static_axis(axis))
 
 
 @_jitted(static_argnames=("axis",))

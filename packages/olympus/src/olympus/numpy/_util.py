@@ -98,6 +98,17 @@ def weak_of(x) -> builtins.bool:
 
 
 
+def static_axis(axis):
+    """`axis` as a jit-static (hashable) value, as JAX normalizes it before its jitted
+    library functions: None, an int, or a tuple of ints."""
+    if axis is None or isinstance(axis, tuple):
+        return axis
+    try:
+        return operator.index(axis)
+    except TypeError:
+        return tuple(operator.index(ax) for ax in axis)
+
+
 def static_int(x, what: str) -> int:
     """A Python int from `x`, or ConcretizationTypeError if `x` is traced."""
     if isinstance(x, Tracer):
